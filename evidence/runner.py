@@ -1,0 +1,374 @@
+"""Execute one run spec: lock, resume, train, verify by load, seal.
+
+The runner is what makes a run survive anything:
+
+* a lock per run key (``filelock``; the OS drops it when its holder dies) so two ``doit``
+  processes never train the same run twice;
+* on every start it loads the newest valid checkpoint from the run's durable work folder and
+  continues from there; a fresh start only happens when there is none (or on ``--force``,
+  which mints a new run id and never touches the old work);
+* SIGTERM and SIGINT write a checkpoint and exit with :data:`EXIT_INTERRUPTED`; SIGKILL loses
+  at most one checkpoint interval;
+* before sealing, the final weights are re-read from disk into a freshly built model and
+  re-evaluated; any difference from the logged numbers refuses the seal.
+
+It runs in its own process (``python -m evidence.runner``) so that a crash, a signal or the
+thread settings of one run cannot affect doit or other runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType, ModuleType
+from typing import Any
+
+from evidence.errors import (
+    EXIT_INTERRUPTED,
+    BadInputError,
+    EvidenceError,
+    RunFailedError,
+    RunInterruptedError,
+)
+from evidence.hashing import write_json_atomic
+from evidence.progress import ProgressReporter
+from evidence.project import Project
+from evidence.spec import RunSpec
+from evidence.store import RunStore, SealedRun
+
+PROGRESS_FILE = "status.json"
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def lock_for(project: Project, key: str) -> Any:
+    from filelock import FileLock
+
+    folder = project.state_dir / "locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(folder / f"{key}.lock"))
+
+
+def load_trainer(project: Project, name: str) -> ModuleType:
+    """Import ``trainers/<name>.py`` of the project and check it has ``build``."""
+    path = project.trainers_dir / f"{name}.py"
+    if str(project.root) not in sys.path:
+        sys.path.insert(0, str(project.root))
+    module_spec = importlib.util.spec_from_file_location(f"trainers.{name}", path)
+    if module_spec is None or module_spec.loader is None:
+        raise BadInputError(path, "cannot import trainer module")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_spec.name] = module
+    module_spec.loader.exec_module(module)
+    if not callable(getattr(module, "build", None)):
+        raise BadInputError(path, "a trainer must define build(config, data) -> Recipe",
+                            field="build", hint="see docs/contracts.md")
+    return module
+
+
+class _Signals:
+    """Turns SIGTERM/SIGINT into a flag checked between steps (never mid-step)."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+
+    def install(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._handle)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.received = signum
+
+
+@dataclass
+class Outcome:
+    run: SealedRun
+    cached: bool
+
+
+class Execution:
+    """One attempt at one run, in one process."""
+
+    def __init__(self, project: Project, spec: RunSpec, run_id: str) -> None:
+        self.project = project
+        self.spec = spec
+        self.run_id = run_id
+        self.work = project.work_dir / run_id
+        self.signals = _Signals()
+        self.execution = spec.execution
+        self.cadence = spec.execution.get("checkpoint", {})
+        self.meta: dict[str, Any] = {}
+
+    def _status(self, state: str, **extra: Any) -> None:
+        record = {"run_id": self.run_id, "experiment": self.spec.experiment,
+                  "label": self.spec.label, "pid": os.getpid(), "state": state,
+                  "updated_at": time.time(), **extra}
+        write_json_atomic(self.work / PROGRESS_FILE, record)
+
+    def run(self) -> SealedRun:
+        import torch
+
+        from evidence import data as data_module
+        from evidence import training
+        from evidence.checkpoint import CheckpointDir, remove_folder
+        from evidence.recipe import DataInfo
+
+        started = time.time()
+        cpu_started = time.process_time()
+        self.work.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(self.work / "spec.json", self.spec.to_json())
+        self.signals.install()
+        threads = int(self.execution.get("threads", 1))
+        training.configure_determinism(threads)
+        trainer = load_trainer(self.project, self.spec.trainer)
+        identity = self.spec.identity
+        cfg = data_module.DataConfig.from_mapping(identity["data"], self.work / "spec.json")
+        dataset = data_module.load(cfg, label_seed=self.spec.seed)
+        expected = identity["data"]["split_digests"]
+        if dataset.digests != expected:
+            raise RunFailedError(f"{self.spec.task_name}: the data on this machine does not match "
+                                 f"the split digests in the run key ({dataset.digests} vs "
+                                 f"{expected})", hint="the dataset file changed; re-run doit")
+        info = DataInfo(dataset=dataset.name, n_features=dataset.n_features,
+                        n_classes=dataset.n_classes, task=dataset.task,
+                        split_sizes={k: len(v.y) for k, v in dataset.splits.items()},
+                        split_digests=dict(dataset.digests))
+        source = f"trainers/{self.spec.trainer}.py"
+
+        def build() -> Any:
+            training.seed_everything(self.spec.seed)
+            recipe = trainer.build(self.spec.config, info)
+            try:
+                recipe.check(source)
+            except AttributeError:
+                raise RunFailedError(f"{source}: build() must return an evidence.recipe.Recipe, "
+                                     f"got {type(recipe).__name__}") from None
+            except (TypeError, ValueError) as error:
+                raise RunFailedError(str(error)) from None
+            return recipe
+
+        smoke = self.execution.get("smoke", {})
+        self._status("smoke")
+        try:
+            training.smoke_check(build(), dataset, int(smoke.get("batches", 2)),
+                                 int(smoke.get("overfit_steps", 0)))
+        except (RuntimeError, ValueError, TypeError, IndexError) as error:
+            raise RunFailedError(f"{self.spec.task_name}: {error}",
+                                 hint="fix the trainer or config; nothing long ran") from error
+
+        recipe = build()
+        checkpoints = CheckpointDir(self.work / "checkpoints", int(self.cadence.get("keep", 3)))
+        checkpoints.clean_temporaries()
+        progress = training.Progress()
+        resumed = checkpoints.load_latest()
+        meta = {"wall_seconds": 0.0, "cpu_seconds": 0.0, "resumes": 0,
+                "started_at": now_iso(), "checkpoint_seconds": 0.0, "checkpoints_written": 0}
+        if resumed is not None:
+            checkpoint, state = resumed
+            if state.get("key") != self.spec.key:
+                raise RunFailedError(f"checkpoint {checkpoint.path} belongs to another run")
+            recipe.model.load_state_dict(state["model"])
+            recipe.optimizer.load_state_dict(state["optimizer"])
+            if recipe.scheduler is not None and state.get("scheduler") is not None:
+                recipe.scheduler.load_state_dict(state["scheduler"])
+            training.set_rng_state(state["rng"])
+            progress = training.Progress.from_dict(state["progress"])
+            meta = dict(state["meta"])
+            meta["resumes"] = int(meta["resumes"]) + 1
+            print(f"resuming {self.spec.task_name} from step {checkpoint.step} "
+                  f"(epoch {progress.epoch}, batch {progress.batch})", file=sys.stderr)
+
+        def elapsed() -> dict[str, Any]:
+            return {**meta, "wall_seconds": meta["wall_seconds"] + time.time() - started,
+                    "cpu_seconds": meta["cpu_seconds"] + time.process_time() - cpu_started}
+
+        def save(p: training.Progress) -> None:
+            t0 = time.perf_counter()
+            state = {"format": 1, "key": self.spec.key, "model": recipe.model.state_dict(),
+                     "optimizer": recipe.optimizer.state_dict(),
+                     "scheduler": recipe.scheduler.state_dict() if recipe.scheduler else None,
+                     "rng": training.rng_state(), "progress": p.to_dict(), "meta": elapsed()}
+            state["meta"]["checkpoints_written"] = int(meta["checkpoints_written"]) + 1
+            checkpoints.save(state, p.step, p.epoch)
+            meta["checkpoints_written"] = state["meta"]["checkpoints_written"]
+            meta["checkpoint_seconds"] = float(meta["checkpoint_seconds"]) + \
+                time.perf_counter() - t0
+            self.last_checkpoint = p.step
+
+        self.last_checkpoint = checkpoints.latest_step()
+        every_steps = int(self.cadence.get("every_steps", 0))
+        every_seconds = float(self.cadence.get("every_seconds", 30.0))
+        last_save = time.monotonic()
+        reporter = ProgressReporter(self.spec.task_name, sys.stderr)
+        last_status = 0.0
+
+        def after_step(p: training.Progress, total: int, *, report: bool = True) -> None:
+            nonlocal last_save, last_status
+            due = (every_steps and p.step % every_steps == 0) or \
+                (every_seconds and time.monotonic() - last_save >= every_seconds)
+            if self.signals.received is not None:
+                save(p)
+                name = signal.Signals(self.signals.received).name
+                raise RunInterruptedError(f"{self.spec.task_name} interrupted by {name} at step "
+                                          f"{p.step}/{total}; checkpoint written",
+                                          hint="run `doit train` again to resume")
+            if due:
+                save(p)
+                last_save = time.monotonic()
+            if report:
+                reporter.update(p.step, total, p.epoch, p.loss_sum / max(p.batch, 1))
+            if time.monotonic() - last_status >= 1.0:
+                self._status("training", step=p.step, total_steps=total, epoch=p.epoch,
+                             last_checkpoint=self.last_checkpoint)
+                last_status = time.monotonic()
+
+        def after_epoch(p: training.Progress, total: int) -> None:
+            after_step(p, total, report=False)
+
+        self._status("training", step=progress.step, last_checkpoint=self.last_checkpoint)
+        training.run_epochs(recipe, dataset, self.spec.seed, progress, after_step, after_epoch)
+        reporter.close()
+        self._status("evaluating", step=progress.step)
+        final = training.final_evaluation(recipe, dataset)
+        diagnostics = training.prediction_diagnostics(recipe, dataset["test"])
+        staging = self.work / "seal"
+        if staging.exists():
+            remove_folder(staging)
+        staging.mkdir()
+        from safetensors.torch import load_file, save_file
+
+        weights = {k: v.detach().clone().contiguous() for k, v in recipe.model.state_dict().items()}
+        save_file(weights, str(staging / "model.safetensors"), metadata={"run_key": self.spec.key})
+        # Verify by load: trust the file on disk, not the model in memory.
+        fresh = build()
+        fresh.model.load_state_dict(load_file(str(staging / "model.safetensors")), strict=True)
+        reloaded = training.final_evaluation(fresh, dataset)
+        if reloaded != final:
+            raise RunFailedError(f"{self.spec.task_name}: verify-by-load failed: the saved weights "
+                                 f"give {reloaded}, the training process logged {final}",
+                                 hint="the run was not sealed; check the model's state_dict")
+        results = self._results(recipe, final, diagnostics, progress)
+        from evidence.schema import validate
+
+        validate(results, "results", staging / "results.json")
+        write_json_atomic(staging / "results.json", results)
+        write_json_atomic(staging / "spec.json", self.spec.to_json())
+        with (staging / "metrics.jsonl").open("w", encoding="utf-8") as handle:
+            for row in progress.history:
+                handle.write(json.dumps(row, sort_keys=True) + "\n")
+        write_json_atomic(staging / "provenance.json", self._provenance(elapsed(), threads,
+                                                                        torch.__version__))
+        run = RunStore(self.project.runs_dir).seal(staging, self.run_id, self.spec.key)
+        remove_folder(self.work)
+        return run
+
+    def _results(self, recipe: Any, final: dict[str, dict[str, float]],
+                 diagnostics: dict[str, float], progress: Any) -> dict[str, Any]:
+        from evidence.recipe import chance_loss
+
+        metrics = {name: {"direction": direction,
+                          "values": {split: final[split][name] for split in ("train", "val", "test")}}
+                   for name, direction in sorted(recipe.directions.items())}
+        for name, block in metrics.items():
+            bad = {s: v for s, v in block["values"].items() if not math.isfinite(v)}
+            if bad:  # JSON cannot hold NaN: record it as a diagnostic the verify step flags
+                diagnostics[f"nonfinite_{name}"] = 1.0
+                block["values"] = {s: (v if math.isfinite(v) else 0.0)
+                                   for s, v in block["values"].items()}
+        diag: dict[str, Any] = {"initial_loss": progress.initial_loss, **diagnostics}
+        if "max_prediction_entropy" in diagnostics:
+            n_classes = round(math.exp(diagnostics["max_prediction_entropy"]))
+            diag["n_classes"] = n_classes
+            diag["chance_loss"] = chance_loss(n_classes)
+        return {
+            "schema_version": 1, "run_id": self.run_id, "key": self.spec.key,
+            "experiment": self.spec.experiment, "label": self.spec.label,
+            "group": self.spec.group, "role": self.spec.role, "trainer": self.spec.trainer,
+            "seed": self.spec.seed, "config": self.spec.config,
+            "selection_metric": recipe.selection_metric, "metrics": metrics,
+            "evaluations": [
+                {"split": "train", "when": "before_training", "purpose": "diagnostic"},
+                {"split": "val", "when": "every_epoch", "purpose": "monitoring"},
+                {"split": "train", "when": "final", "purpose": "report"},
+                {"split": "val", "when": "final", "purpose": "selection"},
+                {"split": "test", "when": "final", "purpose": "report"},
+            ],
+            "diagnostics": diag, "epochs": recipe.epochs, "steps": progress.step,
+        }
+
+    def _provenance(self, meta: dict[str, Any], threads: int, torch_version: str) -> dict[str, Any]:
+        from evidence.provenance import environment, git_state
+
+        return {"schema_version": 1, "run_id": self.run_id, "git": git_state(self.project.root),
+                "environment": {**environment(), "devices": {"kind": "cpu", "count": 1},
+                                "torch": torch_version},
+                "started_at": meta["started_at"], "finished_at": now_iso(),
+                "wall_seconds": round(meta["wall_seconds"], 3),
+                "cpu_seconds": round(meta["cpu_seconds"], 3),
+                "checkpoint_seconds": round(meta["checkpoint_seconds"], 4),
+                "checkpoints_written": meta["checkpoints_written"],
+                "resumes": meta["resumes"], "threads": threads,
+                "source": {"kind": "local", "host": os.uname().nodename}}
+
+
+def execute(project: Project, spec: RunSpec, *, force: bool = False,
+            on_wait: Callable[[], None] | None = None) -> Outcome:
+    """Train ``spec`` unless a sealed run of its key exists (or ``force``); return the run."""
+    store = RunStore(project.runs_dir)
+    lock = lock_for(project, spec.key)
+    from filelock import Timeout
+
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        if on_wait:
+            on_wait()
+        lock.acquire()
+    try:
+        existing = store.find(spec.key)
+        if existing is not None and not force:
+            return Outcome(existing, cached=True)
+        run_id = store.next_run_id(spec.key)
+        return Outcome(Execution(project, spec, run_id).run(), cached=False)
+    finally:
+        lock.release()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m evidence.runner --project ROOT --spec SPEC.json [--force]``."""
+    parser = argparse.ArgumentParser(prog="python -m evidence.runner")
+    parser.add_argument("--project", required=True)
+    parser.add_argument("--spec", required=True)
+    parser.add_argument("--force", action="store_true")
+    args = parser.parse_args(argv)
+    project = Project.at(args.project)
+    try:
+        spec = RunSpec.from_json(json.loads(Path(args.spec).read_text("utf-8")))
+        outcome = execute(project, spec, force=args.force,
+                          on_wait=lambda: print(f"waiting: another process is training "
+                                                f"{spec.task_name}", file=sys.stderr))
+    except RunInterruptedError as error:
+        print(error.format(), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except EvidenceError as error:
+        print(error.format(), file=sys.stderr)
+        return error.exit_code
+    verb = "cached" if outcome.cached else "sealed"
+    print(f"{verb} {spec.task_name} -> runs/{outcome.run.run_id}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,242 @@
+"""Experiments expand to run specs; a run spec's digest is its key.
+
+An experiment (``experiments/<name>.toml``) declares a trainer, a base config, named variants,
+a cartesian grid of overrides and a list of seeds. Each variant x grid point x seed is one
+:class:`RunSpec`. The key of a run is the BLAKE3 digest of the canonical JSON of everything
+that determines its result, computed *before* anything trains:
+
+* the trainer's name and the digest of its source files (the module and the sibling trainer
+  modules it imports),
+* the digest of the engine's numerical code (training loop and data preparation),
+* the resolved config, the data identity (raw file digest, split parameters, split digests,
+  label shuffling), the seed, the world size and the protocol version.
+
+Names (experiment, variant, label) are *not* part of the key: two experiments that declare the
+same run share one sealed result. Checkpoint cadence is not part of it either: resuming is
+bit-identical, so when a run checkpoints cannot change what it computes.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from evidence.data import DataConfig, data_identity
+from evidence.errors import BadInputError
+from evidence.hashing import digest_file, digest_json
+from evidence.project import Project, safe_name
+from evidence.schema import validate
+
+#: Bump when the meaning of a key's fields changes; old runs then stop matching.
+PROTOCOL_VERSION = 1
+#: Engine modules whose code determines the numbers a run produces.
+ENGINE_NUMERIC_MODULES = ("training.py", "data.py", "recipe.py")
+
+DEFAULT_CHECKPOINT = {"every_steps": 0, "every_seconds": 30.0, "keep": 3}
+DEFAULT_SMOKE = {"batches": 2, "overfit_steps": 0}
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run to train: what determines it (``identity``) and how to run it (``execution``)."""
+
+    experiment: str
+    label: str
+    group: str
+    variant: str
+    role: str
+    identity: dict[str, Any]
+    execution: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return key_of(self.identity)
+
+    @property
+    def seed(self) -> int:
+        return int(self.identity["seed"])
+
+    @property
+    def trainer(self) -> str:
+        return str(self.identity["trainer"])
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return dict(self.identity["config"])
+
+    @property
+    def task_name(self) -> str:
+        return f"{self.experiment}/{self.label}"
+
+    def to_json(self) -> dict[str, Any]:
+        """spec.json: the identity plus names and execution settings (schema ``spec``)."""
+        return {"schema_version": 1, "key": self.key, "experiment": self.experiment,
+                "label": self.label, "group": self.group, "variant": self.variant,
+                "role": self.role, "identity": self.identity, "execution": self.execution}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> RunSpec:
+        spec = cls(experiment=raw["experiment"], label=raw["label"], group=raw["group"],
+                   variant=raw["variant"], role=raw["role"], identity=dict(raw["identity"]),
+                   execution=dict(raw.get("execution", {})))
+        if raw.get("key") != spec.key:
+            raise BadInputError("spec.json", f"recorded key {raw.get('key')!r} does not match "
+                                f"the digest of its identity {spec.key!r}", field="key")
+        return spec
+
+
+def key_of(identity: Mapping[str, Any]) -> str:
+    """The run key: digest of the canonical JSON of the run's identity. Pinned by golden tests."""
+    return digest_json(dict(identity))
+
+
+@cache
+def engine_digest() -> str:
+    """Digest of the engine's numerical code (training loop, data preparation, recipe)."""
+    here = Path(__file__).parent
+    return digest_json({name: digest_file(here / name) for name in ENGINE_NUMERIC_MODULES})
+
+
+def _imported_siblings(path: Path, package_dir: Path) -> set[Path]:
+    """Modules of ``package_dir`` imported by ``path`` (``from trainers import x``, ``from . import``)."""
+    tree = ast.parse(path.read_text("utf-8"), filename=str(path))
+    package = package_dir.name
+    found: set[Path] = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level == 1 or module == package or module.startswith(package + "."):
+                base = module.removeprefix(package).lstrip(".") if node.level == 0 else module
+                if base:
+                    names.append(base.split(".")[0])
+                else:
+                    names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.extend(alias.name.split(".")[1] for alias in node.names
+                         if alias.name.startswith(package + "."))
+        for name in names:
+            candidate = package_dir / f"{name}.py"
+            if candidate.is_file():
+                found.add(candidate)
+    return found
+
+
+def trainer_sources(project: Project, trainer: str, source: object) -> list[Path]:
+    """The trainer module and, transitively, the sibling trainer modules it imports."""
+    safe_name(trainer, source=source, field="trainer")
+    main = project.trainers_dir / f"{trainer}.py"
+    if not main.is_file():
+        raise BadInputError(source, f"trainer {trainer!r} not found: expected {project.relative(main)}",
+                            field="trainer", hint="create the trainer module or fix the name")
+    seen: set[Path] = set()
+    todo = [main]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        todo.extend(_imported_siblings(current, project.trainers_dir) - seen)
+    return sorted(seen)
+
+
+def trainer_digest(project: Project, trainer: str, source: object) -> str:
+    files = trainer_sources(project, trainer, source)
+    return digest_json({project.relative(p): digest_file(p) for p in files})
+
+
+def load_experiment(path: Path) -> dict[str, Any]:
+    """Parse and validate ``experiments/<name>.toml``; errors name the file and the field."""
+    try:
+        raw = tomllib.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise BadInputError(path, "experiment file not found") from None
+    except tomllib.TOMLDecodeError as error:
+        raise BadInputError(path, f"not valid TOML: {error}") from None
+    validate(raw, "experiment", path)
+    return raw
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "T" if value else "F"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _grid_points(grid: Mapping[str, list[Any]]) -> Iterator[dict[str, Any]]:
+    keys = sorted(grid)
+    for values in itertools.product(*(grid[k] for k in keys)):
+        yield dict(zip(keys, values, strict=True))
+
+
+def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for k, v in override.items():
+        if isinstance(v, Mapping) and isinstance(merged.get(k), Mapping):
+            merged[k] = _merge(merged[k], v)
+        else:
+            merged[k] = v
+    return merged
+
+
+def expand(project: Project, path: Path) -> list[RunSpec]:
+    """All run specs of one experiment file, in a stable order (variant, grid point, seed)."""
+    raw = load_experiment(path)
+    experiment = safe_name(path.stem, source=path, field="(file name)")
+    variants = raw.get("variants") or [{"name": raw["trainer"]}]
+    checkpoint = {**DEFAULT_CHECKPOINT, **raw.get("checkpoint", {})}
+    smoke = {**DEFAULT_SMOKE, **raw.get("smoke", {})}
+    execution = {"checkpoint": checkpoint, "smoke": smoke, "threads": raw.get("threads", 1)}
+    specs: list[RunSpec] = []
+    digests: dict[str, str] = {}
+    identities: dict[DataConfig, dict[str, Any]] = {}
+    labels: set[str] = set()
+    for index, variant in enumerate(variants):
+        trainer = variant.get("trainer", raw["trainer"])
+        if trainer not in digests:
+            digests[trainer] = trainer_digest(project, trainer, path)
+        data_cfg = DataConfig.from_mapping({**raw["data"], **variant.get("data", {})}, path)
+        if data_cfg not in identities:
+            identities[data_cfg] = data_identity(data_cfg, project.cache_dir)
+        grid = {**raw.get("grid", {}), **variant.get("grid", {})}
+        base_config = _merge(raw.get("config", {}), variant.get("config", {}))
+        for point in _grid_points(grid):
+            config = _merge(base_config, point)
+            group = variant["name"] + "".join(f"-{k}{_format_value(v)}" for k, v in point.items())
+            for seed in raw["seeds"]:
+                label = f"{group}-s{seed}"
+                if label in labels:
+                    raise BadInputError(path, f"two runs would share the label {label!r}",
+                                        field=f"variants[{index}].name")
+                labels.add(label)
+                identity = {
+                    "protocol": PROTOCOL_VERSION,
+                    "trainer": trainer,
+                    "trainer_digest": digests[trainer],
+                    "engine_digest": engine_digest(),
+                    "config": config,
+                    "data": identities[data_cfg],
+                    "seed": seed,
+                    "world_size": 1,
+                }
+                specs.append(RunSpec(experiment=experiment, label=label, group=group,
+                                     variant=variant["name"], role=variant.get("role", "model"),
+                                     identity=identity, execution=execution))
+    return specs
+
+
+def experiment_files(project: Project) -> list[Path]:
+    return sorted(project.experiments_dir.glob("*.toml"))
+
+
+def expand_all(project: Project) -> list[RunSpec]:
+    """Every run spec of every experiment of the project."""
+    return [spec for path in experiment_files(project) for spec in expand(project, path)]

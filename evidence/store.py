@@ -1,0 +1,242 @@
+"""The sealed, content-addressed run store (``runs/``): the evidence layer.
+
+A run is published by one atomic rename of a fully written folder into ``runs/<run-id>/``;
+before the rename, every file is listed with its digest and size in ``manifest.json`` and made
+read-only. Nothing ever writes into a sealed run.
+
+Run ids are the first 16 hex digits of the run key. Forcing a re-run of a sealed key mints
+``<key16>-2``, ``<key16>-3``, ... beside the old run; the newest one is the run of that key.
+
+Two levels of checking:
+
+* :meth:`RunStore.quick_check` (used by ``doit`` on every no-op): the manifest parses and every
+  listed file exists with its recorded size. No file content is read.
+* :meth:`RunStore.fsck` (the integrity target): re-hashes every file and names each one whose
+  digest differs, each file not in the manifest, and each run whose manifest is missing or
+  malformed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evidence.errors import BadInputError, IntegrityError
+from evidence.hashing import digest_file, fsync_dir
+from evidence.schema import validate
+
+MANIFEST = "manifest.json"
+RUN_ID_LENGTH = 16
+_RUN_ID = re.compile(r"^([0-9a-f]{16})(?:-(\d+))?$")
+
+
+def run_id_for(key: str, generation: int = 1) -> str:
+    base = key[:RUN_ID_LENGTH]
+    return base if generation == 1 else f"{base}-{generation}"
+
+
+@dataclass
+class SealedRun:
+    """A sealed run on disk; files are read lazily."""
+
+    path: Path
+
+    @property
+    def run_id(self) -> str:
+        return self.path.name
+
+    def read_json(self, name: str) -> Any:
+        return json.loads((self.path / name).read_text("utf-8"))
+
+    @property
+    def results(self) -> dict[str, Any]:
+        value: dict[str, Any] = self.read_json("results.json")
+        return value
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        value: dict[str, Any] = self.read_json("spec.json")
+        return value
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        value: dict[str, Any] = self.read_json("provenance.json")
+        return value
+
+    def metrics_history(self) -> list[dict[str, Any]]:
+        lines = (self.path / "metrics.jsonl").read_text("utf-8").splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+@dataclass
+class Finding:
+    """One integrity problem of one run."""
+
+    run_id: str
+    file: str | None
+    problem: str
+
+    def __str__(self) -> str:
+        where = f"{self.run_id}/{self.file}" if self.file else self.run_id
+        return f"{where}: {self.problem}"
+
+
+@dataclass
+class FsckReport:
+    checked: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def bad_runs(self) -> set[str]:
+        return {f.run_id for f in self.findings}
+
+
+class RunStore:
+    """Sealed runs under ``root``; publishing and checking them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, run_id: str) -> Path:
+        if not _RUN_ID.match(run_id):
+            raise BadInputError(run_id, "not a run id (16 hex digits, optionally -N)")
+        return self.root / run_id
+
+    def generations(self, key: str) -> list[int]:
+        """Generations of ``key`` present in the store (1 for the first sealing, then 2, ...)."""
+        base = key[:RUN_ID_LENGTH]
+        found = []
+        if (self.root / base).is_dir():
+            found.append(1)
+        found.extend(int(p.name.rsplit("-", 1)[1]) for p in self.root.glob(f"{base}-*")
+                     if _RUN_ID.match(p.name))
+        return sorted(found)
+
+    def find(self, key: str) -> SealedRun | None:
+        """The newest sealed run of ``key``, or None."""
+        generations = self.generations(key)
+        if not generations:
+            return None
+        run = SealedRun(self.root / run_id_for(key, generations[-1]))
+        return run if (run.path / MANIFEST).exists() else None
+
+    def next_run_id(self, key: str) -> str:
+        generations = self.generations(key)
+        return run_id_for(key, generations[-1] + 1 if generations else 1)
+
+    def run_ids(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and _RUN_ID.match(p.name))
+
+    def runs(self) -> Iterator[SealedRun]:
+        for run_id in self.run_ids():
+            yield SealedRun(self.root / run_id)
+
+    # -- sealing ---------------------------------------------------------------------------
+
+    def seal(self, staging: Path, run_id: str, key: str) -> SealedRun:
+        """Write the manifest, make everything read-only, and publish by one atomic rename."""
+        files = sorted(p for p in staging.rglob("*") if p.is_file())
+        entries = {p.relative_to(staging).as_posix(): {"digest": digest_file(p),
+                                                      "size": p.stat().st_size}
+                   for p in files}
+        manifest = {"schema_version": 1, "run_id": run_id, "key": key, "algorithm": "blake3",
+                    "files": entries}
+        validate(manifest, "manifest", staging / MANIFEST)
+        manifest_path = staging / MANIFEST
+        manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", "utf-8")
+        for p in [*files, manifest_path]:
+            with p.open("rb") as handle:
+                os.fsync(handle.fileno())
+            p.chmod(0o444)
+        fsync_dir(staging)
+        self.root.mkdir(parents=True, exist_ok=True)
+        target = self.root / run_id
+        if target.exists():
+            raise IntegrityError(f"refusing to overwrite sealed run {run_id}",
+                                 hint="sealed runs are immutable; use --force for a new run id")
+        try:
+            os.rename(staging, target)
+        except OSError as error:
+            if error.errno != 18:  # EXDEV: the work folder is on another file system
+                raise
+            temporary = self.root / f".incoming-{run_id}"
+            shutil.copytree(staging, temporary)
+            os.rename(temporary, target)
+            shutil.rmtree(staging, ignore_errors=True)
+        target.chmod(0o555)
+        fsync_dir(self.root)
+        return SealedRun(target)
+
+    # -- checking --------------------------------------------------------------------------
+
+    def _manifest(self, run_path: Path, run_id: str) -> tuple[dict[str, Any] | None, Finding | None]:
+        path = run_path / MANIFEST
+        if not path.exists():
+            return None, Finding(run_id, MANIFEST, "manifest is missing")
+        try:
+            manifest = json.loads(path.read_text("utf-8"))
+            validate(manifest, "manifest", path)
+        except (ValueError, BadInputError) as error:
+            return None, Finding(run_id, MANIFEST, f"manifest is malformed: {error}")
+        if manifest["run_id"] != run_id:
+            return None, Finding(run_id, MANIFEST, f"manifest names run {manifest['run_id']}")
+        return manifest, None
+
+    def quick_check(self, run_id: str) -> Finding | None:
+        """Cheap: manifest parses and every file exists with its recorded size."""
+        run_path = self.path(run_id)
+        manifest, finding = self._manifest(run_path, run_id)
+        if finding or manifest is None:
+            return finding
+        for name, entry in manifest["files"].items():
+            try:
+                size = (run_path / name).stat().st_size
+            except OSError:
+                return Finding(run_id, name, "file is missing")
+            if size != entry["size"]:
+                return Finding(run_id, name, f"size {size} differs from recorded {entry['size']}")
+        return None
+
+    def fsck_run(self, run_id: str) -> list[Finding]:
+        """Full check of one run: every digest, no extra files, read-only files."""
+        run_path = self.path(run_id)
+        manifest, finding = self._manifest(run_path, run_id)
+        if finding or manifest is None:
+            return [finding] if finding else []
+        findings = []
+        listed = manifest["files"]
+        for name, entry in sorted(listed.items()):
+            path = run_path / name
+            if not path.is_file():
+                findings.append(Finding(run_id, name, "file is missing"))
+                continue
+            actual = digest_file(path)
+            if actual != entry["digest"]:
+                findings.append(Finding(run_id, name, f"digest {actual[:16]} differs from "
+                                        f"recorded {entry['digest'][:16]} (modified or bit rot)"))
+            if path.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+                findings.append(Finding(run_id, name, "file is writable (sealed files are "
+                                        "read-only)"))
+        present = {p.relative_to(run_path).as_posix() for p in run_path.rglob("*") if p.is_file()}
+        for extra in sorted(present - set(listed) - {MANIFEST}):
+            findings.append(Finding(run_id, extra, "file is not in the manifest"))
+        return findings
+
+    def fsck(self, run_ids: list[str] | None = None) -> FsckReport:
+        report = FsckReport()
+        for run_id in run_ids if run_ids is not None else self.run_ids():
+            report.checked.append(run_id)
+            report.findings.extend(self.fsck_run(run_id))
+        return report

@@ -1,0 +1,311 @@
+"""Tests of evidence.stats: against scipy on fixed inputs, hand-derived cases, and properties."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+
+from evidence import stats
+from evidence.hashing import digest_bytes
+
+# Fixed, skewed data on a scale of about 1, so that BCa and percentile intervals differ.
+X = np.random.default_rng(0).gamma(2.0, 0.5, size=15)
+Y = np.random.default_rng(1).normal(0.8, 0.4, size=9)
+B = 2_000
+
+
+def _scipy_stat(statistic: stats.Statistic) -> Callable[..., np.ndarray]:
+    """Adapt a last-axis statistic to scipy.stats.bootstrap's vectorised calling convention."""
+    return lambda *samples, axis: statistic(np.concatenate(samples, axis=-1))
+
+
+# --------------------------------------------------------------------------- rng
+
+
+def test_rng_for_is_seeded_from_the_blake3_digest_of_the_identifier() -> None:
+    seed = int(digest_bytes(b"digits/accuracy/cnn-vs-mlp")[:16], 16)
+    expected = np.random.default_rng(seed).integers(0, 1000, 20)
+    actual = stats.rng_for("digits/accuracy/cnn-vs-mlp").integers(0, 1000, 20)
+    np.testing.assert_array_equal(actual, expected)
+    other = stats.rng_for("digits/accuracy/cnn-vs-mlp2").integers(0, 1000, 20)
+    assert not np.array_equal(actual, other)
+
+
+# --------------------------------------------------------------------------- aggregates
+
+
+def test_aggregates_on_hand_derived_cases() -> None:
+    # IQM of 1..8: trim floor(0.25 * 8) = 2 values at each end, mean of [3, 4, 5, 6] = 4.5.
+    assert float(stats.iqm(np.arange(1.0, 9.0))) == 4.5
+    # [2, 4, 4, 4, 5, 5, 7, 9]: mean 40 / 8 = 5; squared deviations 9+1+1+1+0+0+4+16 = 32,
+    # so sd = sqrt(32 / 7) (ddof=1), se = sd / sqrt(8) = sqrt(4 / 7); median (4 + 5) / 2 = 4.5.
+    v = [2, 4, 4, 4, 5, 5, 7, 9]
+    assert float(stats.mean(v)) == 5.0
+    assert float(stats.sd(v)) == pytest.approx(math.sqrt(32 / 7), rel=1e-14)
+    assert float(stats.se(v)) == pytest.approx(math.sqrt(4 / 7), rel=1e-14)
+    assert float(stats.median(v)) == 4.5
+    # The last axis is reduced: one value per row.
+    rows = np.array([np.arange(1.0, 9.0), np.arange(1.0, 9.0) * 2])
+    np.testing.assert_array_equal(stats.iqm(rows), [4.5, 9.0])
+
+
+def test_sd_of_one_value_is_nan_without_a_warning() -> None:
+    assert math.isnan(float(stats.sd([3.0])))
+    assert math.isnan(float(stats.se([3.0])))
+    with pytest.raises(ValueError, match="at least one value"):
+        stats.mean([])
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+
+@pytest.mark.parametrize("statistic", [stats.mean, stats.median, stats.iqm])
+@pytest.mark.parametrize(("method", "scipy_method"), [("percentile", "percentile"),
+                                                      ("bca", "BCa")])
+def test_bootstrap_ci_equals_scipy_with_the_same_resamples(statistic: stats.Statistic,
+                                                           method: stats.CIMethod,
+                                                           scipy_method: str) -> None:
+    # Both draw integers(0, n, (B, n)) from the generator first, so the resamples are the same
+    # and the intervals must agree to rounding, not just to Monte-Carlo error.
+    ours = stats.bootstrap_ci(X, statistic, rng=np.random.default_rng(3), n_resamples=B,
+                              method=method)
+    ref = sps.bootstrap((X,), _scipy_stat(statistic), rng=np.random.default_rng(3),
+                        n_resamples=B, method=scipy_method).confidence_interval
+    assert ours.method == method
+    assert ours.low == pytest.approx(ref.low, rel=1e-12)
+    assert ours.high == pytest.approx(ref.high, rel=1e-12)
+    assert ours.estimate == pytest.approx(float(statistic(X)), rel=1e-14)
+
+
+def test_bootstrap_ci_agrees_with_scipy_within_monte_carlo_error_on_other_streams() -> None:
+    # Independent resamples: the intervals differ only by Monte-Carlo error (B = 20_000).
+    ours = stats.bootstrap_ci(X, stats.mean, rng=np.random.default_rng(11), n_resamples=20_000)
+    ref = sps.bootstrap((X,), _scipy_stat(stats.mean), rng=np.random.default_rng(12),
+                        n_resamples=20_000, method="BCa").confidence_interval
+    assert ours.low == pytest.approx(ref.low, abs=0.02)
+    assert ours.high == pytest.approx(ref.high, abs=0.02)
+
+
+def test_bca_falls_back_to_percentile_when_all_values_are_equal() -> None:
+    ci = stats.bootstrap_ci([2.0, 2.0, 2.0, 2.0], stats.mean, rng=np.random.default_rng(0),
+                            n_resamples=200, method="bca")
+    assert (ci.low, ci.high, ci.method) == (2.0, 2.0, "percentile")
+    assert "acceleration is undefined" in ci.note
+
+
+def test_bootstrap_ci_of_one_value_is_undefined() -> None:
+    ci = stats.bootstrap_ci([2.0], stats.mean, rng=np.random.default_rng(0), n_resamples=200)
+    assert math.isnan(ci.low) and math.isnan(ci.high)
+    assert ci.method == "none" and not ci.defined and "one value" in ci.note
+
+
+@pytest.mark.parametrize(("method", "scipy_method"), [("percentile", "percentile"),
+                                                      ("bca", "BCa")])
+def test_stratified_bootstrap_equals_scipy_multi_sample_bootstrap(method: stats.CIMethod,
+                                                                  scipy_method: str) -> None:
+    groups = {"task1": X, "task2": Y, "task3": np.arange(5.0)}
+    ours = stats.stratified_bootstrap_ci(groups, stats.iqm, rng=np.random.default_rng(9),
+                                         n_resamples=B, method=method)
+    ref = sps.bootstrap(tuple(groups.values()), _scipy_stat(stats.iqm),
+                        rng=np.random.default_rng(9), n_resamples=B,
+                        method=scipy_method).confidence_interval
+    assert ours.low == pytest.approx(ref.low, rel=1e-12)
+    assert ours.high == pytest.approx(ref.high, rel=1e-12)
+
+
+def test_stratified_bootstrap_keeps_every_group_at_its_size() -> None:
+    # Group x is all 0 and group y all 1, so every stratified resample has 3 zeros and 2 ones
+    # and the mean is exactly 2/5 in every resample; pooled resampling would vary.
+    ci = stats.stratified_bootstrap_ci({"x": [0.0, 0.0, 0.0], "y": [1.0, 1.0]}, stats.mean,
+                                       rng=np.random.default_rng(0), n_resamples=500)
+    assert ci.low == pytest.approx(0.4) and ci.high == pytest.approx(0.4)
+
+
+def test_aggregate_fields_and_fallbacks() -> None:
+    out = stats.aggregate(X, rng=stats.rng_for("agg"), n_resamples=B)
+    assert set(out) == {"n", "mean", "sd", "se", "median", "iqm", "ci_low", "ci_high",
+                        "ci_method", "ci_note", "confidence", "n_resamples"}
+    assert out["ci_method"] == "bca" and out["ci_note"] == ""
+    assert out["n"] == 15 and out["sd"] == pytest.approx(np.std(X, ddof=1))
+    two = stats.aggregate([1.0, 2.0], rng=stats.rng_for("agg"), n_resamples=B)
+    assert two["ci_method"] == "percentile" and "n = 2 < 3" in two["ci_note"]
+    same = stats.aggregate([0.5] * 4, rng=stats.rng_for("agg"), n_resamples=B)
+    assert same["ci_method"] == "percentile" and "all values are equal" in same["ci_note"]
+    assert same["ci_low"] == same["ci_high"] == 0.5
+    one = stats.aggregate([0.5], rng=stats.rng_for("agg"), n_resamples=B)
+    assert one["ci_method"] == "none" and math.isnan(one["ci_low"]) and math.isnan(one["sd"])
+    diverged = stats.aggregate([0.5, math.nan, math.inf], rng=stats.rng_for("agg"),
+                               n_resamples=B)
+    assert math.isnan(diverged["mean"]) and diverged["ci_method"] == "none"
+    assert stats.jsonable(one)["ci_low"] is None
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def test_welch_equals_scipy_ttest_ind() -> None:
+    ref = sps.ttest_ind(X, Y, equal_var=False)
+    ours = stats.welch_t_test(X, Y)
+    assert ours.statistic == pytest.approx(ref.statistic, rel=1e-12, abs=1e-12)
+    assert ours.pvalue == pytest.approx(ref.pvalue, rel=1e-12, abs=1e-12)
+    assert ours.df == pytest.approx(ref.df, rel=1e-12)
+    c = stats.compare(X, Y, direction="higher", rng=np.random.default_rng(0), n_resamples=200)
+    assert c.welch_p == pytest.approx(ref.pvalue, rel=1e-12, abs=1e-12)
+
+
+def test_welch_on_a_hand_derived_case() -> None:
+    # a = [1, 2, 3], b = [4, 5, 6]: variances 1 and 1, so se = sqrt(1/3 + 1/3) = sqrt(2/3),
+    # t = (2 - 5) / sqrt(2/3); df = (2/3)^2 / ((1/3)^2 / 2 * 2) = 4.
+    ours = stats.welch_t_test([1, 2, 3], [4, 5, 6])
+    assert ours.statistic == pytest.approx(-3 / math.sqrt(2 / 3), rel=1e-14)
+    assert ours.df == pytest.approx(4.0, rel=1e-14)
+
+
+@pytest.mark.parametrize("direction", ["higher", "lower"])
+def test_probability_of_improvement_equals_mann_whitney_u(direction: stats.Direction) -> None:
+    a, b = np.round(X, 1), np.round(Y, 1)  # rounding creates ties
+    u = sps.mannwhitneyu(a, b) if direction == "higher" else sps.mannwhitneyu(b, a)
+    expected = u.statistic / (a.size * b.size)
+    assert stats.probability_of_improvement(a, b, direction=direction) == pytest.approx(
+        expected, rel=1e-14)
+
+
+def test_probability_of_improvement_hand_derived() -> None:
+    # a = [1, 2, 3] vs b = [2, 2, 2]: 3 wins (3 > 2 three times), 3 ties (2 = 2) worth 1/2:
+    # (3 + 1.5) / 9 = 4.5 / 9.
+    assert stats.probability_of_improvement([1, 2, 3], [2, 2, 2], direction="higher") == 4.5 / 9
+    # a = [3, 4] vs b = [1, 3]: higher: 3>1, 3=3 (1/2), 4>1, 4>3 = 3.5 of 4 pairs;
+    # lower: only the tie counts, 0.5 of 4 pairs.
+    assert stats.probability_of_improvement([3, 4], [1, 3], direction="higher") == 3.5 / 4
+    assert stats.probability_of_improvement([3, 4], [1, 3], direction="lower") == 0.5 / 4
+
+
+def test_hedges_g_hand_derived() -> None:
+    # a = [1, 2, 3], b = [4, 5, 6]: pooled SD 1, d = -3; df = 4 and
+    # J = Gamma(2) / (sqrt(2) Gamma(3/2)) = 1 / (sqrt(2) sqrt(pi) / 2) = sqrt(2 / pi).
+    expected = -3 * math.sqrt(2 / math.pi)
+    assert stats.hedges_g([1, 2, 3], [4, 5, 6], direction="higher") == pytest.approx(expected)
+    assert stats.hedges_g([1, 2, 3], [4, 5, 6], direction="lower") == pytest.approx(-expected)
+
+
+def test_compare_intervals_equal_scipy_bootstrap_with_the_same_resamples() -> None:
+    c = stats.compare(X, Y, direction="higher", rng=np.random.default_rng(5), n_resamples=B)
+    diff = sps.bootstrap((X, Y), lambda a, b, axis: np.mean(a, axis) - np.mean(b, axis),
+                         rng=np.random.default_rng(5), n_resamples=B).confidence_interval
+    assert c.diff == pytest.approx(np.mean(X) - np.mean(Y), rel=1e-14)
+    assert (c.diff_ci.low, c.diff_ci.high) == pytest.approx((diff.low, diff.high), rel=1e-12)
+
+    def mwu(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
+        return sps.mannwhitneyu(a, b, axis=axis).statistic / (a.shape[axis] * b.shape[axis])
+
+    p = sps.bootstrap((X, Y), mwu, rng=np.random.default_rng(5),
+                      n_resamples=B).confidence_interval
+    assert (c.prob_improvement_ci.low, c.prob_improvement_ci.high) == pytest.approx(
+        (p.low, p.high), rel=1e-12)
+    d = c.to_dict()
+    assert d["diff_ci"]["method"] == "bca" and d["n_a"] == 15 and d["notes"] == []
+
+
+def test_compare_degenerate_inputs_give_nan_with_notes() -> None:
+    rng = np.random.default_rng(0)
+    flat = stats.compare([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], direction="higher", rng=rng,
+                         n_resamples=200)
+    assert math.isnan(flat.welch_t) and math.isnan(flat.welch_p) and math.isnan(flat.hedges_g)
+    assert any("zero variance" in note for note in flat.notes)
+    assert (flat.diff_ci.low, flat.diff_ci.high) == (1.0, 1.0)
+    assert flat.prob_improvement == 1.0
+    single = stats.compare([1.0], [0.0, 0.5], direction="lower", rng=rng, n_resamples=200)
+    assert not single.diff_ci.defined and not single.prob_improvement_ci.defined
+    assert single.prob_improvement == 0.0 and math.isnan(single.sd_a)
+    assert any("one value" in note for note in single.notes)
+    bad = stats.compare([1.0, math.nan], [0.0, 0.5], direction="higher", rng=rng,
+                        n_resamples=200)
+    assert math.isnan(bad.diff) and math.isnan(bad.prob_improvement)
+    assert "NaN or infinite" in bad.notes[0]
+
+
+# --------------------------------------------------------------------------- power
+
+
+def test_seeds_needed_matches_cohens_tables() -> None:
+    # Cohen (1988), Table 2.4.1, two-tailed alpha = .05, power .80: d = .5 -> 64, d = .8 -> 26.
+    assert stats.seeds_needed(0.5) == 64
+    assert stats.seeds_needed(-0.8) == 26
+    n = stats.seeds_needed(0.3)
+    assert n is not None
+    assert stats.t_test_power(0.3, n) >= 0.8 > stats.t_test_power(0.3, n - 1)
+
+
+def test_seeds_needed_edge_cases() -> None:
+    assert stats.seeds_needed(0.0) is None
+    assert stats.seeds_needed(0.01, max_n=100) is None
+    assert stats.seeds_needed(50.0) == 2
+    with pytest.raises(ValueError, match="NaN"):
+        stats.seeds_needed(math.nan)
+
+
+# --------------------------------------------------------------------------- expected max
+
+
+def test_expected_max_validation_hand_derived() -> None:
+    # Scores [1, 2, 3]; P(max of k draws <= v_(i)) = (i/3)^k.
+    # k=1: the mean, 2. k=2: 1*(1/9) + 2*(4/9 - 1/9) + 3*(1 - 4/9) = 22/9.
+    # k=3: 1*(1/27) + 2*(8/27 - 1/27) + 3*(1 - 8/27) = 72/27 = 8/3.
+    np.testing.assert_allclose(stats.expected_max_validation([3, 1, 2]), [2, 22 / 9, 8 / 3],
+                               rtol=1e-14)
+    # Expected minimum, k=2: P(min = 1) = 1 - (2/3)^2 = 5/9, P(min = 2) = 4/9 - 1/9 = 3/9,
+    # P(min = 3) = 1/9: 5/9 + 6/9 + 3/9 = 14/9. k=3: (19 + 2*7 + 3*1) / 27 = 4/3.
+    np.testing.assert_allclose(stats.expected_max_validation([3, 1, 2], direction="lower"),
+                               [2, 14 / 9, 4 / 3], rtol=1e-14)
+    # Variance at k=1 is the population variance of [1, 2, 3], 2/3.
+    assert stats.expected_max_validation_var([1, 2, 3])[0] == pytest.approx(2 / 3)
+
+
+def test_expected_max_validation_equals_enumeration_of_all_draws() -> None:
+    scores = np.array([0.3, 0.7, 0.7, 0.1])
+    for k in (1, 2, 3, 4):
+        best = [max(draw) for draw in itertools.product(scores, repeat=k)]
+        assert stats.expected_max_validation(scores)[k - 1] == pytest.approx(np.mean(best))
+        assert stats.expected_max_validation_var(scores)[k - 1] == pytest.approx(np.var(best))
+
+
+# --------------------------------------------------------------------------- properties
+
+_values = st.lists(st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False),
+                   min_size=3, max_size=20)
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=_values, identifier=st.text(max_size=20))
+def test_aggregate_ci_brackets_the_mean(values: list[float], identifier: str) -> None:
+    if len(set(values)) < 2:
+        return  # degenerate: the CI is the single value itself
+    out = stats.aggregate(values, rng=stats.rng_for(identifier), n_resamples=500)
+    # Bootstrap means are sums in another order, so allow rounding at the scale of the data.
+    tol = 1e-9 * (1 + max(abs(v) for v in values))
+    assert out["ci_low"] - tol <= out["mean"] <= out["ci_high"] + tol
+
+
+@settings(max_examples=20, deadline=None)
+@given(values=_values, identifier=st.text(max_size=20))
+def test_same_identifier_gives_the_same_interval(values: list[float], identifier: str) -> None:
+    first = stats.aggregate(values, rng=stats.rng_for(identifier), n_resamples=300)
+    second = stats.aggregate(values, rng=stats.rng_for(identifier), n_resamples=300)
+    assert first == second
+
+
+@settings(max_examples=50, deadline=None)
+@given(values=st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=40))
+def test_expected_max_is_monotone_in_k(values: list[float]) -> None:
+    higher = stats.expected_max_validation(values, direction="higher")
+    lower = stats.expected_max_validation(values, direction="lower")
+    assert np.all(np.diff(higher) >= 0)
+    assert np.all(np.diff(lower) <= 0)
+    assert higher[-1] <= max(values) and lower[-1] >= min(values)
