@@ -155,8 +155,10 @@ def check_finite_metrics(runs: Runs, comparison: Comparison | None = None) -> Ch
         for label, value in (("A", comparison.mean_a), ("B", comparison.mean_b)):
             if not math.isfinite(value):
                 failures.append(f"the mean of {label} over seeds is {value}")
-    if failures or comparison is None:
+    if comparison is None:
         return _summarise("finite_metrics", failures, len(all_runs), "metrics")
+    if failures:
+        return _summarise("finite_metrics", failures, len(all_runs) + 1, "metrics")
     return _check("finite_metrics", True, f"the compared values and all {len(all_runs)} runs' "
                   "metrics are finite")
 
@@ -171,8 +173,8 @@ def check_control(control: Comparison | None, *, name_a: str = "A") -> Check:
     if control is None:
         return _check("beats_shuffled_control", None, "skipped: no control comparison given")
     side = _diff_side(control.diff_ci, control.direction)
-    text = f"{name_a} vs its shuffled-label control: difference {_signed(control.diff)} with " \
-           f"{_ci(control.diff_ci)}"
+    text = f"the difference between {name_a} and its shuffled-label control is " \
+           f"{_signed(control.diff)} with {_ci(control.diff_ci)}"
     if side == "a":
         return _check("beats_shuffled_control", True, text)
     if side == "undefined":
@@ -250,7 +252,7 @@ def check_leakage(runs: Runs, *, metric: str | None = None, margin: float = 0.05
                 continue
             n_gap += 1
             gap = _oriented(test - train, str(entry.get("direction", "higher")))
-            if gap > margin:
+            if gap - margin > 1e-12:  # not 1.0 - 0.95 = 0.05000000000000004 > 0.05
                 gaps.append(f"{who} scores better on test than on train by {_num(gap)} {name} "
                             f"(test {_num(test)}, train {_num(train)}; limit {_num(margin)}), "
                             "possible leakage")
@@ -390,13 +392,13 @@ def classify(
     established = diff_side == p_side and diff_side in ("a", "b")
     power_text, needed = _power_sentence(c, alpha=alpha, power=power)
     if n_min < min_seeds and not established:
-        state = "is undefined" if diff_side == "undefined" else \
-            "includes zero" if diff_side == "none" else \
-            "excludes zero but P(better) does not agree"
+        state = "so nothing can be concluded from it" if diff_side == "undefined" else \
+            "which includes zero" if diff_side == "none" else \
+            "which excludes zero, but P(better) does not agree"
         return Verdict("insufficient_evidence",
-                       f"Too few seeds to decide{on}: {c.n_a} for {name_a} and {c.n_b} for "
-                       f"{name_b}, fewer than the minimum of {min_seeds}, and {diff_text}, "
-                       f"which {state}; {p_text}. {power_text}", checks, seeds_needed=needed)
+                       f"Too few seeds to decide{on} (the minimum is {min_seeds} per group): "
+                       f"{diff_text}, {state}; {p_text}. {power_text}", checks,
+                       seeds_needed=needed)
 
     stats_text = f"Welch t = {_num(c.welch_t)}, p = {_num(c.welch_p)}; " \
                  f"Hedges' g = {_num(c.hedges_g)}"
@@ -413,13 +415,12 @@ def classify(
         if n_min < min_seeds:
             text += f" The effect is clear despite only {n_min} seeds in the smaller group " \
                     f"(minimum {min_seeds})."
-        return Verdict("effect", text, checks, direction_matches_claim=matches,
-                       seeds_needed=needed)
+        return Verdict("effect", text, checks, direction_matches_claim=matches)
 
     if diff_side == "none":
         return Verdict("noise",
                        f"No difference between {name_a} and {name_b}{on} beyond seed-to-seed "
-                       f"noise: {diff_text}, which includes zero; {p_text} ({stats_text}). "
+                       f"noise: {diff_text}, which includes zero; {p_text}; {stats_text}. "
                        f"{power_text}", checks, seeds_needed=needed)
 
     if diff_side == "undefined":

@@ -4,6 +4,7 @@ Why it is built this way:
 
 * A figure is a function of its ``source_data.csv`` and its spec alone, so anyone can re-plot
   it without the run store: the plot functions take a DataFrame and a spec, never results.json.
+  Reading the CSV and the spread statistics are shared with tables (:mod:`evidence.tables`).
 * Rebuilding with the same inputs must give the same bytes in every format, or the build sees a
   change where there is none and nobody can diff the artifacts. So we build
   :class:`~matplotlib.figure.Figure` objects directly (no pyplot state, no ``matplotlib.use``)
@@ -15,13 +16,21 @@ Why it is built this way:
 * A written figure is re-opened from disk and checked, because a plotting bug that draws
   nothing still writes a valid PNG: size, blankness, whether the data changed any pixel at all,
   and how many series and points were drawn, counted from the artists in the figure.
+
+Spec keys common to every kind: ``name``, ``kind`` (``curves``, ``points``, ``expected_max``),
+``order`` (selects and orders the groups; default all, sorted), ``labels`` and ``colors`` (per
+group), ``figsize`` (inches, default 5 x 3.5), ``dpi`` (default 150), ``title``, ``xlabel``,
+``ylabel``, ``ylim``, ``legend_loc``, ``caption`` (prepended to the generated caption),
+``expected_series`` and ``expected_points`` (what the gate demands; default: from the data),
+``min_variance`` (the gate's blank floor). Unknown keys are ignored: the engine's own keys
+(selection, output) share the spec.
 """
 
 from __future__ import annotations
 
 import io
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,14 +50,24 @@ from PIL import Image
 
 from evidence.errors import BadInputError, GateError
 from evidence.hashing import digest_file, write_bytes_atomic
+from evidence.tables import (
+    check_spread,
+    describe_spread,
+    group_order,
+    read_source_data,
+    select_rows,
+    summarize,
+)
 
-SOURCE_COLUMNS = ("run_id", "experiment", "label", "group", "seed", "epoch", "split", "metric",
-                  "value", "direction")
-CONFIG_PREFIX = "config."
-SPREADS = ("sd", "se", "ci95")
+__all__ = [
+    "DEFAULT_FORMATS", "METADATA", "MIN_VARIANCE", "PLOT_KINDS", "STYLE", "PlotResult",
+    "check_image", "count_drawn", "describe_spread", "figure_style", "make_plot", "plot_curves",
+    "plot_expected_max", "plot_points", "read_source_data", "render_figure", "render_png",
+    "save_deterministic", "summarize",
+]
+
 DEFAULT_FIGSIZE = (5.0, 3.5)
 DEFAULT_DPI = 150
-DEFAULT_N_RESAMPLES = 10_000
 DEFAULT_FORMATS = ("png", "pdf", "svg")
 #: Grayscale variance floor: a white canvas is 0; axes with tick labels alone are far above it.
 MIN_VARIANCE = 5.0
@@ -56,7 +75,7 @@ MIN_VARIANCE = 5.0
 GID_PREFIX = "ev-"
 
 #: Applied on top of matplotlib's defaults; every key that changes bytes is pinned here.
-STYLE: dict[str, Any] = {
+STYLE: dict[Any, Any] = {
     "font.family": "sans-serif",
     "font.sans-serif": ["DejaVu Sans"],
     "font.size": 9.0,
@@ -88,185 +107,6 @@ def figure_style() -> Iterator[None]:
         mpl.rcdefaults()
         mpl.rcParams.update(STYLE)
         yield
-
-
-# --------------------------------------------------------------------------- source data
-
-
-def read_source_data(path: str | Path) -> pd.DataFrame:
-    """Read ``source_data.csv`` with dtypes that do not depend on the content.
-
-    Text columns (and every ``config.*`` column, as written) are ``str``; ``seed`` and
-    ``epoch`` are nullable ``Int64`` (``epoch`` is missing on final rows); ``value`` is float64
-    (``nan``/``inf`` accepted). Letting pandas infer would turn a config column into int in one
-    figure and str in another, and an all-final file's epoch into float.
-    """
-    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
-    missing = [c for c in SOURCE_COLUMNS if c not in raw.columns]
-    if missing:
-        raise BadInputError(path, f"missing column(s) {missing}",
-                            hint=f"source_data.csv needs {list(SOURCE_COLUMNS)}")
-    df = raw.astype(str)
-    df["seed"] = _parse_column(raw["seed"], int, path, "seed", allow_empty=False)
-    df["epoch"] = _parse_column(raw["epoch"], int, path, "epoch", allow_empty=True)
-    df["value"] = _parse_column(raw["value"], float, path, "value", allow_empty=True)
-    bad = sorted(set(df["direction"]) - {"higher", "lower"})
-    if bad:
-        raise BadInputError(path, f"direction must be 'higher' or 'lower', got {bad}",
-                            field="direction")
-    return df
-
-
-def _parse_column(column: pd.Series, kind: type, path: str | Path, name: str, *,
-                  allow_empty: bool) -> pd.Series:
-    parsed: list[Any] = []
-    for row, text in enumerate(column, start=2):  # line 1 is the header
-        text = str(text).strip()
-        if not text:
-            if not allow_empty:
-                raise BadInputError(path, f"line {row}: empty {name}", field=name)
-            parsed.append(None)
-            continue
-        try:
-            parsed.append(kind(text) if kind is float else int(float(text)))
-        except (ValueError, OverflowError) as exc:
-            raise BadInputError(path, f"line {row}: {name} {text!r} is not a number",
-                                field=name) from exc
-        if kind is int and float(text) != parsed[-1]:
-            raise BadInputError(path, f"line {row}: {name} {text!r} is not an integer",
-                                field=name)
-    if kind is float:
-        return pd.Series([math.nan if v is None else v for v in parsed], index=column.index,
-                         dtype="float64")
-    return pd.Series(parsed, index=column.index, dtype="Int64")
-
-
-def select_rows(df: pd.DataFrame, *, metric: str, split: str, final: bool,
-                where: str) -> pd.DataFrame:
-    """Rows of one metric on one split: final values (no epoch) or per-epoch history."""
-    missing = [c for c in ("group", "run_id", "seed", "epoch", "split", "metric", "value")
-               if c not in df.columns]
-    if missing:
-        raise BadInputError(where, f"source data lacks column(s) {missing}")
-    history = df["epoch"].notna()
-    mask = (df["metric"] == metric) & (df["split"] == split) & (~history if final else history)
-    rows = df.loc[mask]
-    if rows.empty:
-        chosen = df.loc[~history if final else history]
-        present = sorted({f"{s}/{m}" for s, m in zip(chosen["split"], chosen["metric"],
-                                                     strict=True)})
-        what = "final" if final else "per-epoch"
-        raise BadInputError(where, f"no {what} rows for metric {metric!r} on split {split!r}",
-                            field="metric", hint=f"split/metric present: {present}")
-    return rows
-
-
-def group_order(present: Iterable[str], order: Sequence[str] | None, where: str) -> list[str]:
-    """The groups to draw: ``order`` selects and orders them; without it, all, sorted."""
-    groups = sorted({str(g) for g in present})
-    if order is None:
-        return groups
-    wanted = [str(g) for g in order]
-    if len(set(wanted)) != len(wanted):
-        raise BadInputError(where, f"'order' lists a group twice: {wanted}", field="order")
-    absent = [g for g in wanted if g not in groups]
-    if absent:
-        raise BadInputError(where, f"group(s) {absent} in 'order' have no rows",
-                            field="order", hint=f"groups present: {groups}")
-    return wanted
-
-
-def check_spread(spec: Mapping[str, Any], where: str) -> tuple[str, int, int]:
-    """``(spread, n_resamples, ci_seed)`` from a spec, validated."""
-    spread = str(spec.get("spread", "sd"))
-    if spread not in SPREADS:
-        raise BadInputError(where, f"unknown spread {spread!r}", field="spread",
-                            hint=f"one of {list(SPREADS)}")
-    n_resamples = spec.get("n_resamples", DEFAULT_N_RESAMPLES)
-    if not isinstance(n_resamples, int) or n_resamples < 100:
-        raise BadInputError(where, f"n_resamples must be an integer >= 100, got {n_resamples!r}",
-                            field="n_resamples")
-    seed = spec.get("ci_seed", 0)
-    if not isinstance(seed, int) or seed < 0:
-        raise BadInputError(where, f"ci_seed must be a non-negative integer, got {seed!r}",
-                            field="ci_seed")
-    return spread, n_resamples, seed
-
-
-# --------------------------------------------------------------------------- statistics
-
-
-@dataclass(frozen=True)
-class Summary:
-    """Mean and spread of one cell's values (one value per seed).
-
-    ``spread`` is the SD or SE (NaN for ``ci95``); ``low``/``high`` bound the interval drawn
-    (mean ± spread, or the bootstrap percentiles). All spreads are NaN below two values, or when
-    a value is NaN: a diverged seed makes the mean NaN rather than vanishing from it.
-    """
-
-    n: int
-    mean: float
-    spread: float
-    low: float
-    high: float
-
-
-def summarize(values: Sequence[float] | np.ndarray, spread: str = "sd", *,
-              n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = 0) -> Summary:
-    """Mean and spread; ``ci95`` is a percentile bootstrap of the mean.
-
-    The bootstrap draws from a fresh ``np.random.default_rng(seed)`` on every call, so a group's
-    interval depends only on its own values (not on which other groups share the figure) and a
-    table and a figure of the same data report the same interval.
-    """
-    data = np.asarray(values, dtype=np.float64)
-    n = int(data.size)
-    if n == 0:
-        raise ValueError("cannot summarize zero values")
-    mean = float(data.mean())
-    if n < 2 or not np.isfinite(data).all():
-        return Summary(n, mean, math.nan, math.nan, math.nan)
-    if spread in ("sd", "se"):
-        width = float(data.std(ddof=1))
-        if spread == "se":
-            width /= math.sqrt(n)
-        return Summary(n, mean, width, mean - width, mean + width)
-    if spread != "ci95":
-        raise ValueError(f"unknown spread {spread!r}; one of {SPREADS}")
-    rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, n, size=(n_resamples, n))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return Summary(n, mean, math.nan, float(low), float(high))
-
-
-def spread_name(spread: str, *, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = 0) -> str:
-    """The spread in words: ``±1 SD``, ``±1 SE of the mean``, or the bootstrap and its seed."""
-    return {
-        "sd": "±1 SD",
-        "se": "±1 SE of the mean",
-        "ci95": f"95% percentile-bootstrap CI of the mean ({n_resamples} resamples, seed {seed})",
-    }[spread]
-
-
-def seeds_phrase(ns: Iterable[int]) -> str:
-    """``5 seeds``, or ``3–5 seeds per group`` when groups differ, noting single-seed groups."""
-    counts = sorted(set(ns))
-    if not counts:
-        return "0 seeds"
-    if len(counts) == 1:
-        text = f"{counts[0]} seed" + ("" if counts[0] == 1 else "s")
-    else:
-        text = f"{counts[0]}–{counts[-1]} seeds per group"
-    if counts[0] < 2:
-        text += " (no spread where a group has a single seed)"
-    return text
-
-
-def describe_spread(spread: str, ns: Iterable[int], *, n_resamples: int = DEFAULT_N_RESAMPLES,
-                    seed: int = 0) -> str:
-    """Name the spread exactly, e.g. ``±1 SD over 5 seeds``, for captions and sidecars."""
-    return f"{spread_name(spread, n_resamples=n_resamples, seed=seed)} over {seeds_phrase(ns)}"
 
 
 # --------------------------------------------------------------------------- plots
@@ -368,6 +208,21 @@ def _finish(fig: Figure, kind: str, spec: Mapping[str, Any], size_px: tuple[int,
         summary=pd.DataFrame(summary))
 
 
+def _prepare(df: pd.DataFrame, spec: Mapping[str, Any], *,
+             final: bool) -> tuple[str, str, pd.DataFrame, list[str]]:
+    """``(metric, split, rows, groups)``: the selected rows of the groups to draw."""
+    where = _where(spec)
+    if "metric" not in spec or "split" not in spec:
+        raise BadInputError(where, f"a {spec.get('kind')} plot needs 'metric' and 'split'",
+                            field="metric")
+    metric, split = str(spec["metric"]), str(spec["split"])
+    rows = select_rows(df, metric=metric, split=split, final=final, where=where)
+    groups = group_order(rows["group"], spec.get("order"), where)
+    rows = rows.loc[rows["group"].astype(str).isin(groups)]
+    _no_duplicates(rows, ["run_id"] if final else ["run_id", "epoch"], where)
+    return metric, split, rows, groups
+
+
 def _axes_text(ax: Axes, spec: Mapping[str, Any], xlabel: str, ylabel: str) -> None:
     ax.set_xlabel(str(spec.get("xlabel", xlabel)))
     ax.set_ylabel(str(spec.get("ylabel", ylabel)))
@@ -379,25 +234,19 @@ def _axes_text(ax: Axes, spec: Mapping[str, Any], xlabel: str, ylabel: str) -> N
 def plot_curves(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
     """Learning curves: mean over seeds per group, a shaded spread, and every seed thin.
 
-    Spec: ``metric``, ``split`` (required); ``order``, ``labels``, ``colors``, ``spread``,
-    ``n_resamples``, ``ci_seed``, ``figsize``, ``dpi``, ``title``, ``xlabel``, ``ylabel``,
-    ``ylim``, ``legend_loc``, ``caption``, ``expected_series``, ``expected_points``.
+    Spec: ``metric``, ``split`` (required), ``spread``, ``n_resamples``, ``ci_seed``, and the
+    common keys (module docstring).
     """
-    where = _where(spec)
-    spread, n_resamples, seed = check_spread(spec, where)
-    metric, split = str(spec["metric"]), str(spec["split"])
-    rows = select_rows(df, metric=metric, split=split, final=False, where=where)
-    groups = group_order(rows["group"], spec.get("order"), where)
-    rows = rows.loc[rows["group"].astype(str).isin(groups)]
-    _no_duplicates(rows, ["run_id", "epoch"], where)
-    ns, summary = [], []
+    metric, split, rows, groups = _prepare(df, spec, final=False)
+    spread, n_resamples, seed = check_spread(spec, _where(spec))
+    summary_ns: list[int] = []
+    summary: list[dict[str, Any]] = []
     with figure_style():
         fig, ax, size_px = _new_figure(spec)
         for i, group in enumerate(groups):
             color = _color(spec, group, i)
             mine = rows.loc[rows["group"].astype(str) == group]
             runs = _runs_by_seed(mine)
-            ns.append(len(runs))
             for j, run in enumerate(runs):
                 one = mine.loc[mine["run_id"] == run].sort_values("epoch", kind="mergesort")
                 ax.plot(_floats(one["epoch"]), _floats(one["value"]), color=color, alpha=0.3,
@@ -415,13 +264,16 @@ def plot_curves(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
                                 gid=f"{GID_PREFIX}band-{i}")
             ax.plot(xs, [s.mean for s in stats], color=color, linewidth=1.8,
                     label=_label(spec, group), gid=f"{GID_PREFIX}series-{i}")
+            summary_ns += [s.n for s in stats]
             summary += [{"group": group, "epoch": int(x), "n": s.n, "mean": s.mean,
                          "spread": s.spread, "low": s.low, "high": s.high}
                         for x, s in zip(xs, stats, strict=True)]
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         _axes_text(ax, spec, "epoch", f"{metric} ({split})")
         ax.legend(loc=spec.get("legend_loc", "best"), frameon=False)
-    band = "shaded band: " + describe_spread(spread, ns, n_resamples=n_resamples, seed=seed)
+    # n per epoch, not per group: a run that stopped early leaves later means with fewer seeds
+    band = "shaded band: " + describe_spread(spread, summary_ns, n_resamples=n_resamples,
+                                             seed=seed, per="epoch")
     caption = (f"{metric} on {split} by epoch. Thick lines: mean over seeds; thin lines: "
                f"individual seeds; {band}.")
     return _finish(fig, "curves", spec, size_px, (len(groups), len(rows)), caption, band,
@@ -436,18 +288,12 @@ def _jitter(n: int, width: float = 0.12) -> np.ndarray:
 def plot_points(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
     """Final metric by group: every seed as a dot, the mean with error bars of the spread.
 
-    Spec: ``metric``, ``split`` (required); ``order``, ``labels``, ``colors``, ``spread``,
-    ``n_resamples``, ``ci_seed``, ``chance`` (a number, or ``{"value": v, "label": text}``),
-    ``chance_label``, ``figsize``, ``dpi``, ``title``, ``xlabel``, ``ylabel``, ``ylim``,
-    ``legend_loc``, ``caption``, ``expected_series``, ``expected_points``.
+    Spec: ``metric``, ``split`` (required), ``spread``, ``n_resamples``, ``ci_seed``,
+    ``chance`` (a number, or ``{"value": v, "label": text}``), ``chance_label``, and the common
+    keys (module docstring).
     """
-    where = _where(spec)
-    spread, n_resamples, seed = check_spread(spec, where)
-    metric, split = str(spec["metric"]), str(spec["split"])
-    rows = select_rows(df, metric=metric, split=split, final=True, where=where)
-    groups = group_order(rows["group"], spec.get("order"), where)
-    rows = rows.loc[rows["group"].astype(str).isin(groups)]
-    _no_duplicates(rows, ["run_id"], where)
+    metric, split, rows, groups = _prepare(df, spec, final=True)
+    spread, n_resamples, seed = check_spread(spec, _where(spec))
     ns, summary = [], []
     with figure_style():
         fig, ax, size_px = _new_figure(spec)
@@ -497,12 +343,9 @@ def plot_expected_max(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
 
     For "Show Your Work" (Dodge et al., 2019) curves: the rows are already aggregated, so the
     ``spread`` key does not apply; an optional ``band`` names the engine's columns for one.
-    Spec: ``x`` (default ``trials``), ``y`` (default ``expected_max``), ``metric`` (named in
-    the labels), ``group_column``
-    (default ``group``), ``band`` (``{"low": col, "high": col, "label": text}``), ``xscale``
-    (``linear``/``log``), ``order``, ``labels``, ``colors``, ``figsize``, ``dpi``, ``title``,
-    ``xlabel``, ``ylabel``, ``ylim``, ``legend_loc``, ``caption``, ``expected_series``,
-    ``expected_points``.
+    Spec: ``x`` (default ``trials``), ``y`` (default ``expected_max``), ``group_column``
+    (default ``group``), ``metric`` (named in the labels), ``band`` (``{"low": col, "high":
+    col, "label": text}``), ``xscale`` (``linear``/``log``), and the common keys.
     """
     where = _where(spec)
     x_col, y_col = str(spec.get("x", "trials")), str(spec.get("y", "expected_max"))

@@ -45,8 +45,10 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
         branch: str | None = repo.active_branch.name
     except TypeError:
         branch = None  # detached head
-    dirty_files = sorted({item.a_path for item in repo.index.diff(None)}
-                         | ({item.a_path for item in repo.index.diff("HEAD")} if commit else set()))
+    changed = {str(item.a_path) for item in repo.index.diff(None)}
+    if commit:
+        changed |= {str(item.a_path) for item in repo.index.diff("HEAD")}
+    dirty_files = sorted(changed)
     return {"commit": commit, "branch": branch, "dirty": bool(dirty_files),
             "dirty_files": dirty_files[:50]}
 

@@ -77,10 +77,6 @@ class NumberFormat:
             return cls(100.0, int(m.group(1)), "%")
         return cls(1.0, int(m.group(1)), "")
 
-    @property
-    def is_percent(self) -> bool:
-        return self.suffix.strip() == "%"
-
     def scaled(self, value: float) -> float:
         """The value in displayed units (0.964 -> 96.4 for a percentage), unrounded."""
         return value * self.scale
@@ -255,7 +251,7 @@ _REF_ONE = (
     r"section|sec\.|§|table|tab\.|figure|fig\.|equation|eq\.|appendix|app\.|chapter|ch\."
     r"|algorithm|alg\.|line|theorem|thm\.|lemma|corollary|definition|def\.|proposition"
     r"|prop\.|step|footnote|listing|page|part|example|exercise|row|column|col\.|panel|ref\."
-    r"|reference|no\."
+    r"|reference|no\.|vol\.|volume|issue"
 )
 _REF_MANY = (
     r"sections|secs\.|§§|tables|figures|figs\.|equations|eqs\.|appendices|chapters"
@@ -267,8 +263,8 @@ _NUMREF = r"~?\(?\d+(?:\.\d+)*[a-z]?\)?"
 #: Prose-level decoys masked in every dialect, in order. Each entry says what it removes.
 _DECOY_PATTERNS = [re.compile(p, f) for p, f in [
     (r"<!--[\s\S]*?(?:-->|\Z)", 0),  # HTML comments
-    (r"</?[A-Za-z][^>\n]*>", 0),  # HTML tags and their attributes
     (r"<sup>[^<]*</sup>", 0),  # footnote markers
+    (r"</?[A-Za-z][^>\n]*>", 0),  # HTML tags and their attributes
     (r"\\(?:cite[a-z]*|ref|eqref|autoref|[cC]ref|label|input|include|includegraphics|url"
      r"|href|bibliography[a-z]*)\*?(?:\[[^\]]*\])*\{[^}]*\}", 0),  # LaTeX cross references
     (r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)", 0),  # Markdown link targets
@@ -397,7 +393,7 @@ def _tokenize(t: str) -> list[_Token]:
         body, frac = m.group(0), m.group(1)
         before, before2 = t[s - 1 : s], t[max(s - 2, 0) : s - 1]
         decoy = frac.count(".") >= 2  # 1.2.3 is a version, not a quantity
-        unit, end, value = "", e, 0.0
+        unit, end, value, start = "", e, 0.0, s
         if glued := _GLUED_RE.match(t, e):
             unit = glued.group(0)
             # resnet50-style identifiers, hex digests, ordinals (1st), dimensionality (3D)
@@ -414,10 +410,12 @@ def _tokenize(t: str) -> list[_Token]:
         if not decoy:
             value = float(body.replace(",", ""))
             if before in ("-", "−") and not (before2.isalnum() or before2 in ("%", ")")):
-                value = -value
+                value, start = -value, s - 1
         integer = not frac and "e" not in body.lower()
-        decoy |= integer and not unit and 1900 <= value <= 2099 and "," not in body  # years
-        tok = _Token(s, end, value, len(frac[1:]), unit, t[e : e + 24], integer, decoy)
+        # years, also as 2021a in author-year citations
+        decoy |= integer and re.fullmatch("[a-z]?", unit) is not None and "," not in body and (
+            1900 <= value <= 2099)
+        tok = _Token(start, end, value, len(frac[1:]), unit, t[e : e + 24], integer, decoy)
         if before == "±" or before2 == "±":
             tok.statement = False
         if tokens and re.fullmatch(r"[ \u00a0]*[-–—][ \u00a0]*", t[tokens[-1].end : s]):
@@ -612,27 +610,18 @@ def _assign(
             else:
                 key = (-len(claim.keywords), distance, tok.start, claim.id)
                 ranked.setdefault(n, []).append((key, claim))
-    result: list[tuple[_Token, ClaimQuantity, bool]] = []
-    stated: set[str] = set()
-    for n, options in sorted(ranked.items()):
-        tok = tokens[n]
-        correct = sorted((o for o in options if o[1].accepts(tok.value, tok.decimals)),
-                         key=lambda o: o[0])
+    result: dict[int, tuple[ClaimQuantity, bool]] = {}
+    for n, options in ranked.items():
+        correct = [o for o in options if o[1].accepts(tokens[n].value, tokens[n].decimals)]
         if correct:
-            result.append((tok, correct[0][1], True))
-            stated.add(correct[0][1].id)
-    taken = {id(tok) for tok, _, _ in result}
-    pairs = sorted(
-        ((key, n, claim) for n, options in ranked.items() for key, claim in options
-         if id(tokens[n]) not in taken and claim.id not in stated),
-        key=lambda p: p[0],
-    )
-    for _key, n, claim in pairs:
-        if id(tokens[n]) not in taken and claim.id not in stated:
-            result.append((tokens[n], claim, False))
-            taken.add(id(tokens[n]))
+            result[n] = (min(correct, key=lambda o: o[0])[1], True)
+    stated = {claim.id for claim, _ in result.values()}
+    pairs = [(key, n, claim) for n, options in ranked.items() for key, claim in options]
+    for _key, n, claim in sorted(pairs, key=lambda p: p[0]):
+        if n not in result and claim.id not in stated:
+            result[n] = (claim, False)
             stated.add(claim.id)
-    return result
+    return [(tokens[n], claim, ok) for n, (claim, ok) in sorted(result.items())]
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -109,7 +109,7 @@ class Execution:
         self.signals = _Signals()
         self.execution = spec.execution
         self.cadence = spec.execution.get("checkpoint", {})
-        self.meta: dict[str, Any] = {}
+        self.last_checkpoint: int | None = None
 
     def _status(self, state: str, **extra: Any) -> None:
         record = {"run_id": self.run_id, "experiment": self.spec.experiment,
@@ -173,7 +173,7 @@ class Execution:
         checkpoints.clean_temporaries()
         progress = training.Progress()
         resumed = checkpoints.load_latest()
-        meta = {"wall_seconds": 0.0, "cpu_seconds": 0.0, "resumes": 0,
+        meta: dict[str, Any] = {"wall_seconds": 0.0, "cpu_seconds": 0.0, "resumes": 0,
                 "started_at": now_iso(), "checkpoint_seconds": 0.0, "checkpoints_written": 0}
         if resumed is not None:
             checkpoint, state = resumed

@@ -2,9 +2,10 @@
 
 Why it is built this way:
 
-* Like a figure, a table is a function of ``source_data.csv`` and its spec alone, and it uses the
-  same statistics as the figures (:func:`evidence.plotting.summarize`, same bootstrap seed), so a
-  number in a table and the error bar in a figure of the same runs agree.
+* Like a figure, a table is a function of ``source_data.csv`` and its spec alone. Reading that
+  file, selecting rows and the spread statistics live here and :mod:`evidence.plotting` imports
+  them (and re-exports :func:`read_source_data`), so a number in a table and the error bar in a
+  figure of the same runs agree (same bootstrap seed), and a table does not import matplotlib.
 * Every cell says how many seeds stand behind it and the caption names the spread exactly;
   a table of bare means overstates what a handful of seeds support.
 * The numbers are kept, not just the text (:attr:`TableResult.cells`), so prose can cite a
@@ -17,8 +18,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -26,14 +28,190 @@ import numpy as np
 import pandas as pd
 
 from evidence.errors import BadInputError
-from evidence.plotting import (
-    check_spread,
-    group_order,
-    seeds_phrase,
-    select_rows,
-    spread_name,
-    summarize,
-)
+
+SPREADS = ("sd", "se", "ci95")
+DEFAULT_N_RESAMPLES = 10_000
+SOURCE_COLUMNS = ("run_id", "experiment", "label", "group", "seed", "epoch", "split", "metric",
+                  "value", "direction")
+CONFIG_PREFIX = "config."
+
+
+# --------------------------------------------------------------------------- shared with figures
+
+
+def read_source_data(path: str | Path) -> pd.DataFrame:
+    """Read ``source_data.csv`` with dtypes that do not depend on the content.
+
+    Text columns (and every ``config.*`` column, as written) are ``str``; ``seed`` and
+    ``epoch`` are nullable ``Int64`` (``epoch`` is missing on final rows); ``value`` is float64
+    (``nan``/``inf`` accepted). Letting pandas infer would turn a config column into int in one
+    figure and str in another, and an all-final file's epoch into float.
+    """
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [c for c in SOURCE_COLUMNS if c not in raw.columns]
+    if missing:
+        raise BadInputError(path, f"missing column(s) {missing}",
+                            hint=f"source_data.csv needs {list(SOURCE_COLUMNS)}")
+    df = raw.astype(str)
+    df["seed"] = _parse_column(raw["seed"], path, "seed", integer=True, allow_empty=False)
+    df["epoch"] = _parse_column(raw["epoch"], path, "epoch", integer=True, allow_empty=True)
+    df["value"] = _parse_column(raw["value"], path, "value", integer=False, allow_empty=True)
+    bad = sorted(set(df["direction"]) - {"higher", "lower"})
+    if bad:
+        raise BadInputError(path, f"direction must be 'higher' or 'lower', got {bad}",
+                            field="direction")
+    return df
+
+
+def _parse_column(column: pd.Series, path: str | Path, name: str, *, integer: bool,
+                  allow_empty: bool) -> pd.Series:
+    parsed: list[float] = []
+    for line, text in enumerate(column.str.strip(), start=2):  # line 1 is the header
+        try:
+            value = float(text) if text else math.nan
+        except ValueError as exc:
+            raise BadInputError(path, f"line {line}: {name} {text!r} is not a number",
+                                field=name) from exc
+        if integer and (bool(text) or not allow_empty) and not value.is_integer():
+            raise BadInputError(path, f"line {line}: {name} {text!r} is not an integer",
+                                field=name)
+        parsed.append(value)
+    floats = pd.Series(parsed, index=column.index, dtype="float64")
+    return floats.astype("Int64") if integer else floats
+
+
+def select_rows(df: pd.DataFrame, *, metric: str, split: str, final: bool,
+                where: str) -> pd.DataFrame:
+    """Rows of one metric on one split: final values (no epoch) or per-epoch history."""
+    missing = [c for c in ("group", "run_id", "seed", "epoch", "split", "metric", "value")
+               if c not in df.columns]
+    if missing:
+        raise BadInputError(where, f"source data lacks column(s) {missing}")
+    history = df["epoch"].notna()
+    mask = (df["metric"] == metric) & (df["split"] == split) & (~history if final else history)
+    rows = df.loc[mask]
+    if rows.empty:
+        chosen = df.loc[~history if final else history]
+        present = sorted({f"{s}/{m}" for s, m in zip(chosen["split"], chosen["metric"],
+                                                     strict=True)})
+        what = "final" if final else "per-epoch"
+        raise BadInputError(where, f"no {what} rows for metric {metric!r} on split {split!r}",
+                            field="metric", hint=f"split/metric present: {present}")
+    return rows
+
+
+def group_order(present: Iterable[str], order: Sequence[str] | None, where: str) -> list[str]:
+    """The groups to draw: ``order`` selects and orders them; without it, all, sorted."""
+    groups = sorted({str(g) for g in present})
+    if order is None:
+        return groups
+    wanted = [str(g) for g in order]
+    if len(set(wanted)) != len(wanted):
+        raise BadInputError(where, f"'order' lists a group twice: {wanted}", field="order")
+    absent = [g for g in wanted if g not in groups]
+    if absent:
+        raise BadInputError(where, f"group(s) {absent} in 'order' have no rows",
+                            field="order", hint=f"groups present: {groups}")
+    return wanted
+
+
+def check_spread(spec: Mapping[str, Any], where: str) -> tuple[str, int, int]:
+    """``(spread, n_resamples, ci_seed)`` from a spec, validated."""
+    spread = str(spec.get("spread", "sd"))
+    if spread not in SPREADS:
+        raise BadInputError(where, f"unknown spread {spread!r}", field="spread",
+                            hint=f"one of {list(SPREADS)}")
+    n_resamples = spec.get("n_resamples", DEFAULT_N_RESAMPLES)
+    if not isinstance(n_resamples, int) or n_resamples < 100:
+        raise BadInputError(where, f"n_resamples must be an integer >= 100, got {n_resamples!r}",
+                            field="n_resamples")
+    seed = spec.get("ci_seed", 0)
+    if not isinstance(seed, int) or seed < 0:
+        raise BadInputError(where, f"ci_seed must be a non-negative integer, got {seed!r}",
+                            field="ci_seed")
+    return spread, n_resamples, seed
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Mean and spread of one cell's values (one value per seed).
+
+    ``spread`` is the SD or SE (NaN for ``ci95``); ``low``/``high`` bound the interval drawn
+    (mean ± spread, or the bootstrap percentiles). All spreads are NaN below two values, or when
+    a value is NaN: a diverged seed makes the mean NaN rather than vanishing from it.
+    """
+
+    n: int
+    mean: float
+    spread: float
+    low: float
+    high: float
+
+
+def summarize(values: Sequence[float] | np.ndarray, spread: str = "sd", *,
+              n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = 0) -> Summary:
+    """Mean and spread; ``ci95`` is a percentile bootstrap of the mean.
+
+    The bootstrap draws from a fresh ``np.random.default_rng(seed)`` on every call, so a group's
+    interval depends only on its own values (not on which other groups share the figure) and a
+    table and a figure of the same data report the same interval.
+    """
+    data = np.asarray(values, dtype=np.float64)
+    n = int(data.size)
+    if n == 0:
+        raise ValueError("cannot summarize zero values")
+    mean = float(data.mean())
+    if n < 2 or not np.isfinite(data).all():
+        return Summary(n, mean, math.nan, math.nan, math.nan)
+    if spread in ("sd", "se"):
+        width = float(data.std(ddof=1))
+        if spread == "se":
+            width /= math.sqrt(n)
+        return Summary(n, mean, width, mean - width, mean + width)
+    if spread != "ci95":
+        raise ValueError(f"unknown spread {spread!r}; one of {SPREADS}")
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, n, size=(n_resamples, n))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return Summary(n, mean, math.nan, float(low), float(high))
+
+
+def spread_name(spread: str, *, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = 0) -> str:
+    """The spread in words: ``±1 SD``, ``±1 SE of the mean``, or the bootstrap and its seed."""
+    return {
+        "sd": "±1 SD",
+        "se": "±1 SE of the mean",
+        "ci95": f"95% percentile-bootstrap CI of the mean ({n_resamples} resamples, seed {seed})",
+    }[spread]
+
+
+def seeds_phrase(ns: Iterable[int], per: str = "group") -> str:
+    """``5 seeds``, or ``3–5 seeds per group`` when counts differ, noting single-seed cells."""
+    counts = sorted(set(ns))
+    if not counts:
+        return "0 seeds"
+    if len(counts) == 1:
+        text = f"{counts[0]} seed" + ("" if counts[0] == 1 else "s")
+    else:
+        text = f"{counts[0]}–{counts[-1]} seeds per {per}"
+    if counts[0] < 2:
+        text += f" (no spread where a {per} has a single seed)"
+    return text
+
+
+def describe_spread(spread: str, ns: Iterable[int], *, n_resamples: int = DEFAULT_N_RESAMPLES,
+                    seed: int = 0, per: str = "group") -> str:
+    """Name the spread exactly, e.g. ``±1 SD over 5 seeds``, for captions and sidecars.
+
+    ``ns`` are the seed counts behind each mean drawn (or cell), ``per`` what one such mean is.
+    """
+    name = spread_name(spread, n_resamples=n_resamples, seed=seed)
+    return f"{name} over {seeds_phrase(ns, per)}"
+
+
+# --------------------------------------------------------------------------- tables
+
+
 
 
 @dataclass(frozen=True)
@@ -145,8 +323,9 @@ def build_table(df: pd.DataFrame, spec: Mapping[str, Any]) -> TableResult:
     Spec: ``columns`` (required; each ``{"metric", "split", "header"?, "decimals"?,
     "percent"?}`` or ``"<split>/<metric>"``), ``name``, ``order`` (selects and orders the rows),
     ``labels`` (group -> row label), ``row_header`` (default ``Group``), ``spread`` (``sd``,
-    ``se``, ``ci95``), ``n_resamples``, ``ci_seed``, ``decimals``, ``percent`` (defaults for
-    the columns), ``show_n`` (default true), ``caption``, ``label`` (LaTeX label).
+    ``se``, ``ci95``), ``n_resamples``, ``ci_seed``, ``decimals`` (default 1 for percent, else
+    3) and ``percent`` (defaults for the columns), ``show_n`` (default true), ``caption``,
+    ``label`` (LaTeX label, default ``tab:<name>``).
     A group without rows for a column is an error: an empty cell would hide a missing run.
     """
     name = str(spec.get("name", "table"))
@@ -177,13 +356,13 @@ def build_table(df: pd.DataFrame, spec: Mapping[str, Any]) -> TableResult:
             cells[(group, column.key)] = Cell(group, column.key, s.n, s.mean, s.spread, s.low,
                                               s.high)
             ns.append(s.n)
-    name_ = spread_name(spread, n_resamples=n_resamples, seed=seed)
-    described = (f"mean [{name_}]" if spread == "ci95" else f"mean {name_}") \
-        + f" over {seeds_phrase(ns)}"
+    what = spread_name(spread, n_resamples=n_resamples, seed=seed)
+    described = f"mean [{what}]" if spread == "ci95" else f"mean {what}"
+    described += f" over {seeds_phrase(ns, 'cell')}"
     show_n = bool(spec.get("show_n", True))
-    footnote = f"Values: {described}" + ("; n = seeds per cell." if show_n else ".")
-    caption = f"{str(spec['caption']).rstrip('.')}. {footnote}" if spec.get("caption") \
-        else footnote
+    caption = f"Values: {described}" + ("; n = seeds per cell." if show_n else ".")
+    if spec.get("caption"):
+        caption = f"{str(spec['caption']).rstrip('.')}. {caption}"
     labels = spec.get("labels") or {}
     label = str(spec.get("label", "tab:" + re.sub(r"[^A-Za-z0-9:._-]", "-", name)))
     return TableResult(

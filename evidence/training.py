@@ -42,7 +42,7 @@ def configure_determinism(threads: int) -> None:
 
 def rng_state() -> dict[str, Any]:
     """All global RNG states, in types that ``torch.load(weights_only=True)`` accepts."""
-    kind, keys, pos, has_gauss, cached = np.random.get_state(legacy=True)  # type: ignore[misc]
+    kind, keys, pos, has_gauss, cached = np.random.get_state(legacy=True)
     return {
         "torch": torch.get_rng_state(),
         "numpy": {"kind": kind, "keys": [int(k) for k in keys], "pos": int(pos),

@@ -307,3 +307,18 @@ def test_order_selects_groups(source: pd.DataFrame) -> None:
     assert (result.n_series, result.n_points) == (2, 2 * SEEDS)
     assert list(result.summary["group"]) == ["cnn", "mlp"]
     assert result.summary["mean"].iloc[0] == pytest.approx(0.9 + 0.01 * 1.5)
+
+
+def test_curves_caption_counts_seeds_per_epoch(source: pd.DataFrame) -> None:
+    """A run that stopped early leaves fewer seeds behind later means; the caption says so."""
+    stopped = source.loc[~((source["run_id"] == "cnn-0") & (source["epoch"] == EPOCHS))]
+    result = make_plot(stopped, SPECS["curves"])
+    assert result.spread_description.endswith("over 3–4 seeds per epoch")
+    assert result.n_points == result.expected_points == len(GROUPS) * SEEDS * EPOCHS - 1
+
+
+def test_gate_rejects_data_outside_the_view(source: pd.DataFrame, tmp_path: Path) -> None:
+    """Artists exist (the counts match) but a wrong ylim hides them: no pixel shows data."""
+    spec = {**SPECS["points"], "ylim": [5.0, 6.0]}
+    with pytest.raises(GateError, match=r"figure\.png: no data pixels"):
+        render_figure(source, spec, tmp_path / "figure")

@@ -121,7 +121,7 @@ def test_ci95_cells_and_caption() -> None:
 def test_single_seed_has_no_spread() -> None:
     table = build_table(frame({"solo": ([0.9], [0.3])}), {"columns": ["test/loss"]})
     assert render_markdown(table).splitlines()[2] == "| solo | 0.300 (n=1) |"
-    assert "no spread where a group has a single seed" in table.caption
+    assert "no spread where a cell has a single seed" in table.caption
 
 
 def test_latex_escaping() -> None:
