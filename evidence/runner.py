@@ -111,10 +111,11 @@ class Execution:
         self.cadence = spec.execution.get("checkpoint", {})
         self.last_checkpoint: int | None = None
 
-    def _status(self, state: str, **extra: Any) -> None:
+    def status(self, state: str, **extra: Any) -> None:
         record = {"run_id": self.run_id, "experiment": self.spec.experiment,
                   "label": self.spec.label, "pid": os.getpid(), "state": state,
                   "updated_at": time.time(), **extra}
+        self.work.mkdir(parents=True, exist_ok=True)
         write_json_atomic(self.work / PROGRESS_FILE, record)
 
     def run(self) -> SealedRun:
@@ -160,7 +161,7 @@ class Execution:
             return recipe
 
         smoke = self.execution.get("smoke", {})
-        self._status("smoke")
+        self.status("smoke")
         try:
             training.smoke_check(build(), dataset, int(smoke.get("batches", 2)),
                                  int(smoke.get("overfit_steps", 0)))
@@ -230,17 +231,17 @@ class Execution:
             if report:
                 reporter.update(p.step, total, p.epoch, p.loss_sum / max(p.batch, 1))
             if time.monotonic() - last_status >= 1.0:
-                self._status("training", step=p.step, total_steps=total, epoch=p.epoch,
+                self.status("training", step=p.step, total_steps=total, epoch=p.epoch,
                              last_checkpoint=self.last_checkpoint)
                 last_status = time.monotonic()
 
         def after_epoch(p: training.Progress, total: int) -> None:
             after_step(p, total, report=False)
 
-        self._status("training", step=progress.step, last_checkpoint=self.last_checkpoint)
+        self.status("training", step=progress.step, last_checkpoint=self.last_checkpoint)
         training.run_epochs(recipe, dataset, self.spec.seed, progress, after_step, after_epoch)
         reporter.close()
-        self._status("evaluating", step=progress.step)
+        self.status("evaluating", step=progress.step)
         final = training.final_evaluation(recipe, dataset)
         diagnostics = training.prediction_diagnostics(recipe, dataset["test"])
         staging = self.work / "seal"
@@ -341,7 +342,15 @@ def execute(project: Project, spec: RunSpec, *, force: bool = False,
         if existing is not None and not force:
             return Outcome(existing, cached=True)
         run_id = store.next_run_id(spec.key)
-        return Outcome(Execution(project, spec, run_id).run(), cached=False)
+        execution = Execution(project, spec, run_id)
+        try:
+            return Outcome(execution.run(), cached=False)
+        except RunInterruptedError:
+            execution.status("interrupted", last_checkpoint=execution.last_checkpoint)
+            raise
+        except EvidenceError as error:
+            execution.status("failed", error=error.message, last_checkpoint=execution.last_checkpoint)
+            raise
     finally:
         lock.release()
 

@@ -1,0 +1,165 @@
+"""The ``evidence`` command: what doit's task model does not cover.
+
+doit builds targets; some operations are not targets: looking at runs in progress, forcing a
+fresh run of a sealed key, listing sealed runs no experiment refers to. Each subcommand is a
+small function; user errors print one ``ERROR:`` line and exit with the error's code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from evidence.errors import EXIT_BAD_INPUT, EvidenceError
+from evidence.project import Project
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _project(args: argparse.Namespace) -> Project:
+    return Project.at(args.project)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """List runs in progress: step, last checkpoint, heartbeat age, and whether it is alive."""
+    project = _project(args)
+    rows = []
+    work = project.work_dir
+    for status_file in sorted(work.glob("*/status.json")) if work.is_dir() else []:
+        try:
+            status = json.loads(status_file.read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        age = time.time() - float(status.get("updated_at", 0))
+        pid = int(status.get("pid", 0))
+        alive = _alive(pid) if pid else False
+        recorded = str(status.get("state", "?"))
+        if alive:
+            state = recorded
+        elif recorded == "failed":
+            state = f"FAILED: {status.get('error', '')}"
+        elif recorded == "interrupted":
+            state = "interrupted (resume with `doit train`)"
+        else:
+            state = "DEAD (resume with `doit train`)"
+        if alive and age > args.stale_after:
+            state = f"STALLED ({status.get('state')})"
+        step = status.get("step")
+        total = status.get("total_steps")
+        rows.append((f"{status.get('experiment')}/{status.get('label')}", status_file.parent.name,
+                     f"{step}/{total}" if total else str(step), str(status.get("last_checkpoint")),
+                     f"{age:.0f}s", state))
+    if not rows:
+        print("no runs in progress")
+        return 0
+    header = ("run", "id", "step", "checkpoint", "heartbeat", "state")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+    return 0
+
+
+def cmd_fsck(args: argparse.Namespace) -> int:
+    """Re-hash sealed runs (all, or the given ids); exit 1 if any file differs."""
+    from evidence.tasks import fsck_action
+
+    failed = fsck_action(str(_project(args).root))
+    return 1 if failed else 0
+
+
+def cmd_rerun(args: argparse.Namespace) -> int:
+    """Train runs again even though they are sealed; each gets a new run id beside the old one."""
+    from evidence.runner import execute
+    from evidence.spec import expand_all
+
+    project = _project(args)
+    chosen = [s for s in expand_all(project) if fnmatch.fnmatch(s.task_name, args.pattern)]
+    if not chosen:
+        raise EvidenceError(f"no run matches {args.pattern!r}", hint="see `doit list --all`")
+    for spec in chosen:
+        outcome = execute(project, spec, force=True)
+        print(f"sealed {spec.task_name} -> runs/{outcome.run.run_id} (new run id; the old run "
+              "is kept)")
+    return 0
+
+
+def cmd_gc(args: argparse.Namespace) -> int:
+    """List sealed runs that no experiment declares; delete them only with --delete."""
+    import shutil
+
+    from evidence.spec import expand_all
+    from evidence.store import RunStore
+
+    project = _project(args)
+    store = RunStore(project.runs_dir)
+    wanted = {spec.key for spec in expand_all(project)}
+    orphans = []
+    for run in store.runs():
+        try:
+            key = run.spec["key"]
+        except (OSError, ValueError, KeyError):
+            key = None
+        if key not in wanted:
+            orphans.append(run)
+    for run in orphans:
+        print(f"{'deleting' if args.delete else 'unreferenced'} runs/{run.run_id} "
+              f"({run.spec.get('experiment', '?')}/{run.spec.get('label', '?')})")
+        if args.delete:
+            for path in [run.path, *run.path.rglob("*")]:
+                path.chmod(0o755 if path.is_dir() else 0o644)
+            shutil.rmtree(run.path)
+    print(f"{len(orphans)} unreferenced run(s)" + ("" if args.delete else
+                                                   "; run `evidence gc --delete` to remove them"))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="evidence", description=__doc__.splitlines()[0])
+    parser.add_argument("--project", default=".", help="project root (default: .)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    status = sub.add_parser("status", help=cmd_status.__doc__)
+    status.add_argument("--stale-after", type=float, default=120.0,
+                        help="seconds without a heartbeat before a live run counts as stalled")
+    status.set_defaults(func=cmd_status)
+    sub.add_parser("fsck", help=cmd_fsck.__doc__).set_defaults(func=cmd_fsck)
+    rerun = sub.add_parser("rerun", help=cmd_rerun.__doc__)
+    rerun.add_argument("pattern", help="task name or glob, e.g. 'digits/cnn-*'")
+    rerun.set_defaults(func=cmd_rerun)
+    gc = sub.add_parser("gc", help=cmd_gc.__doc__)
+    gc.add_argument("--delete", action="store_true")
+    gc.set_defaults(func=cmd_gc)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Command = args.func
+    try:
+        return func(args)
+    except EvidenceError as error:
+        print(error.format(), file=sys.stderr)
+        return error.exit_code
+    except FileNotFoundError as error:
+        print(f"ERROR: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
