@@ -51,6 +51,7 @@ from PIL import Image
 from evidence.errors import BadInputError, GateError
 from evidence.hashing import digest_file, write_bytes_atomic
 from evidence.tables import (
+    bootstrap_id,
     check_spread,
     describe_spread,
     group_order,
@@ -63,7 +64,7 @@ __all__ = [
     "DEFAULT_FORMATS", "METADATA", "MIN_VARIANCE", "PLOT_KINDS", "STYLE", "PlotResult",
     "check_image", "count_drawn", "describe_spread", "figure_style", "make_plot", "plot_curves",
     "plot_expected_max", "plot_points", "read_source_data", "render_figure", "render_png",
-    "save_deterministic", "summarize",
+    "save_deterministic", "summarize", "summary_records",
 ]
 
 DEFAULT_FIGSIZE = (5.0, 3.5)
@@ -253,8 +254,8 @@ def plot_curves(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
                         linewidth=0.7, gid=f"{GID_PREFIX}obs-{i}-{j}")
             epochs, values = _floats(mine["epoch"]), _floats(mine["value"])
             xs = np.unique(epochs)
-            stats = [summarize(values[epochs == x], spread, n_resamples=n_resamples, seed=seed)
-                     for x in xs]
+            stats = [summarize(values[epochs == x], spread, n_resamples=n_resamples, seed=seed,
+                               rng_id=bootstrap_id(spec, group)) for x in xs]
             low = np.array([s.low for s in stats])
             high = np.array([s.high for s in stats])
             finite = np.isfinite(low) & np.isfinite(high)
@@ -273,7 +274,8 @@ def plot_curves(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
         ax.legend(loc=spec.get("legend_loc", "best"), frameon=False)
     # n per epoch, not per group: a run that stopped early leaves later means with fewer seeds
     band = "shaded band: " + describe_spread(spread, summary_ns, n_resamples=n_resamples,
-                                             seed=seed, per="epoch")
+                                             seed=seed, per="epoch",
+                                             rng_id=bootstrap_id(spec, "<group>"))
     caption = (f"{metric} on {split} by epoch. Thick lines: mean over seeds; thin lines: "
                f"individual seeds; {band}.")
     return _finish(fig, "curves", spec, size_px, (len(groups), len(rows)), caption, band,
@@ -305,7 +307,8 @@ def plot_points(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
             ns.append(len(values))
             ax.scatter(i + _jitter(len(values)), values, s=18, color=color, alpha=0.6,
                        linewidths=0, zorder=2, gid=f"{GID_PREFIX}obs-{i}")
-            s = summarize(values, spread, n_resamples=n_resamples, seed=seed)
+            s = summarize(values, spread, n_resamples=n_resamples, seed=seed,
+                          rng_id=bootstrap_id(spec, group))
             has_bar = math.isfinite(s.low) and math.isfinite(s.high)
             yerr = [[s.mean - s.low], [s.high - s.mean]] if has_bar else None
             bars = ax.errorbar([i], [s.mean], yerr=yerr, fmt="D", markersize=6, color="black",
@@ -331,7 +334,8 @@ def plot_points(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
                        zorder=1)
             ax.legend(loc=spec.get("legend_loc", "best"), frameon=False)
             chance_text = f" Dashed line: {chance_label} ({value:g})."
-    bars_text = "error bars: " + describe_spread(spread, ns, n_resamples=n_resamples, seed=seed)
+    bars_text = "error bars: " + describe_spread(spread, ns, n_resamples=n_resamples, seed=seed,
+                                                 rng_id=bootstrap_id(spec, "<group>"))
     caption = (f"Final {metric} on {split} by group. Dots: individual seeds; diamonds: mean; "
                f"{bars_text}.{chance_text}")
     return _finish(fig, "points", spec, size_px, (len(groups), len(rows)), caption, bars_text,
@@ -560,4 +564,16 @@ def render_figure(df: pd.DataFrame, spec: Mapping[str, Any], stem: str | Path,
             "spread": result.spread_description,
             "files": {fmt: path.name for fmt, path in paths.items()},
             "digests": {fmt: digest_file(path) for fmt, path in paths.items()},
-            "gate": gate}
+            "gate": gate, "values": summary_records(result.summary)}
+
+
+def summary_records(summary: pd.DataFrame) -> list[dict[str, Any]]:
+    """The plotted numbers as JSON-ready dicts (NaN and infinities as None), for sidecars."""
+    records = []
+    for row in summary.to_dict(orient="records"):
+        clean: dict[str, Any] = {}
+        for key, value in row.items():
+            value = value.item() if isinstance(value, np.generic) else value
+            clean[str(key)] = None if isinstance(value, float) and not math.isfinite(value) else value
+        records.append(clean)
+    return records

@@ -27,6 +27,7 @@ import jinja2
 import numpy as np
 import pandas as pd
 
+from evidence import stats
 from evidence.errors import BadInputError
 
 SPREADS = ("sd", "se", "ci95")
@@ -148,13 +149,28 @@ class Summary:
     high: float
 
 
-def summarize(values: Sequence[float] | np.ndarray, spread: str = "sd", *,
-              n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = 0) -> Summary:
-    """Mean and spread; ``ci95`` is a percentile bootstrap of the mean.
+def bootstrap_id(spec: Mapping[str, Any], group: str) -> str | None:
+    """Identifier of the bootstrap generator of one group's interval, or None for ``ci_seed``.
 
-    The bootstrap draws from a fresh ``np.random.default_rng(seed)`` on every call, so a group's
-    interval depends only on its own values (not on which other groups share the figure) and a
-    table and a figure of the same data report the same interval.
+    Without an explicit ``ci_seed`` the resamples come from ``stats.rng_for("<name>/<group>")``,
+    the same derivation the verify report uses for its intervals, so a figure's error bar, a
+    table's interval and a report's CI of the same runs agree when they name the same id. An
+    explicit ``ci_seed`` keeps the older ``np.random.default_rng(ci_seed)`` for every group.
+    """
+    if "ci_seed" in spec:
+        return None
+    return f"{spec.get('name', 'unnamed')}/{group}"
+
+
+def summarize(values: Sequence[float] | np.ndarray, spread: str = "sd", *,
+              n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = 0,
+              rng_id: str | None = None) -> Summary:
+    """Mean and spread; ``ci95`` is a percentile bootstrap of the mean (``stats.bootstrap_ci``).
+
+    The bootstrap draws from a fresh generator on every call, ``stats.rng_for(rng_id)`` or else
+    ``np.random.default_rng(seed)``, so a group's interval depends only on its own values (not
+    on which other groups share the figure) and a table and a figure of the same data report the
+    same interval.
     """
     data = np.asarray(values, dtype=np.float64)
     n = int(data.size)
@@ -170,18 +186,24 @@ def summarize(values: Sequence[float] | np.ndarray, spread: str = "sd", *,
         return Summary(n, mean, width, mean - width, mean + width)
     if spread != "ci95":
         raise ValueError(f"unknown spread {spread!r}; one of {SPREADS}")
-    rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, n, size=(n_resamples, n))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return Summary(n, mean, math.nan, float(low), float(high))
+    rng = stats.rng_for(rng_id) if rng_id is not None else np.random.default_rng(seed)
+    ci = stats.bootstrap_ci(data, stats.mean, rng=rng, n_resamples=n_resamples,
+                            method="percentile")
+    return Summary(n, mean, math.nan, ci.low, ci.high)
 
 
-def spread_name(spread: str, *, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = 0) -> str:
-    """The spread in words: ``±1 SD``, ``±1 SE of the mean``, or the bootstrap and its seed."""
+def spread_name(spread: str, *, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = 0,
+                rng_id: str | None = None) -> str:
+    """The spread in words: ``±1 SD``, ``±1 SE of the mean``, or the bootstrap and its seed.
+
+    ``rng_id`` (e.g. ``"results/<group>"``) names the ``stats.rng_for`` identifier instead of
+    the seed when the intervals were drawn that way (:func:`bootstrap_id`).
+    """
+    origin = f"stats.rng_for('{rng_id}')" if rng_id is not None else f"seed {seed}"
     return {
         "sd": "±1 SD",
         "se": "±1 SE of the mean",
-        "ci95": f"95% percentile-bootstrap CI of the mean ({n_resamples} resamples, seed {seed})",
+        "ci95": f"95% percentile-bootstrap CI of the mean ({n_resamples} resamples, {origin})",
     }[spread]
 
 
@@ -200,18 +222,16 @@ def seeds_phrase(ns: Iterable[int], per: str = "group") -> str:
 
 
 def describe_spread(spread: str, ns: Iterable[int], *, n_resamples: int = DEFAULT_N_RESAMPLES,
-                    seed: int = 0, per: str = "group") -> str:
+                    seed: int = 0, per: str = "group", rng_id: str | None = None) -> str:
     """Name the spread exactly, e.g. ``±1 SD over 5 seeds``, for captions and sidecars.
 
     ``ns`` are the seed counts behind each mean drawn (or cell), ``per`` what one such mean is.
     """
-    name = spread_name(spread, n_resamples=n_resamples, seed=seed)
+    name = spread_name(spread, n_resamples=n_resamples, seed=seed, rng_id=rng_id)
     return f"{name} over {seeds_phrase(ns, per)}"
 
 
 # --------------------------------------------------------------------------- tables
-
-
 
 
 @dataclass(frozen=True)
@@ -352,11 +372,13 @@ def build_table(df: pd.DataFrame, spec: Mapping[str, Any]) -> TableResult:
                                     field="columns")
             mine = mine.sort_values(["seed", "run_id"], kind="mergesort")
             values = pd.to_numeric(mine["value"]).to_numpy(dtype=np.float64, na_value=np.nan)
-            s = summarize(values, spread, n_resamples=n_resamples, seed=seed)
+            s = summarize(values, spread, n_resamples=n_resamples, seed=seed,
+                          rng_id=bootstrap_id(spec, group))
             cells[(group, column.key)] = Cell(group, column.key, s.n, s.mean, s.spread, s.low,
                                               s.high)
             ns.append(s.n)
-    what = spread_name(spread, n_resamples=n_resamples, seed=seed)
+    what = spread_name(spread, n_resamples=n_resamples, seed=seed,
+                       rng_id=bootstrap_id(spec, "<group>"))
     described = f"mean [{what}]" if spread == "ci95" else f"mean {what}"
     described += f" over {seeds_phrase(ns, 'cell')}"
     show_n = bool(spec.get("show_n", True))

@@ -119,7 +119,7 @@ def reference(make_project: Callable[..., Path]) -> dict[str, bytes]:
     root = make_project({"experiments/tiny.toml": RESUME_EXPERIMENT}, name="reference")
     spec, path = only_spec(root)
     done = start(root, path)
-    out, err = done.communicate(timeout=300)
+    _, err = done.communicate(timeout=300)
     assert done.returncode == 0, err
     return sealed_bytes(root, spec)
 
