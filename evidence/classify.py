@@ -11,7 +11,11 @@ Comparison` of the per-seed values and the ``results.json`` dicts of the runs be
    (a broken output layer or loss). These come first because a broken run can produce a
    convincing-looking "effect".
 2. ``insufficient_evidence``: fewer than ``min_seeds`` seeds in a group and the intervals do
-   not establish an effect; the reason says how many seeds would be needed.
+   not establish an effect, or they do but Welch's t-test does not confirm it at ``alpha``;
+   the reason says how many seeds would be needed. Below ``min_seeds`` the bootstrap alone is
+   not trusted: resampling n values never shows more spread than those n, so with 2 vs 2
+   seeds a complete separation, which chance produces 1 time in 6, gives P(A better) the
+   interval [1, 1]. The t-test accounts for the small sample.
 3. ``effect``: the bootstrap CI of the mean difference excludes zero *and* the CI of
    P(A better) excludes 0.5 on the same side, i.e. both the size and the per-seed ordering
    agree. If that side is the one claimed, ``direction_matches_claim`` is True. If it is the
@@ -142,7 +146,11 @@ def _metrics(result: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def check_finite_metrics(runs: Runs, comparison: Comparison | None = None) -> Check:
-    """Every metric value of every split is a finite number (None counts as missing/NaN)."""
+    """Every metric value of every split is a finite number (None counts as missing/NaN).
+
+    JSON cannot hold NaN, so the runner stores a non-finite value as 0.0 and sets the
+    diagnostic ``nonfinite_<metric>``; that flag counts as a non-finite value too.
+    """
     failures = []
     all_runs = _runs(runs)
     for who, result in all_runs:
@@ -151,6 +159,10 @@ def check_finite_metrics(runs: Runs, comparison: Comparison | None = None) -> Ch
             for split, value in values.items():
                 if not _is_finite(value):
                     failures.append(f"{who} has {split} {metric} = {value}")
+        for key, flag in sorted((result.get("diagnostics") or {}).items()):
+            if key.startswith("nonfinite_") and flag:
+                failures.append(f"{who} recorded a non-finite {key.removeprefix('nonfinite_')} "
+                                f"(diagnostics.{key}; its stored 0.0 is a placeholder)")
     if comparison is not None:
         for label, value in (("A", comparison.mean_a), ("B", comparison.mean_b)):
             if not math.isfinite(value):
@@ -249,6 +261,10 @@ def check_leakage(runs: Runs, *, metric: str | None = None, margin: float = 0.05
                     perfects.append(f"{who} has a perfect test {name} of {_num(test)}, "
                                     "possible leakage")
             if (metric is not None and name != metric) or test is None or train is None:
+                continue
+            if result.get("role") == "control":
+                # A shuffled-label control fits noise: its train score is meaningless, so a
+                # test score above it says nothing about leakage.
                 continue
             n_gap += 1
             gap = _oriented(test - train, str(entry.get("direction", "higher")))
@@ -391,10 +407,15 @@ def classify(
 
     established = diff_side == p_side and diff_side in ("a", "b")
     power_text, needed = _power_sentence(c, alpha=alpha, power=power)
-    if n_min < min_seeds and not established:
+    # Below min_seeds an interval-established effect must also pass Welch's test (see above).
+    confirmed = established and (n_min >= min_seeds or c.welch_p < alpha)
+    if n_min < min_seeds and not confirmed:
         state = "so nothing can be concluded from it" if diff_side == "undefined" else \
             "which includes zero" if diff_side == "none" else \
-            "which excludes zero, but P(better) does not agree"
+            "which excludes zero, but P(better) does not agree" if not established else \
+            (f"which excludes zero, and P(better) agrees, but bootstrap intervals from so few "
+             f"seeds are too narrow and Welch's t-test does not confirm it (p = {_num(c.welch_p)} "
+             f"at alpha {alpha:g})")
         return Verdict("insufficient_evidence",
                        f"Too few seeds to decide{on} (the minimum is {min_seeds} per group): "
                        f"{diff_text}, {state}; {p_text}. {power_text}", checks,

@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from evidence.errors import EXIT_BAD_INPUT, EvidenceError
 from evidence.project import Project
@@ -128,6 +129,26 @@ def cmd_gc(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    """Scaffold a new project: a thin dodo.py, an experiment, a trainer template, a figure, a
+    table, comparisons, an EVIDENCE.json with one claim, a paper template and a README."""
+    from evidence.scaffold import init_project
+
+    created = init_project(Path(args.folder))
+    for path in created:
+        print(f"created {path}")
+    print(f"next: cd {args.folder} && doit deliver   (then read README.md: what to edit first)")
+    return 0
+
+
+def cmd_schemas(args: argparse.Namespace) -> int:
+    """Print the folder holding the JSON Schemas of every file the engine reads or writes."""
+    from importlib import resources
+
+    print(resources.files("evidence") / "schemas")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evidence", description=__doc__.splitlines()[0])
     parser.add_argument("--project", default=".", help="project root (default: .)")
@@ -143,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
     gc = sub.add_parser("gc", help=cmd_gc.__doc__)
     gc.add_argument("--delete", action="store_true")
     gc.set_defaults(func=cmd_gc)
+    init = sub.add_parser("init", help="scaffold a new project in FOLDER")
+    init.add_argument("folder")
+    init.set_defaults(func=cmd_init)
+    sub.add_parser("schemas", help=cmd_schemas.__doc__).set_defaults(func=cmd_schemas)
     return parser
 
 

@@ -50,7 +50,7 @@ config = { hidden = 32 }
 DODO = '''
 from pathlib import Path
 
-from evidence import tasks
+from evidence import figure_tasks, tasks, verify
 from evidence.project import Project
 
 PROJECT = Project.at(Path(__file__).parent)
@@ -65,6 +65,21 @@ def task_train():
 def task_fsck():
     """Re-hash every sealed run."""
     return tasks.task_fsck(PROJECT)
+
+
+def task_verify():
+    """Classify every comparison of comparisons.toml."""
+    return verify.task_verify(PROJECT)
+
+
+def task_figures():
+    """Runs -> source_data.csv -> figure + provenance sidecar."""
+    return figure_tasks.task_figures(PROJECT)
+
+
+def task_tables():
+    """Runs -> source_data.csv -> table + provenance sidecar."""
+    return figure_tasks.task_tables(PROJECT)
 '''
 
 

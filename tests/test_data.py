@@ -63,3 +63,13 @@ def test_data_identity_is_cached(tmp_path: Path) -> None:
     assert (tmp_path / "data.json").exists()
     assert identity["split_digests"] == data.load(config).digests
     assert data.data_identity(config, tmp_path) == identity
+
+
+def test_reading_the_shipped_files_matches_scikit_learns_loaders() -> None:
+    import sklearn.datasets
+
+    for name, source in data.DATASETS.items():
+        x, y = data._load_raw(name)
+        bunch = getattr(sklearn.datasets, source.loader)()
+        assert np.array_equal(x, bunch.data), name
+        assert np.array_equal(y, bunch.target), name

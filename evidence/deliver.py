@@ -1,0 +1,332 @@
+"""``doit deliver``: claims, reconcile, the disclosure gate and the paper, as build targets.
+
+The chain, each step a doit task with exact dependencies:
+
+* ``claims``: EVIDENCE.json + the verify report -> ``build/claims/claims.json`` (every claim
+  resolved: value, interval, classification, runs, predicate);
+* ``reconcile``: every human-written document vs the resolved claims -> a drift report; a
+  document stating a number that no longer matches its evidence fails the build, like a
+  compile error, unless an explicit waiver in EVIDENCE.json says why;
+* ``disclose``: audits the evidence behind every claim -> DISCLOSURES.md and
+  disclosures.json; it discloses and never blocks;
+* ``paper``: the Jinja2 sources -> Markdown and HTML in ``build/deliver/``;
+* ``deliver``: assembles the deliverable folder (paper, figures, tables, claims, verify report,
+  disclosures, reconcile report) with a manifest of every file's digest and prints a summary.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from doit.exceptions import TaskFailed
+from doit.tools import config_changed
+
+from evidence import claims as claims_module
+from evidence import reconcile
+from evidence.errors import BadInputError, EvidenceError
+from evidence.hashing import digest_file, write_bytes_atomic, write_json_atomic
+from evidence.project import Project
+from evidence.schema import validate
+from evidence.tasks import TaskDict, user_errors
+
+HAND_TYPED = "hand_typed"
+
+
+def deliver_dir(project: Project) -> Path:
+    return project.build_dir / "deliver"
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text("utf-8"))
+
+
+# -- claims ----------------------------------------------------------------------------------
+
+
+def claims_action(project_root: str) -> TaskFailed | None:
+    project = Project.at(project_root)
+    path = claims_module.claims_path(project)
+    try:
+        resolved = claims_module.resolve_all(project)
+        validate(resolved, "claims", path)
+    except EvidenceError as error:
+        path.unlink(missing_ok=True)
+        return TaskFailed(str(error))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(path, resolved)
+    supported = sum(c["supported"] for c in resolved["claims"])
+    print(f"claims: {supported}/{len(resolved['claims'])} supported by their evidence")
+    return None
+
+
+# -- reconcile -------------------------------------------------------------------------------
+
+
+def _waivers(evidence: Mapping[str, Any]) -> list[reconcile.Waiver]:
+    return [reconcile.Waiver(file_glob=w["file"], line=w.get("line"), claim_id=w["claim"],
+                             reason=w["reason"]) for w in evidence.get("waivers", [])]
+
+
+def documents(project: Project, evidence: Mapping[str, Any]) -> list[Path]:
+    """Human-written documents to reconcile (globs from EVIDENCE.json, else the defaults)."""
+    config = evidence.get("reconcile", {})
+    include = tuple(config.get("include", reconcile.DEFAULT_INCLUDE))
+    return reconcile.collect_documents(project.root, include, tuple(config.get("exclude", ())))
+
+
+def paper_sources(project: Project) -> list[Path]:
+    return sorted(project.paper_dir.glob("*.j2")) if project.paper_dir.is_dir() else []
+
+
+def hand_typed_numbers(project: Project, waivers: list[reconcile.Waiver],
+                       ) -> tuple[list[reconcile.HandTypedNumber], list[reconcile.HandTypedNumber]]:
+    """Hand-typed numbers of the paper sources, split into (unwaived, waived)."""
+    import fnmatch
+
+    found = [number for source in paper_sources(project)
+             for number in reconcile.hand_typed_numbers(Path(project.relative(source)),
+                                                        source.read_text("utf-8"))]
+    waived = [n for n in found if any(w.claim_id == HAND_TYPED and fnmatch.fnmatch(n.file, w.file_glob)
+                                      and w.line in (None, n.line) for w in waivers)]
+    return [n for n in found if n not in waived], waived
+
+
+def reconcile_action(project_root: str) -> TaskFailed | None:
+    """Drift between documents and evidence fails the build; waivers are listed."""
+    project = Project.at(project_root)
+    evidence = claims_module.load_evidence(project)
+    resolved = _read_json(claims_module.claims_path(project))
+    waivers = _waivers(evidence)
+    quantities = claims_module.claim_quantities(resolved)
+    findings = reconcile.scan_documents(documents(project, evidence), quantities, root=project.root,
+                                        waivers=[w for w in waivers if w.claim_id != HAND_TYPED])
+    hand_typed, _ = hand_typed_numbers(project, waivers)
+    folder = project.build_dir / "reconcile"
+    folder.mkdir(parents=True, exist_ok=True)
+    report = reconcile.format_report(findings, hand_typed)
+    write_bytes_atomic(folder / "report.md", report.encode("utf-8"))
+    drift = reconcile.drift_findings(findings)
+    write_json_atomic(folder / "report.json", {
+        "schema_version": 1,
+        "drift": [_finding_dict(f) for f in drift],
+        "waived": [_finding_dict(f) for f in findings if f.waived],
+        "matches": [_finding_dict(f) for f in findings if f.kind == "match" and not f.waived],
+        "hand_typed": [{"file": n.file, "line": n.line, "text": n.text} for n in hand_typed]})
+    for finding in drift:
+        print(f"DRIFT {finding.file}:{finding.line}: states {finding.stated!r} for claim "
+              f"{finding.claim_id}, the evidence says {finding.expected}")
+    for number in hand_typed:
+        print(f"HAND-TYPED {number.file}:{number.line}: {number.text!r} is not produced by any claim, "
+              "figure or table")
+    if drift or hand_typed:
+        (folder / "report.json").unlink()  # no up-to-date record of a failed check
+        return TaskFailed(f"reconcile: {len(drift)} drifted number(s), {len(hand_typed)} hand-typed "
+                          "number(s) in the paper sources; update the documents to the evidence, or "
+                          "add a waiver with its reason to EVIDENCE.json")
+    print(f"reconcile: {sum(f.kind == 'match' for f in findings)} number(s) in documents match their "
+          f"evidence, {sum(f.waived for f in findings)} waived, no drift")
+    return None
+
+
+def _finding_dict(finding: reconcile.Finding) -> dict[str, Any]:
+    return {"file": finding.file, "line": finding.line, "claim": finding.claim_id,
+            "stated": finding.stated, "expected": finding.expected, "waived": finding.waived,
+            "reason": finding.waiver_reason}
+
+
+# -- disclose --------------------------------------------------------------------------------
+
+
+def disclose_action(project_root: str) -> TaskFailed | None:
+    from evidence import disclose
+    from evidence.verify import load_report
+
+    project = Project.at(project_root)
+    evidence = claims_module.load_evidence(project)
+    resolved = _read_json(claims_module.claims_path(project))
+    waivers = _waivers(evidence)
+    hand_typed, _ = hand_typed_numbers(project, waivers)
+    findings = disclose.audit(project, resolved, load_report(project), hand_typed=hand_typed,
+                              waivers=waivers,
+                              min_seeds=int(evidence.get("disclosure", {}).get("min_seeds", 5)))
+    disclose.write_disclosures(project, findings, project.build_dir / "disclosures")
+    counts: dict[str, int] = {}
+    for finding in findings:
+        counts[finding.severity] = counts.get(finding.severity, 0) + 1
+    print("disclosures: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"))
+    return None
+
+
+def run_files_fingerprint(project: Project) -> str:
+    """Cheap fingerprint (names, sizes, mtimes) of every sealed file: disclose reruns on tampering."""
+    from evidence.hashing import digest_json
+
+    entries = []
+    root = project.runs_dir
+    if root.is_dir():
+        for run in sorted(root.iterdir()):
+            if run.is_dir():
+                for path in sorted(run.iterdir()):
+                    st = path.stat()
+                    entries.append((f"{run.name}/{path.name}", st.st_size, st.st_mtime_ns))
+    return digest_json(entries)
+
+
+# -- paper -----------------------------------------------------------------------------------
+
+
+def paper_inputs(project: Project) -> Any:
+    from evidence.figures import figure_index, table_index
+    from evidence.paper import PaperInputs
+
+    resolved = _read_json(claims_module.claims_path(project))
+    disclosures = _read_json(project.build_dir / "disclosures" / "disclosures.json")
+    figures = {f["name"]: f for f in figure_index(project) if f["built"]}
+    tables = {t["name"]: {**t, "markdown": str(project.root / t["markdown"])}
+              for t in table_index(project) if t["built"]}
+    return PaperInputs(claims={c["id"]: c for c in resolved["claims"]}, figures=figures,
+                       tables=tables, disclosures=disclosures["findings"],
+                       title=resolved.get("title", ""))
+
+
+def paper_action(project_root: str) -> TaskFailed | None:
+    from evidence.paper import markdown_to_html, render_markdown
+
+    project = Project.at(project_root)
+    out = deliver_dir(project)
+    try:
+        inputs = paper_inputs(project)
+        sources = [s for s in paper_sources(project) if s.name.endswith(".md.j2")]
+        if not sources:
+            raise BadInputError(project.paper_dir, "no paper source (*.md.j2) found")
+        out.mkdir(parents=True, exist_ok=True)
+        for source in sources:
+            stem = source.name.removesuffix(".md.j2")
+            text = render_markdown(source, inputs)
+            write_bytes_atomic(out / f"{stem}.md", text.encode("utf-8"))
+            write_bytes_atomic(out / f"{stem}.html",
+                               markdown_to_html(text, inputs.title).encode("utf-8"))
+            print(f"paper: {project.relative(out / (stem + '.md'))} and .html")
+    except EvidenceError as error:
+        return TaskFailed(str(error))
+    _copy_presentation(project, inputs, out)
+    return None
+
+
+def _copy_presentation(project: Project, inputs: Any, out: Path) -> None:
+    """Copy the figures and tables the paper links to into the deliverable."""
+    for kind, entries in (("figures", inputs.figures), ("tables", inputs.tables)):
+        target_root = out / kind
+        if target_root.exists():
+            shutil.rmtree(target_root)
+        for name in entries:
+            source = project.root / kind / name
+            target = target_root / name
+            target.mkdir(parents=True)
+            for path in sorted(source.iterdir()):
+                if path.is_file() and path.suffix in (".png", ".pdf", ".svg", ".csv", ".json", ".md",
+                                                      ".tex", ".toml", ".py"):
+                    shutil.copy2(path, target / path.name)
+
+
+# -- deliver ---------------------------------------------------------------------------------
+
+
+def package_action(project_root: str) -> TaskFailed | None:
+    """Assemble the deliverable, write its manifest and print the one-screen summary."""
+    project = Project.at(project_root)
+    out = deliver_dir(project)
+    copies = {project.build_dir / "claims" / "claims.json": out / "claims.json",
+              project.build_dir / "verify" / "report.json": out / "verify" / "report.json",
+              project.build_dir / "verify" / "summary.md": out / "verify" / "summary.md",
+              project.build_dir / "disclosures" / "DISCLOSURES.md": out / "DISCLOSURES.md",
+              project.build_dir / "disclosures" / "disclosures.json": out / "disclosures.json",
+              project.build_dir / "reconcile" / "report.md": out / "reconcile.md",
+              project.evidence_file: out / "EVIDENCE.json"}
+    for source, target in copies.items():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+    files = {p.relative_to(out).as_posix(): {"digest": digest_file(p), "size": p.stat().st_size}
+             for p in sorted(out.rglob("*")) if p.is_file() and p.name != "MANIFEST.json"}
+    write_json_atomic(out / "MANIFEST.json", {"schema_version": 1, "algorithm": "blake3", "files": files})
+    print(summary(project))
+    return None
+
+
+def summary(project: Project) -> str:
+    """The one-screen summary of a delivery."""
+    resolved = _read_json(claims_module.claims_path(project))
+    disclosures = _read_json(project.build_dir / "disclosures" / "disclosures.json")["findings"]
+    reconciled = _read_json(project.build_dir / "reconcile" / "report.json")
+    lines = ["", "=" * 72, f"DELIVERED: {resolved.get('title', '')}", "=" * 72]
+    supported = [c for c in resolved["claims"] if c["supported"]]
+    lines.append(f"claims: {len(supported)}/{len(resolved['claims'])} supported by their evidence")
+    for claim in resolved["claims"]:
+        mark = "ok " if claim["supported"] else "NOT"
+        label = f" [{claim['classification']}]" if claim["classification"] else ""
+        n_disc = sum(claim["id"] in d.get("claims", []) for d in disclosures)
+        lines.append(f"  {mark} {claim['id']}: {claim['formatted']} {claim['ci_formatted']}{label}"
+                     f"{f'  ({n_disc} disclosure(s))' if n_disc else ''}")
+    counts: dict[str, int] = {}
+    for d in disclosures:
+        counts[d["severity"]] = counts.get(d["severity"], 0) + 1
+    lines.append("disclosures: " + (", ".join(f"{counts[s]} {s}" for s in ("serious", "warning", "info")
+                                              if s in counts) or "none")
+                 + f" -> {project.relative(deliver_dir(project) / 'DISCLOSURES.md')}")
+    lines.append(f"drift: {len(reconciled['drift'])} number(s); waived: {len(reconciled['waived'])}; "
+                 f"matching statements in documents: {len(reconciled['matches'])}")
+    lines.append(f"paper: {project.relative(deliver_dir(project) / 'paper.html')} "
+                 f"(and paper.md); manifest: {project.relative(deliver_dir(project) / 'MANIFEST.json')}")
+    return "\n".join(lines)
+
+
+# -- task builders ---------------------------------------------------------------------------
+
+
+def _evidence_deps(project: Project) -> list[str]:
+    return [str(project.evidence_file), str(project.build_dir / "verify" / "report.json")]
+
+
+@user_errors
+def task_deliver(project: Project) -> Iterator[TaskDict]:
+    """claims -> reconcile -> disclose -> paper -> package, with exact dependencies."""
+    from evidence.figures import figure_index, table_index
+
+    evidence = claims_module.load_evidence(project)
+    claims_file = str(claims_module.claims_path(project))
+    here = Path(__file__).parent
+    code = [str(here / name) for name in ("claims.py", "reconcile.py", "disclose.py", "paper.py",
+                                          "deliver.py")]
+    docs = [str(p) for p in documents(project, evidence)]
+    sources = [str(p) for p in paper_sources(project)]
+    presentation = []
+    for entry in [*figure_index(project), *table_index(project)]:
+        presentation.append(str(project.root / entry["sidecar"]))
+    disclosures_file = str(project.build_dir / "disclosures" / "disclosures.json")
+    yield {"name": None, "doc": "claims, reconcile, disclosure gate and paper -> build/deliver/"}
+    yield {"name": "claims", "doc": "EVIDENCE.json + verify report -> build/claims/claims.json",
+           "actions": [(claims_action, [str(project.root)])], "file_dep": [*_evidence_deps(project), code[0]],
+           "task_dep": ["verify"], "targets": [claims_file], "verbosity": 2}
+    yield {"name": "reconcile", "doc": "numbers in documents vs their evidence; drift fails the build",
+           "actions": [(reconcile_action, [str(project.root)])],
+           "file_dep": sorted({claims_file, *docs, *sources, str(project.evidence_file), code[1]}),
+           "targets": [str(project.build_dir / "reconcile" / "report.json")], "verbosity": 2}
+    yield {"name": "disclose", "doc": "audit the evidence behind every claim -> DISCLOSURES.md",
+           "actions": [(disclose_action, [str(project.root)])],
+           "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation, code[2]}),
+           "task_dep": ["figures", "tables"],
+           "uptodate": [config_changed(run_files_fingerprint(project))],
+           "targets": [disclosures_file], "verbosity": 2}
+    yield {"name": "paper", "doc": "paper/*.md.j2 -> build/deliver/paper.md and paper.html",
+           "actions": [(paper_action, [str(project.root)])],
+           "file_dep": sorted({claims_file, disclosures_file, *sources, *presentation, code[3]}),
+           "task_dep": ["deliver:reconcile"],
+           "targets": [str(deliver_dir(project) / "paper.html")], "verbosity": 2}
+    yield {"name": "package", "doc": "assemble build/deliver/ with its manifest; print the summary",
+           "actions": [(package_action, [str(project.root)])],
+           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile"],
+           "uptodate": [False], "verbosity": 2}
