@@ -149,6 +149,24 @@ def cmd_schemas(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_repro(args: argparse.Namespace) -> int:
+    """Rebuild everything in a clean workspace and report whether the paper reproduces."""
+    from evidence.repro import Scope, reproduce
+
+    if args.presentation:
+        scope = Scope("presentation")
+    elif args.experiment:
+        scope = Scope("experiment", args.experiment)
+    elif args.claim:
+        scope = Scope("claim", args.claim)
+    else:
+        scope = Scope("full")
+    result = reproduce(_project(args), scope, jobs=args.jobs)
+    print((_project(args).build_dir / "repro" / "report.md").read_text("utf-8"))
+    print(("REPRODUCED: " if result["reproduced"] else "NOT REPRODUCED: ") + result["summary"])
+    return 0 if result["reproduced"] else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evidence", description=__doc__.splitlines()[0])
     parser.add_argument("--project", default=".", help="project root (default: .)")
@@ -168,6 +186,14 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("folder")
     init.set_defaults(func=cmd_init)
     sub.add_parser("schemas", help=cmd_schemas.__doc__).set_defaults(func=cmd_schemas)
+    repro = sub.add_parser("repro", help=cmd_repro.__doc__)
+    which = repro.add_mutually_exclusive_group()
+    which.add_argument("--presentation", action="store_true",
+                       help="reuse the committed runs that pass fsck; rebuild figures, tables, paper")
+    which.add_argument("--experiment", help="retrain only this experiment's runs")
+    which.add_argument("--claim", help="retrain only the runs this claim rests on")
+    repro.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    repro.set_defaults(func=cmd_repro)
     return parser
 
 

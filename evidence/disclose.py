@@ -56,9 +56,10 @@ CHECKS = ("rederivable", "obsolete_runs", "integrity", "splits", "test_in_select
           "git", "environment", "stale_artifact", "hand_typed", "waiver")
 #: Evaluations of the test split that mean it informed training or model selection.
 _LEAKY_PURPOSES = ("selection", "monitoring")
-_IDENTITY_WORDS = {"engine_digest": "the engine's numerical code", "trainer_digest": "the trainer's code",
-                   "config": "the config", "data": "the data or its splits", "seed": "the seed",
-                   "protocol": "the protocol version", "declaration": "the experiment no longer declares them"}
+_IDENTITY_WORDS = {"engine_digest": "the engine's numerical code changed", "config": "the config changed",
+                   "trainer_digest": "the trainer's code changed", "data": "the data or its splits changed",
+                   "protocol": "the protocol version changed", "declaration": "their experiment no longer "
+                   "declares them"}
 _REPORT_KINDS = {"verify": "comparisons", "aggregate": "aggregates", "expected_max": "expected_max"}
 
 
@@ -154,22 +155,25 @@ class _Audit:
             self.claims[claim["id"]] = claim
         self.findings: dict[str, Finding] = {}
         self.run_claims: dict[str, set[str]] = defaultdict(set)
-        self.recorded: dict[str, set[str]] = defaultdict(set)  # run id -> results digests on record
+        #: run id -> results.json digest on record -> the claims and report entries that recorded it
+        self.recorded: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         self.entries: list[tuple[str, Mapping[str, Any], set[str]]] = []  # (ref, entry, citing claims)
-        for claim_id, claim in self.claims.items():
-            for run in claim.get("runs", []):
-                self.run_claims[run["run_id"]].add(claim_id)
-                self.recorded[run["run_id"]].add(run["results_digest"])
-        for kind, key in _REPORT_KINDS.items():
-            for entry in report.get(key, []):
-                if not isinstance(entry, Mapping) or "id" not in entry:
-                    raise BadInputError("verify report", "each entry needs an 'id'", field=key)
-                ref = f"{kind}:{entry['id']}"
-                citing = {c for c, claim in self.claims.items() if claim.get("ref") == ref}
-                self.entries.append((ref, entry, citing))
-                for run in _entry_runs(kind, entry):
-                    self.run_claims[run["run_id"]] |= citing
-                    self.recorded[run["run_id"]].add(run["results_digest"])
+        try:
+            for claim_id, claim in self.claims.items():
+                for run in claim.get("runs", []):
+                    self.run_claims[str(run["run_id"])].add(claim_id)
+                    self.recorded[str(run["run_id"])][str(run["results_digest"])].add(claim_id)
+            for kind, key in _REPORT_KINDS.items():
+                for entry in report.get(key, []):
+                    ref = f"{kind}:{entry['id']}"
+                    citing = {c for c, claim in self.claims.items() if claim.get("ref") == ref}
+                    self.entries.append((ref, entry, citing))
+                    for run in _entry_runs(kind, entry):
+                        self.run_claims[str(run["run_id"])] |= citing
+                        self.recorded[str(run["run_id"])][str(run["results_digest"])].add(claim_id)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise BadInputError("resolved claims or verify report", f"a run or entry lacks {error}: "
+                                "expected the output of evidence.claims / evidence.verify") from None
         self.runs = sorted(self.recorded)
         self._json: dict[tuple[str, str], Any] = {}
 
@@ -223,13 +227,14 @@ class _Audit:
                          "cannot be re-derived from the sealed evidence.", claims=claims, runs=[run_id])
                 continue
             actual = digest_file(results)
-            if actual not in self.recorded[run_id]:
-                recorded = sorted(self.recorded[run_id])
+            wrong = {d: who for d, who in self.recorded[run_id].items() if d != actual}
+            if wrong:
+                who = sorted(set().union(*wrong.values()))
                 self.add("rederivable", run_id, "serious",
-                         f"results.json of run {run_id} has digest {actual[:16]} but the claims and "
-                         f"the verify report were computed from {', '.join(d[:16] for d in recorded)}, "
-                         "so the stated numbers are not those of the sealed run.",
-                         claims=claims, runs=[run_id], actual=actual, recorded=recorded)
+                         f"results.json of run {run_id} has digest {actual[:16]} but {_some(who, 3)} "
+                         f"recorded {', '.join(d[:16] for d in sorted(wrong))}, so the stated numbers are "
+                         "not those of the sealed run.", claims=who, runs=[run_id], actual=actual,
+                         recorded={d: sorted(w) for d, w in wrong.items()})
 
     def obsolete(self) -> None:
         """A run must still be what its experiment defines, else rebuilding would move the numbers."""
@@ -242,7 +247,7 @@ class _Audit:
             spec = self.read(run_id, "spec.json")
             if not isinstance(spec, Mapping) or not isinstance(spec.get("identity"), Mapping):
                 continue
-            now = current.get((spec.get("experiment"), spec.get("label")))
+            now = current.get((str(spec.get("experiment")), str(spec.get("label"))))
             if now is None:
                 groups["declaration"].append(run_id)
             elif now.key != spec.get("key"):
@@ -250,10 +255,10 @@ class _Audit:
                 groups[",".join(sorted(k for k in {*old, *now.identity} if old.get(k) != now.identity.get(k))
                                 or ["key"])].append(run_id)
         for fields, run_ids in sorted(groups.items()):
-            what = ", ".join(_IDENTITY_WORDS.get(f, f) for f in fields.split(","))
+            what = ", ".join(_IDENTITY_WORDS.get(f, f"{f} changed") for f in fields.split(","))
             self.add("obsolete_runs", fields, "warning",
                      f"{_runs_word(len(run_ids))} ({_some(run_ids)}) no longer match what the experiments "
-                     f"define ({what} changed since they were trained), so rebuilding would retrain them "
+                     f"define ({what} since they were trained), so rebuilding would retrain them "
                      "and the numbers citing them may move.", claims=self.claims_of(run_ids), runs=run_ids)
 
     def integrity(self) -> None:
@@ -445,7 +450,8 @@ class _Audit:
                 for key, value in environment_fingerprint(env).items():
                     flat = value.items() if isinstance(value, Mapping) else [(None, value)]
                     for sub, item in flat:
-                        values[key if sub is None else f"{key}.{sub}"][json.dumps(item, sort_keys=True)] += 1
+                        text = item if isinstance(item, str) else json.dumps(item, sort_keys=True)
+                        values[key if sub is None else f"{key}.{sub}"][text] += 1
             differ = {k: dict(sorted(c.items())) for k, c in sorted(values.items()) if len(c) > 1}
             if differ:
                 text = "; ".join(f"{k}: " + ", ".join(f"{v} ({_runs_word(n)})" for v, n in c.items())

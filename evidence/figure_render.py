@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import re
 import shutil
 import traceback
@@ -48,7 +49,7 @@ Facts = dict[str, Any]
 def render(art: Artifact) -> dict[str, Any]:
     """Build the outputs of ``art`` from its source_data.csv and publish them with the sidecar."""
     published = [*art.outputs.values(), art.sidecar]
-    staging = art.folder / f".staging-{art.artifact}"
+    staging = art.folder / f".staging-{art.artifact}-{os.getpid()}"  # per process: -n N is safe
     try:
         source = read_sidecar(art.source_sidecar)
         csv_digest = digest_file(art.source_data)
@@ -148,7 +149,7 @@ def load_plot_function(art: Artifact) -> Callable[[pd.DataFrame, Mapping[str, An
     plot = getattr(module, "plot", None)
     if not callable(plot):
         raise EvidenceError(f"{shown}: defines no function plot(df, spec) -> Figure")
-    return plot  # type: ignore[no-any-return]
+    return plot
 
 
 def tag_data_artists(fig: Figure) -> int:

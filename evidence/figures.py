@@ -1,25 +1,25 @@
-"""Figures and tables: sealed runs -> ``source_data.csv`` -> images or table files, with sidecars.
+"""Figures and tables, step one and the shared parts: specs, sealed runs -> ``source_data.csv``.
 
 Why it is built this way:
 
-* **Two steps, two sidecars.** Step one reads the selected runs' ``results.json`` and
+* **Two steps, two sidecars.** Step one (here) reads the selected runs' ``results.json`` and
   ``metrics.jsonl`` and writes the tidy ``source_data.csv`` plus ``source_data.provenance.json``
-  (every run file by digest). Step two reads that CSV and nothing else of the evidence and
-  writes the images (or ``table.md``/``table.tex``) plus ``<artifact>.provenance.json``, which
-  carries step one's inputs forward, so one sidecar names everything from run files to pixels.
-  Anyone can re-plot from the CSV alone, and doit orders and caches the steps separately.
+  (every run file by digest). Step two (:mod:`evidence.figure_render`) reads that CSV and
+  nothing else of the evidence and writes the images (or ``table.md``/``table.tex``) plus
+  ``<artifact>.provenance.json``, which carries step one's input digests forward, so one
+  sidecar names everything from run files to pixels. Anyone can re-plot from the CSV alone,
+  and doit (:mod:`evidence.figure_tasks`) orders and caches the two steps separately.
 * **Selections, never run ids.** A spec says *which* runs it reads as experiments plus filters
   (:class:`evidence.select.Selection`); the run ids are resolved at build time and recorded.
 * **Deterministic bytes.** Rows are sorted, floats written by ``repr``, sidecars have sorted
   keys and no timestamps, and a file whose bytes did not change is not rewritten (its mtime
   stays, so doit's checker short-cuts on it).
-* **Nothing stale looks valid.** Outputs are rendered into a staging folder and published only
-  after the re-open gate passed; a failure deletes the previously published outputs and sidecar.
+* **Nothing stale looks valid.** A step that fails deletes what it would have published.
 
-Folder layout: ``figures/<name>/figure.toml`` (+ optional ``plot.py``) and
+Folder layout: ``figures/<name>/figure.toml`` (+ ``plot.py`` for ``kind = "custom"``) and
 ``tables/<name>/table.toml``; see ``schemas/figure.schema.json`` and ``table.schema.json``.
-This module does not import matplotlib or pandas at import time: doit imports it on every
-no-op, which must stay fast.
+This module imports neither matplotlib nor pandas: doit imports it on every no-op, which must
+stay fast.
 """
 
 from __future__ import annotations

@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# Create (or reuse) the project's virtual environment and install the engine with its test tools.
-# Idempotent: a second call installs nothing new. torch's CPU build is installed first, pinned,
-# so that the project's `torch` requirement is already satisfied and pip never pulls a
-# multi-GB CUDA build.
+# Create (or reuse) the project's virtual environment and install exactly what
+# requirements.lock pins (versions and hashes; torch is the CPU build, so pip never pulls a
+# multi-GB CUDA build), then the engine itself in editable mode. Idempotent: a second call
+# with an unchanged lock and pyproject installs nothing.
+#   VENV=path  use another environment folder (repro.sh uses an isolated one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+VENV="${VENV:-.venv}"
 PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
-if [ ! -x .venv/bin/python ]; then
-  "$PYTHON" -m venv .venv
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PYTHON" -m venv "$VENV"
 fi
-stamp=.venv/.evidence-setup
-want="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)"
+stamp="$VENV/.evidence-setup"
+want="$(cat pyproject.toml requirements.lock scripts/setup.sh | sha256sum | cut -c1-16)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
-.venv/bin/python -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
-.venv/bin/python -m pip install --quiet "torch==2.13.0"
-.venv/bin/python -m pip install --quiet -e ".[dev]"
+quiet_pip() {  # pip's exit code, without the machine's noisy warnings about missing mirrors
+  "$VENV/bin/python" -m pip "$@" --quiet --disable-pip-version-check \
+    2> >(grep -v -e "^WARNING: Location" -e "BuildBackendWarning" >&2)
+}
+quiet_pip install --require-hashes --no-deps -r requirements.lock
+quiet_pip install --no-deps -e .
+"$VENV/bin/python" -c "import evidence, torch, doit" # fail loudly if the install did not work
 echo "$want" > "$stamp"

@@ -281,10 +281,10 @@ def test_bad_figure_toml_names_file_and_field(project: Project, text: str, field
 
 def test_bad_toml_syntax_and_custom_without_script(project: Project) -> None:
     write_tree(project.root, {"figures/bad/figure.toml": "kind = \n"})
-    with pytest.raises(BadInputError, match="figures/bad/figure.toml: not valid TOML"):
+    with pytest.raises(BadInputError, match=r"figures/bad/figure.toml: not valid TOML"):
         figures.load(project, "figure", "bad")
     write_tree(project.root, {"figures/bad/figure.toml": CUSTOM})
-    with pytest.raises(BadInputError, match="field 'kind': kind 'custom' needs figures/bad/plot.py"):
+    with pytest.raises(BadInputError, match=r"field 'kind': kind 'custom' needs figures/bad/plot.py"):
         figures.load(project, "figure", "bad")
 
 
@@ -309,7 +309,7 @@ def test_expected_max_table_needs_enough_configurations(project: Project) -> Non
     write_tree(project.root, {"tables/emax/table.toml": EXPECTED_MAX_TABLE.replace("[1, 2]", "[1, 4]")})
     art = figures.load(project, "table", "emax")
     figures.build_source(art)
-    with pytest.raises(EvidenceError, match="series 'small' has 2 configuration.*k = 4"):
+    with pytest.raises(EvidenceError, match=r"series 'small' has 2 configuration.*k = 4"):
         render(art)
     assert not art.sidecar.exists()
 

@@ -73,7 +73,7 @@ def test_figures_and_tables_build_cache_and_rebuild_exactly(
     root = make_project({"figures/small_curves/figure.toml": SMALL_CURVES,
                          "figures/wide_points/figure.toml": WIDE_POINTS,
                          "tables/all/table.toml": ALL_TABLE})
-    assert doit(root, "train").returncode == 0
+    assert doit(root, "-n", "2", "train").returncode == 0
     first = doit(root, "figures", "tables")
     assert first.returncode == 0, first.stdout + first.stderr
     assert executed(first.stdout) == sorted(
@@ -101,7 +101,7 @@ def test_figures_and_tables_build_cache_and_rebuild_exactly(
     # trains the new runs first because their results.json are file_dep of the source step.
     experiment = root / "experiments/tiny.toml"
     experiment.write_text(experiment.read_text().replace("hidden = 32", "hidden = 24"))
-    changed = doit(root, "figures", "tables")
+    changed = doit(root, "-n", "2", "figures", "tables")
     assert changed.returncode == 0, changed.stdout + changed.stderr
     assert executed(changed.stdout) == [
         "figures:wide_points/render", "figures:wide_points/source_data",

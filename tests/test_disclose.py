@@ -1,0 +1,381 @@
+"""The disclosure gate on a real, tiny, trained project: planted problems must be disclosed.
+
+One module-scoped project is trained once (four real runs, from a git repository whose trainer
+has an uncommitted edit, so every run is honestly "trained from a dirty tree"), and verified
+with a comparisons.toml that includes an expected-max entry scored on the test split. Tests
+that plant a problem work on a copy, or add a new sealed run (a copy of a real one with one
+file edited, sealed properly), so each planted problem is the only thing wrong with its run.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import DODO, REPO, TINY_EXPERIMENT, doit, write_tree
+
+from evidence import claims, disclose
+from evidence.comparisons import load_config
+from evidence.errors import BadInputError
+from evidence.hashing import digest_bytes, digest_file
+from evidence.project import Project
+from evidence.reconcile import HandTypedNumber, Waiver
+from evidence.schema import validate
+from evidence.store import RunStore
+from evidence.verify import build_report, load_report, write_report
+
+COMPARISONS = """
+schema_version = 1
+
+[[comparison]]
+id = "wide_vs_small"
+a = { experiment = "tiny", where = { variant = "wide" } }
+b = { experiment = "tiny", where = { variant = "small" } }
+metric = "accuracy"
+claimed = "a_better"
+n_resamples = 500
+
+[[aggregate]]
+id = "small_accuracy"
+selection = { experiment = "tiny", where = { variant = "small" } }
+metric = "accuracy"
+n_resamples = 500
+
+[[expected_max]]
+id = "tiny_on_test"
+selection = { experiment = "tiny" }
+split = "test"
+"""
+
+EVIDENCE = {
+    "schema_version": 1, "title": "tiny",
+    "claims": [
+        {"id": "small_accuracy", "statement": "The small MLP reaches {value} over {n} seeds.",
+         "evidence": {"ref": "aggregate:small_accuracy"}, "format": {"style": "percent"}},
+        {"id": "wide_beats_small", "statement": "The wide MLP beats the small one by {value}.",
+         "evidence": {"ref": "verify:wide_vs_small"},
+         "predicate": {"kind": "classification", "equals": "effect"}},
+        {"id": "best_of_four", "statement": "The best of four runs is expected to reach {value}.",
+         "evidence": {"ref": "expected_max:tiny_on_test"}},
+    ],
+}
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false",
+       "-c", "init.defaultBranch=main"]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("disclose") / "proj"
+    (root / "trainers").mkdir(parents=True)
+    for trainer in (REPO / "trainers").glob("*.py"):
+        shutil.copy(trainer, root / "trainers" / trainer.name)
+    write_tree(root, {"dodo.py": DODO, "experiments/tiny.toml": TINY_EXPERIMENT,
+                      "comparisons.toml": COMPARISONS})
+    (root / "EVIDENCE.json").write_text(json.dumps(EVIDENCE), "utf-8")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "tiny"]):
+        subprocess.run([*GIT, *args], cwd=root, env=env, check=True, capture_output=True)
+    with (root / "trainers" / "mlp.py").open("a", encoding="utf-8") as handle:
+        handle.write("\n# an uncommitted edit: the tree is dirty when the runs train\n")
+    result = doit(root, "train")
+    assert result.returncode == 0, result.stderr + result.stdout
+    project = Project.at(root)
+    config = load_config(project)
+    assert config is not None
+    write_report(project, build_report(project, config))
+    return root
+
+
+def inputs(root: Path) -> tuple[Project, dict[str, Any], dict[str, Any]]:
+    project = Project.at(root)
+    return project, claims.resolve_all(project), load_report(project)
+
+
+def copy_project(trained: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "copy"
+    shutil.copytree(trained, target, symlinks=True)
+    return target
+
+
+def by_id(findings: list[disclose.Finding]) -> dict[str, disclose.Finding]:
+    return {f.id: f for f in findings}
+
+
+def run_of(resolved: dict[str, Any], claim_id: str) -> str:
+    claim = next(c for c in resolved["claims"] if c["id"] == claim_id)
+    return str(claim["runs"][0]["run_id"])
+
+
+def reseal(root: Path, run_id: str, new_id: str, edit: Callable[[Path], None]) -> dict[str, str]:
+    """Seal a copy of ``run_id`` as ``new_id`` after ``edit`` changed its files (a valid sealed run)."""
+    store = RunStore(Project.at(root).runs_dir)
+    staging = root / ".evidence" / f"staging-{new_id}"
+    shutil.copytree(store.path(run_id), staging)
+    for path in [staging, *staging.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    key = json.loads((staging / "manifest.json").read_text("utf-8"))["key"]
+    (staging / "manifest.json").unlink()
+    edit(staging)
+    run = store.seal(staging, new_id, key)
+    return {"run_id": new_id, "results_digest": digest_file(run.path / "results.json")}
+
+
+def edit_json(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    value = json.loads(path.read_text("utf-8"))
+    change(value)
+    path.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n", "utf-8")
+
+
+def add_claim(resolved: dict[str, Any], claim_id: str, runs: list[dict[str, str]], **extra: Any) -> None:
+    resolved["claims"].append({"id": claim_id, "statement": f"{claim_id} holds.", "ref": None,
+                               "classification": None, "predicate": None, "supported": True,
+                               "runs": runs, "figures": [], "tables": [], **extra})
+
+
+# --------------------------------------------------------------------------- the clean baseline
+
+
+def test_the_honest_project_discloses_dirty_tree_seeds_and_test_split_selection(trained: Path) -> None:
+    project, resolved, report = inputs(trained)
+    findings = disclose.audit(project, resolved, report)
+    found = by_id(findings)
+    all_runs = sorted(RunStore(project.runs_dir).run_ids())
+    assert len(all_runs) == 4
+
+    dirty = [f for f in findings if f.id.startswith("git:dirty-")]
+    assert len(dirty) == 1 and dirty[0].severity == "warning"
+    assert list(dirty[0].runs) == all_runs and "trainers/mlp.py" in dirty[0].message
+    assert set(dirty[0].claims) == {"small_accuracy", "wide_beats_small", "best_of_four"}
+
+    leak = found["test_in_selection:expected_max:tiny_on_test"]
+    assert leak.severity == "serious" and leak.claims == ("best_of_four",) and "4 trials" in leak.message
+
+    seeds = found["seeds:verify:wide_vs_small"]
+    assert seeds.claims == ("wide_beats_small",) and "2 and 2 seeds (minimum 5)" in seeds.message
+    assert found["seeds:aggregate:small_accuracy"].claims == ("small_accuracy",)
+
+    # nothing that is not wrong: sealed runs intact, results as recorded, splits pinned and disjoint
+    assert not [f for f in findings if f.check in ("integrity", "rederivable", "splits", "environment",
+                                                   "obsolete_runs", "stale_artifact", "hand_typed")]
+    assert findings == disclose.audit(project, resolved, report)  # deterministic
+
+
+# --------------------------------------------------------------------------- planted problems
+
+
+def test_a_flipped_byte_is_disclosed_on_the_claims_using_that_run(trained: Path, tmp_path: Path) -> None:
+    root = copy_project(trained, tmp_path)
+    project, resolved, report = inputs(root)
+    victim = run_of(resolved, "small_accuracy")
+    weights = project.runs_dir / victim / "model.safetensors"
+    weights.chmod(0o644)
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    weights.write_bytes(bytes(data))
+    weights.chmod(0o444)
+
+    findings = disclose.audit(project, resolved, report)
+    integrity = by_id(findings)[f"integrity:{victim}"]
+    assert integrity.severity == "serious" and integrity.runs == (victim,)
+    assert "model.safetensors" in integrity.message and "differs from recorded" in integrity.message
+    # the run is in the small-MLP aggregate, the comparison and the expected-max trials
+    assert set(integrity.claims) == {"small_accuracy", "wide_beats_small", "best_of_four"}
+    assert integrity in disclose.findings_for_claim(findings, "small_accuracy")
+
+
+def test_runs_outside_git_and_mixed_environments_are_disclosed(trained: Path, tmp_path: Path) -> None:
+    root = copy_project(trained, tmp_path)
+    project, resolved, report = inputs(root)
+    original = run_of(resolved, "small_accuracy")
+
+    def elsewhere(run: Path) -> None:
+        def change(prov: dict[str, Any]) -> None:
+            prov["git"] = {"commit": None, "dirty": None, "branch": None, "error": "not a git repository"}
+            prov["environment"]["packages"]["torch"] = "0.0.1-other"
+        edit_json(run / "provenance.json", change)
+
+    moved = reseal(root, original, "eeeeeeeeeeee0001", elsewhere)
+    add_claim(resolved, "mixed", [{"run_id": original, "results_digest": digest_file(
+        project.runs_dir / original / "results.json")}, moved])
+    found = by_id(disclose.audit(project, resolved, report))
+
+    assert found["git:no-commit"].runs == ("eeeeeeeeeeee0001",)
+    assert found["git:no-commit"].claims == ("mixed",) and found["git:no-commit"].severity == "warning"
+    env = found["environment:mixed"]
+    assert "packages.torch" in env.message and "0.0.1-other" in env.message
+    torch = env.evidence["differ"]["packages.torch"]
+    assert torch["0.0.1-other"] == 1 and sum(torch.values()) == 2
+    assert not any(f.check == "integrity" for f in found.values())  # a properly sealed run
+
+
+def test_a_claim_classified_noise_without_a_noise_predicate_is_disclosed(trained: Path) -> None:
+    project, resolved, report = inputs(trained)
+    resolved = copy.deepcopy(resolved)
+    claim = next(c for c in resolved["claims"] if c["id"] == "wide_beats_small")
+    add_claim(resolved, "unqualified", claim["runs"], ref=claim["ref"], classification="noise",
+              reason="the CI of the difference contains zero", supported=False)
+    add_claim(resolved, "predicts_noise", claim["runs"], ref=claim["ref"], classification="noise",
+              predicate={"holds": True, "detail": "classification is 'noise', the claim needs 'noise'"})
+    found = by_id(disclose.audit(project, resolved, report))
+
+    bad = found["claim_status:unqualified"]
+    assert bad.severity == "serious" and bad.claims == ("unqualified",)
+    assert "without a predicate" in bad.message and "noise" in bad.message
+    assert bad.evidence["reason"] == "the CI of the difference contains zero"
+    fine = found["claim_status:predicts_noise"]
+    assert fine.severity == "info" and "as predicted" in fine.message
+
+
+def test_a_stale_figure_and_a_missing_one_are_disclosed(trained: Path, tmp_path: Path) -> None:
+    root = copy_project(trained, tmp_path)
+    project, resolved, report = inputs(root)
+    store = RunStore(project.runs_dir)
+    small = sorted(r["run_id"] for r in
+                   next(c for c in resolved["claims"] if c["id"] == "small_accuracy")["runs"])
+
+    def sidecar(name: str, stale: bool) -> None:
+        folder = project.figures_dir / name
+        folder.mkdir(parents=True)
+        (folder / "figure.png").write_bytes(b"\x89PNG not really")
+        results = {f"runs/{r}/results.json": digest_file(store.path(r) / "results.json") for r in small}
+        if stale:  # built from an older results.json of the first run
+            results[f"runs/{small[0]}/results.json"] = digest_bytes(b"an older results.json")
+        record = {
+            "schema_version": 1, "step": "figure", "artifact": "figure", "name": name, "source": "runs",
+            "spec": f"figures/{name}/figure.toml",
+            "selections": [{"experiment": "tiny", "where": {"variant": "small"}}], "runs": small,
+            "inputs": results, "code": {"digest": digest_bytes(b"code"), "files": {}},
+            "git": {"commit": None, "dirty": None}, "packages": {},
+            "outputs": {f"figures/{name}/figure.png": digest_file(folder / "figure.png")},
+            "caption": "accuracy", "spread": "±1 SD over 2 seeds", "gate": {}, "values": []}
+        validate(record, "sidecar", "the hand-written sidecar")
+        (folder / "figure.provenance.json").write_text(json.dumps(record), "utf-8")
+
+    sidecar("acc", stale=True)
+    sidecar("fresh", stale=False)
+    claim = next(c for c in resolved["claims"] if c["id"] == "small_accuracy")
+    claim["figures"] = ["acc", "fresh", "ghost"]
+    found = by_id(disclose.audit(project, resolved, report))
+
+    stale = found["stale_artifact:figure-acc"]
+    assert stale.severity == "serious" and "small_accuracy" in stale.claims
+    assert "1 input(s) changed" in stale.message and f"runs/{small[0]}/results.json" in stale.message
+    assert "stale_artifact:figure-fresh" not in found
+    missing = found["stale_artifact:figure-ghost-missing"]
+    assert missing.claims == ("small_accuracy",) and missing.severity == "warning"
+
+    (project.figures_dir / "fresh" / "figure.png").write_bytes(b"redrawn by hand")
+    found = by_id(disclose.audit(project, resolved, report))
+    assert "1 output(s) differ" in found["stale_artifact:figure-fresh"].message
+
+
+def test_the_test_split_used_during_selection_is_disclosed(trained: Path, tmp_path: Path) -> None:
+    root = copy_project(trained, tmp_path)
+    project, resolved, report = inputs(root)
+
+    def monitor_on_test(run: Path) -> None:
+        edit_json(run / "results.json", lambda r: r["evaluations"].append(
+            {"split": "test", "when": "every_epoch", "purpose": "monitoring"}))
+
+    leaky = reseal(root, run_of(resolved, "small_accuracy"), "eeeeeeeeeeee0002", monitor_on_test)
+    add_claim(resolved, "leaky", [leaky])
+    findings = disclose.audit(project, resolved, report)
+    leak = by_id(findings)["test_in_selection:runs"]
+    assert leak.severity == "serious" and leak.runs == ("eeeeeeeeeeee0002",) and leak.claims == ("leaky",)
+    assert "monitoring (every_epoch)" in leak.message
+    assert not [f for f in findings if "eeeeeeeeeeee0002" in f.runs and f.check in ("integrity",
+                                                                                       "rederivable")]
+
+
+def test_unpinned_and_overlapping_splits_are_disclosed(trained: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    root = copy_project(trained, tmp_path)
+    project, resolved, report = inputs(root)
+
+    def unpin(run: Path) -> None:
+        edit_json(run / "spec.json", lambda s: s["identity"]["data"].pop("split_digests"))
+
+    unpinned = reseal(root, run_of(resolved, "small_accuracy"), "eeeeeeeeeeee0003", unpin)
+    add_claim(resolved, "unpinned", [unpinned])
+    # the digits splits share no image; plant a duplicate count to see the report of one
+    disclose._split_facts.cache_clear()
+    monkeypatch.setattr(disclose, "split_overlap", lambda _: {"train/val": 0, "train/test": 3,
+                                                              "val/test": 1})
+    try:
+        found = by_id(disclose.audit(project, resolved, report))
+    finally:
+        disclose._split_facts.cache_clear()
+    assert found["splits:unpinned"].runs == ("eeeeeeeeeeee0003",)
+    assert found["splits:unpinned"].severity == "serious"
+    overlap = next(f for f in found.values() if f.id.startswith("splits:overlap-digits"))
+    assert "3 train/test" in overlap.message and "1 val/test" in overlap.message
+    assert set(overlap.claims) == {"small_accuracy", "wide_beats_small", "best_of_four"}
+
+
+def test_numbers_that_cannot_be_rederived_hand_typed_and_waived(trained: Path) -> None:
+    project, resolved, report = inputs(trained)
+    resolved = copy.deepcopy(resolved)
+    real = resolved["claims"][0]["runs"][0]
+    add_claim(resolved, "wrong_digest", [{**real, "results_digest": "0" * 64}])
+    add_claim(resolved, "gone", [{"run_id": "0123456789abcdef", "results_digest": "1" * 64},
+                                 {"run_id": "../../etc", "results_digest": "2" * 64}])
+    typed = [HandTypedNumber(str(project.root / "paper" / "paper.md.j2"), 12, 5, "97.3%")]
+    waiver = Waiver("CHANGELOG.md", None, "small_accuracy", "the changelog keeps the old number")
+    found = by_id(disclose.audit(project, resolved, report, hand_typed=typed, waivers=[waiver]))
+
+    assert "0000000000000000" in found[f"rederivable:{real['run_id']}"].message
+    assert found[f"rederivable:{real['run_id']}"].claims == ("wrong_digest",)
+    assert "missing from runs/" in found["rederivable:0123456789abcdef"].message
+    assert found["rederivable:../../etc"].claims == ("gone",)
+    hand = found["hand_typed:paper/paper.md.j2:12:5"]
+    assert hand.scope == "project" and "'97.3%'" in hand.message
+    assert set(hand.claims) == {c["id"] for c in resolved["claims"]}  # project-wide: every claim
+    waived = found["waiver:small_accuracy@CHANGELOG.md"]
+    assert waived.severity == "info" and "the changelog keeps the old number" in waived.message
+
+
+# --------------------------------------------------------------------------- outputs and input errors
+
+
+def test_outputs_validate_and_are_byte_identical_on_a_rerun(trained: Path, tmp_path: Path) -> None:
+    project, resolved, report = inputs(trained)
+    typed = [HandTypedNumber("paper/paper.md.j2", 3, 1, "42")]
+    out = tmp_path / "disclosures"
+    md, js = disclose.write_disclosures(project, disclose.audit(project, resolved, report, hand_typed=typed),
+                                        out, resolved_claims=resolved)
+    first = md.read_bytes(), js.read_bytes()
+    mtimes = md.stat().st_mtime_ns, js.stat().st_mtime_ns
+    disclose.write_disclosures(project, disclose.audit(project, resolved, report, hand_typed=typed), out,
+                               resolved_claims=resolved)
+    assert (md.read_bytes(), js.read_bytes()) == first
+    assert (md.stat().st_mtime_ns, js.stat().st_mtime_ns) == mtimes  # unchanged bytes are not rewritten
+
+    document = json.loads(js.read_text("utf-8"))
+    validate(document, "disclosures", js)
+    assert [f["id"] for f in document["findings"]] == sorted(f["id"] for f in document["findings"])
+    assert [c["id"] for c in document["claims"]] == ["small_accuracy", "wide_beats_small", "best_of_four"]
+    s = document["summary"]
+    assert s["total"] == len(document["findings"]) == s["serious"] + s["warning"] + s["info"]
+    text = md.read_text("utf-8")
+    assert text.startswith("# Disclosures\n\n" + f"{s['total']} finding(s): {s['serious']} serious")
+    assert "## Claim `best_of_four`" in text and "The best of four runs is expected to reach" in text
+    assert text.index("## Claim `small_accuracy`") < text.index("## Project-wide") < text.index("'42'")
+    assert str(tmp_path) not in text and str(trained) not in js.read_text("utf-8")
+
+
+def test_only_malformed_input_raises(trained: Path) -> None:
+    project, _, report = inputs(trained)
+    with pytest.raises(BadInputError, match="claims"):
+        disclose.audit(project, {"claims": "not a list"}, report)
+    with pytest.raises(BadInputError, match="id"):
+        disclose.audit(project, {"claims": [{"statement": "no id"}]}, report)
+    # an empty project with no runs, no report entries and no figures audits to nothing
+    assert disclose.audit(project, {"claims": []}, {}) == []
