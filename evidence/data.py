@@ -143,7 +143,7 @@ def _load_raw(name: str) -> tuple[np.ndarray, np.ndarray]:
 
     path = raw_file(name)
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:  # type: ignore[operator]
+    with opener(path, "rt", encoding="utf-8") as handle:
         if DATASETS[name].header:
             header = handle.readline().split(",")
             n_samples, n_features = int(header[0]), int(header[1])

@@ -127,7 +127,8 @@ def render_markdown(source: Path, inputs: PaperInputs, *, link_root: str = "") -
     except PaperReferenceError as error:
         line = _template_line(error)
         raise BadInputError(f"{source}{f':{line}' if line else ''}", error.message,
-                            hint="fix the reference or add it to EVIDENCE.json, figures/ or tables/") from None
+                            hint="fix the reference, or add it to EVIDENCE.json, figures/ or tables/",
+                            ) from None
     except jinja2.UndefinedError as error:
         line = _template_line(error)
         raise BadInputError(f"{source}{f':{line}' if line else ''}", f"undefined name: {error.message}",
@@ -175,4 +176,4 @@ def markdown_to_html(text: str, title: str) -> str:
     from markupsafe import Markup
 
     body = markdown.markdown(text, extensions=["tables", "fenced_code"], output_format="html")
-    return HTML_PAGE.render(title=title, body=Markup(body))  # noqa: S704 - escaped upstream
+    return HTML_PAGE.render(title=title, body=Markup(body))  # escaped upstream
