@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from doit.exceptions import TaskFailed
-from doit.tools import config_changed
 
 from evidence import claims as claims_module
 from evidence import reconcile
@@ -153,7 +152,8 @@ def disclose_action(project_root: str) -> TaskFailed | None:
     findings = disclose.audit(project, resolved, load_report(project), hand_typed=hand_typed,
                               waivers=waivers,
                               min_seeds=int(evidence.get("disclosure", {}).get("min_seeds", 5)))
-    disclose.write_disclosures(project, findings, project.build_dir / "disclosures")
+    disclose.write_disclosures(project, findings, project.build_dir / "disclosures",
+                               resolved_claims=resolved)
     counts: dict[str, int] = {}
     for finding in findings:
         counts[finding.severity] = counts.get(finding.severity, 0) + 1
@@ -174,6 +174,23 @@ def run_files_fingerprint(project: Project) -> str:
                     st = path.stat()
                     entries.append((f"{run.name}/{path.name}", st.st_size, st.st_mtime_ns))
     return digest_json(entries)
+
+
+class StoreUnchanged:
+    """doit uptodate check: the sealed store looks as it did at the task's last success.
+
+    The fingerprint is taken when doit checks the task, i.e. after the tasks it depends on (the
+    training) have run, and saved with the task's result for the next check; a value computed
+    while tasks are created would describe the store before training.
+    """
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+        current = run_files_fingerprint(self.project)
+        task.value_savers.append(lambda: {"store_fingerprint": current})
+        return bool(values.get("store_fingerprint") == current)
 
 
 # -- paper -----------------------------------------------------------------------------------
@@ -268,7 +285,8 @@ def summary(project: Project) -> str:
     for claim in resolved["claims"]:
         mark = "ok " if claim["supported"] else "NOT"
         label = f" [{claim['classification']}]" if claim["classification"] else ""
-        n_disc = sum(claim["id"] in d.get("claims", []) for d in disclosures)
+        n_disc = sum(d.get("scope") == "claim" and claim["id"] in d.get("claims", [])
+                     for d in disclosures)
         lines.append(f"  {mark} {claim['id']}: {claim['formatted']} {claim['ci_formatted']}{label}"
                      f"{f'  ({n_disc} disclosure(s))' if n_disc else ''}")
     counts: dict[str, int] = {}
@@ -306,20 +324,27 @@ def task_deliver(project: Project) -> Iterator[TaskDict]:
     presentation = []
     for entry in [*figure_index(project), *table_index(project)]:
         presentation.append(str(project.root / entry["sidecar"]))
+        outputs = entry.get("images") or {"md": entry.get("markdown"), "tex": entry.get("latex")}
+        presentation.extend(str(project.root / path) for path in outputs.values() if path)
+    from evidence.spec import ENGINE_NUMERIC_MODULES, experiment_files
+
+    audited_inputs = [*(str(p) for p in experiment_files(project)),
+                      *(str(here / name) for name in ENGINE_NUMERIC_MODULES)]
     disclosures_file = str(project.build_dir / "disclosures" / "disclosures.json")
     yield {"name": None, "doc": "claims, reconcile, disclosure gate and paper -> build/deliver/"}
     yield {"name": "claims", "doc": "EVIDENCE.json + verify report -> build/claims/claims.json",
            "actions": [(claims_action, [str(project.root)])], "file_dep": [*_evidence_deps(project), code[0]],
-           "task_dep": ["verify"], "targets": [claims_file], "verbosity": 2}
+           "task_dep": ["verify:report"], "targets": [claims_file], "verbosity": 2}
     yield {"name": "reconcile", "doc": "numbers in documents vs their evidence; drift fails the build",
            "actions": [(reconcile_action, [str(project.root)])],
            "file_dep": sorted({claims_file, *docs, *sources, str(project.evidence_file), code[1]}),
            "targets": [str(project.build_dir / "reconcile" / "report.json")], "verbosity": 2}
     yield {"name": "disclose", "doc": "audit the evidence behind every claim -> DISCLOSURES.md",
            "actions": [(disclose_action, [str(project.root)])],
-           "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation, code[2]}),
+           "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation,
+                               *audited_inputs, code[2]}),
            "task_dep": ["figures", "tables"],
-           "uptodate": [config_changed(run_files_fingerprint(project))],
+           "uptodate": [StoreUnchanged(project)],
            "targets": [disclosures_file], "verbosity": 2}
     yield {"name": "paper", "doc": "paper/*.md.j2 -> build/deliver/paper.md and paper.html",
            "actions": [(paper_action, [str(project.root)])],

@@ -170,7 +170,7 @@ class _Audit:
                     self.entries.append((ref, entry, citing))
                     for run in _entry_runs(kind, entry):
                         self.run_claims[str(run["run_id"])] |= citing
-                        self.recorded[str(run["run_id"])][str(run["results_digest"])].add(claim_id)
+                        self.recorded[str(run["run_id"])][str(run["results_digest"])] |= {ref, *citing}
         except (KeyError, TypeError, AttributeError) as error:
             raise BadInputError("resolved claims or verify report", f"a run or entry lacks {error}: "
                                 "expected the output of evidence.claims / evidence.verify") from None
@@ -298,29 +298,24 @@ class _Audit:
                          f"Claim {claim_id} pools runs trained on {len(variants)} different data "
                          f"splits ({sizes} runs each), so its runs did not see the same held-out data.",
                          claims=[claim_id], runs=[r for v in variants.values() for r in v])
-        by_config: dict[DataConfig, list[str]] = defaultdict(list)
+        by_params: dict[str, list[str]] = defaultdict(list)
         for run_id, d in data.items():
-            if run_id in unpinned:
-                continue
-            try:
-                config = DataConfig.from_mapping({**d, "shuffle_labels": False}, f"runs/{run_id}/spec.json")
-            except BadInputError as error:
-                self.add("splits", f"unchecked-{run_id}", "warning", f"The splits of run {run_id} "
-                         f"cannot be checked for overlap: {error.message}.",
-                         claims=self.run_claims[run_id], runs=[run_id])
-                continue
-            by_config[config].append(run_id)
-        for config, run_ids in sorted(by_config.items(), key=lambda item: repr(item[0])):
-            self._split_overlap(config, run_ids, data)
+            if run_id not in unpinned:
+                by_params[json.dumps({k: d.get(k) for k in ("dataset", "split_seed", "fractions")},
+                                     sort_keys=True)].append(run_id)
+        for params, run_ids in sorted(by_params.items()):
+            self._split_overlap(json.loads(params), run_ids, data)
 
-    def _split_overlap(self, config: DataConfig, run_ids: list[str], data: Mapping[str, Any]) -> None:
-        name = f"{config.dataset}-seed{config.split_seed}-{digest_json(config.split_params())[:8]}"
+    def _split_overlap(self, params: dict[str, Any], run_ids: list[str], data: Mapping[str, Any]) -> None:
+        """Duplicate samples across splits (loaded once per data config) and drift of the data itself."""
+        name = f"{params['dataset']}-seed{params['split_seed']}-{digest_json(params)[:8]}"
         claims = self.claims_of(run_ids)
         try:
+            config = DataConfig.from_mapping(params, f"runs/{run_ids[0]}/spec.json")
             digests, overlap, sizes = _split_facts(config)
             current_raw = raw_digest(config.dataset)
-        except (EvidenceError, OSError, ImportError) as error:
-            self.add("splits", f"unchecked-{name}", "warning", f"The {config.dataset} splits of "
+        except (EvidenceError, OSError, ImportError, TypeError, ValueError) as error:
+            self.add("splits", f"unchecked-{name}", "warning", f"The {params['dataset']} splits of "
                      f"{_runs_word(len(run_ids))} cannot be loaded to check them for overlap: {error}.",
                      claims=claims, runs=run_ids)
             return
@@ -346,7 +341,7 @@ class _Audit:
         for run_id in self.present():
             results = self.read(run_id, "results.json")
             evaluations = results.get("evaluations", []) if isinstance(results, Mapping) else []
-            bad = [dict(e) for e in evaluations if e.get("split") == "test"
+            bad = [dict(e) for e in evaluations if isinstance(e, Mapping) and e.get("split") == "test"
                    and (e.get("purpose") in _LEAKY_PURPOSES or e.get("when") == "every_epoch")]
             if bad:
                 leaks[run_id] = bad
@@ -396,13 +391,14 @@ class _Audit:
         """A claim is disclosed when verify does not back it; a correctly predicted null is info."""
         for claim_id, claim in sorted(self.claims.items()):
             label, predicate = claim.get("classification"), claim.get("predicate")
-            supported = claim.get("supported", predicate["holds"] if predicate else label in (None, "effect"))
+            supported = claim.get("supported", predicate.get("holds") if predicate else
+                                  label in (None, "effect"))
             runs = [r["run_id"] for r in claim.get("runs", [])]
             because = f"verify classified {claim.get('ref')} as {label}"
             detail = {"classification": label, "predicate": predicate, "reason": claim.get("reason"),
                       "seeds_needed": claim.get("seeds_needed")}
             if not supported:
-                why = f"its predicate fails ({predicate['detail']})" if predicate else \
+                why = f"its predicate fails ({predicate.get('detail')})" if predicate else \
                     "it states a finding without a predicate"
                 self.add("claim_status", claim_id, "serious", f"Claim {claim_id} is not supported by its "
                          f"evidence: {why} and {because}.", claims=[claim_id], runs=runs, **detail)
@@ -446,7 +442,8 @@ class _Audit:
             runs = [r["run_id"] for r in claim.get("runs", []) if self.run_path(r["run_id"])]
             for run_id in runs:
                 prov = self.read(run_id, "provenance.json")
-                env = prov.get("environment", {}) if isinstance(prov, Mapping) else {}
+                env = prov.get("environment") if isinstance(prov, Mapping) else None
+                env = env if isinstance(env, dict) else {}
                 for key, value in environment_fingerprint(env).items():
                     flat = value.items() if isinstance(value, Mapping) else [(None, value)]
                     for sub, item in flat:
@@ -517,7 +514,7 @@ class _Audit:
                          "it was built from")
         if parts:
             self.add("stale_artifact", f"{kind}-{name}", "serious",
-                     f"{kind.capitalize()} {name!r} is older than its evidence: {'; '.join(parts)}.",
+                     f"{kind.capitalize()} {name!r} no longer matches its evidence: {'; '.join(parts)}.",
                      claims=citing | self.claims_of(runs | now), runs=runs ^ now, sidecar=rel(sidecar),
                      stale=stale, untrained=untrained, added_runs=now - runs, dropped_runs=runs - now)
 
@@ -548,18 +545,19 @@ def audit(project: Project, resolved_claims: Mapping[str, Any], verify_report: M
     ``min_seeds`` applies to aggregates and to comparisons that do not record their own.
     """
     state = _Audit(project, resolved_claims, verify_report, min_seeds)
-    state.rederivable()
-    state.obsolete()
-    state.integrity()
-    state.splits()
-    state.test_in_selection()
-    state.seeds()
-    state.claim_status()
-    state.git()
-    state.environment()
-    state.artifacts()
-    state.hand_typed(hand_typed)
-    state.waivers(waivers)
+    checks = {"rederivable": state.rederivable, "obsolete_runs": state.obsolete, "integrity": state.integrity,
+              "splits": state.splits, "test_in_selection": state.test_in_selection, "seeds": state.seeds,
+              "claim_status": state.claim_status, "git": state.git, "environment": state.environment,
+              "stale_artifact": state.artifacts, "hand_typed": lambda: state.hand_typed(hand_typed),
+              "waiver": lambda: state.waivers(waivers)}
+    for name in CHECKS:
+        try:
+            checks[name]()
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, EvidenceError) as error:
+            # an audit that stops is a build that is blocked: disclose the gap instead
+            state.add(name, "incomplete", "serious", f"The {name} check could not finish "
+                      f"({type(error).__name__}: {error}), so its findings may be missing.",
+                      error=repr(error))
     return sorted(state.findings.values(), key=_order)
 
 

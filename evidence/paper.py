@@ -74,7 +74,8 @@ def helpers(inputs: PaperInputs, *, link_root: str = "") -> dict[str, Callable[.
 
     def disclosures(name: str) -> str:
         _lookup("claim", inputs.claims, name)
-        found = [d for d in inputs.disclosures if name in d.get("claims", [])]
+        found = [d for d in inputs.disclosures
+                 if d.get("scope", "claim") == "claim" and name in d.get("claims", [])]
         return "\n".join(f"> **Disclosure ({SEVERITY_MARK.get(d['severity'], d['severity'])}):** "
                          f"{escape(d['message'])}" for d in found)
 

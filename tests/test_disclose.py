@@ -371,11 +371,19 @@ def test_outputs_validate_and_are_byte_identical_on_a_rerun(trained: Path, tmp_p
     assert str(tmp_path) not in text and str(trained) not in js.read_text("utf-8")
 
 
-def test_only_malformed_input_raises(trained: Path) -> None:
-    project, _, report = inputs(trained)
+def test_only_malformed_input_raises(trained: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project, resolved, report = inputs(trained)
     with pytest.raises(BadInputError, match="claims"):
         disclose.audit(project, {"claims": "not a list"}, report)
     with pytest.raises(BadInputError, match="id"):
         disclose.audit(project, {"claims": [{"statement": "no id"}]}, report)
     # an empty project with no runs, no report entries and no figures audits to nothing
     assert disclose.audit(project, {"claims": []}, {}) == []
+
+    # a check that cannot finish is disclosed as a gap, not raised: the build goes on
+    def broken(env: Any) -> Any:
+        raise ValueError("unreadable environment record")
+
+    monkeypatch.setattr(disclose, "environment_fingerprint", broken)
+    gap = by_id(disclose.audit(project, resolved, report))["environment:incomplete"]
+    assert gap.severity == "serious" and gap.scope == "project" and "unreadable" in gap.message

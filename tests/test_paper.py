@@ -1,0 +1,72 @@
+"""Paper rendering: numbers only through references, unknown references fail, text is escaped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evidence.errors import BadInputError
+from evidence.paper import PaperInputs, markdown_to_html, render_markdown
+
+
+def inputs(tmp_path: Path, statement: str = "Accuracy is 97.0%.") -> PaperInputs:
+    table = tmp_path / "table.md"
+    table.write_text("| Model | Acc |\n|---|---|\n| A | 97.0 |\n")
+    claim: dict[str, Any] = {"formatted": "97.0%", "ci_formatted": "[96.0%, 98.0%]", "n": 5,
+                             "statement": statement, "supported": True}
+    return PaperInputs(
+        claims={"acc": claim, "weak": {**claim, "supported": False}},
+        figures={"fig": {"caption": "Accuracy <by> seed", "images": {"png": "figures/fig/figure.png"},
+                         "sidecar": "figures/fig/figure.provenance.json",
+                         "source_data": "figures/fig/source_data.csv"}},
+        tables={"tab": {"caption": "Results", "markdown": str(table),
+                        "sidecar": "tables/tab/table.provenance.json",
+                        "source_data": "tables/tab/source_data.csv"}},
+        disclosures=[{"severity": "warning", "message": "only <5> seeds", "claims": ["weak"]}],
+        title="T & U")
+
+
+def render(tmp_path: Path, text: str, **kwargs: Any) -> str:
+    source = tmp_path / "paper.md.j2"
+    source.write_text(text)
+    return render_markdown(source, inputs(tmp_path, **kwargs))
+
+
+def test_helpers_render_claims_figures_tables_and_disclosures(tmp_path: Path) -> None:
+    out = render(tmp_path, "# {{ title }}\n\n{{ claim('acc') }} {{ ci('acc') }} n={{ n('acc') }}\n\n"
+                           "{{ statement('weak') }}\n\n{{ figure('fig') }}\n\n{{ table('tab') }}\n")
+    assert "# T &amp; U" in out
+    assert "97.0% [96.0%, 98.0%] n=5" in out
+    assert "*(not supported by its evidence; see below)*" in out
+    assert "> **Disclosure (warning):** only &lt;5&gt; seeds" in out
+    assert "![Accuracy &lt;by&gt; seed](figures/fig/figure.png)" in out
+    assert "[provenance](figures/fig/figure.provenance.json)" in out
+    assert "[source data](tables/tab/source_data.csv)" in out and "| A | 97.0 |" in out
+
+
+@pytest.mark.parametrize(("text", "message", "line"), [
+    ("ok\n\n{{ claim('nope') }}\n", r"unknown claim 'nope' \(known: acc, weak\)", 3),
+    ("{{ figure('missing') }}", "unknown figure 'missing'", 1),
+    ("line\n{{ table('x') }}", "unknown table 'x'", 2),
+    ("{{ claims.acc }}", "undefined name", 1),
+])
+def test_unknown_references_fail_naming_them(tmp_path: Path, text: str, message: str, line: int) -> None:
+    with pytest.raises(BadInputError, match=message) as caught:
+        render(tmp_path, text)
+    assert caught.value.path.endswith(f"paper.md.j2:{line}")
+
+
+def test_syntax_error_names_the_line(tmp_path: Path) -> None:
+    with pytest.raises(BadInputError, match="template syntax error") as caught:
+        render(tmp_path, "a\n{{ claim('acc' }}\n")
+    assert caught.value.path.endswith(":2")
+
+
+def test_user_text_cannot_inject_html(tmp_path: Path) -> None:
+    evil = "Accuracy <script>alert(1)</script> & <img src=x onerror=alert(2)>"
+    page = markdown_to_html(render(tmp_path, "{{ statement('acc') }}\n", statement=evil), "<b>T</b>")
+    assert "<script>" not in page and "<img src=x" not in page
+    assert "&lt;script&gt;" in page
+    assert "<title>&lt;b&gt;T&lt;/b&gt;</title>" in page
