@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -210,7 +209,12 @@ class RunStore:
         return None
 
     def fsck_run(self, run_id: str) -> list[Finding]:
-        """Full check of one run: every digest, no extra files, read-only files."""
+        """Full check of one run: every digest and no extra files.
+
+        Permissions are not checked: sealing makes files read-only as a guard against accidents,
+        but git does not keep that bit, so a fresh clone of committed evidence is writable and
+        still intact. Integrity is the digests.
+        """
         run_path = self.path(run_id)
         manifest, finding = self._manifest(run_path, run_id)
         if finding or manifest is None:
@@ -226,9 +230,6 @@ class RunStore:
             if actual != entry["digest"]:
                 findings.append(Finding(run_id, name, f"digest {actual[:16]} differs from "
                                         f"recorded {entry['digest'][:16]} (modified or bit rot)"))
-            if path.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
-                findings.append(Finding(run_id, name, "file is writable (sealed files are "
-                                        "read-only)"))
         present = {p.relative_to(run_path).as_posix() for p in run_path.rglob("*") if p.is_file()}
         for extra in sorted(present - set(listed) - {MANIFEST}):
             findings.append(Finding(run_id, extra, "file is not in the manifest"))

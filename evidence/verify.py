@@ -1,10 +1,11 @@
 """``doit verify``: is this number a bug, a real effect, or noise?
 
 A paper's comparisons ("the CNN beats the MLP") are declared once, in ``comparisons.toml`` at
-the project root (schema ``comparisons``), by *selection* (experiment + filters), never by run
-id. ``doit verify`` reads the sealed runs' results.json and writes ``build/verify/report.json``
-(schema ``verify_report``, the numbers claims cite as ``verify:<id>``, ``aggregate:<id>`` and
-``expected_max:<id>``) and ``build/verify/summary.md``, then prints the summary.
+the project root (schema ``comparisons``; parsed by :mod:`evidence.comparisons`), by
+*selection* (experiment + filters), never by run id. ``doit verify`` reads the sealed runs'
+results.json and writes ``build/verify/report.json`` (schema ``verify_report``, the numbers
+claims cite as ``verify:<id>``, ``aggregate:<id>`` and ``expected_max:<id>``) and
+``build/verify/summary.md``, then prints the summary.
 
 Why it is built this way:
 
