@@ -6,7 +6,7 @@ targets. ``doit list`` shows them; ``doit`` alone trains.
 
 from pathlib import Path
 
-from evidence import deliver, figure_tasks, tasks, verify
+from evidence import deliver, figure_tasks, tasks, verify_tasks
 from evidence.project import Project
 
 PROJECT = Project.at(Path(__file__).parent)
@@ -25,7 +25,7 @@ def task_fsck():  # type: ignore[no-untyped-def]
 
 def task_verify():  # type: ignore[no-untyped-def]
     """Classify every comparison of comparisons.toml: effect, noise, insufficient evidence or bug."""
-    return verify.task_verify(PROJECT)
+    return verify_tasks.task_verify(PROJECT)
 
 
 def task_figures():  # type: ignore[no-untyped-def]

@@ -22,13 +22,15 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
-from evidence.classify import Claim
 from evidence.errors import BadInputError
 from evidence.project import Project
 from evidence.schema import validate
 from evidence.select import SPEC_FILTERS, Selection, specs_of
+
+#: Which way a comparison is claimed to go (the same values as :data:`evidence.classify.Claim`).
+Claim = Literal["a_better", "b_better", "differ"]
 
 COMPARISONS_FILE = "comparisons.toml"
 

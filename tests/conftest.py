@@ -50,7 +50,7 @@ config = { hidden = 32 }
 DODO = '''
 from pathlib import Path
 
-from evidence import figure_tasks, tasks, verify
+from evidence import figure_tasks, tasks, verify_tasks
 from evidence.project import Project
 
 PROJECT = Project.at(Path(__file__).parent)
@@ -69,7 +69,7 @@ def task_fsck():
 
 def task_verify():
     """Classify every comparison of comparisons.toml."""
-    return verify.task_verify(PROJECT)
+    return verify_tasks.task_verify(PROJECT)
 
 
 def task_figures():

@@ -5,7 +5,7 @@ Keep this file thin: the engine's task builders know the dependencies.
 
 from pathlib import Path
 
-from evidence import deliver, figure_tasks, tasks, verify
+from evidence import deliver, figure_tasks, tasks, verify_tasks
 from evidence.project import Project
 
 PROJECT = Project.at(Path(__file__).parent)
@@ -24,7 +24,7 @@ def task_fsck():  # type: ignore[no-untyped-def]
 
 def task_verify():  # type: ignore[no-untyped-def]
     """Classify every comparison of comparisons.toml: effect, noise, insufficient evidence or bug."""
-    return verify.task_verify(PROJECT)
+    return verify_tasks.task_verify(PROJECT)
 
 
 def task_figures():  # type: ignore[no-untyped-def]
