@@ -10,7 +10,7 @@ from evidence import deliver, figure_tasks, tasks, verify_tasks
 from evidence.project import Project
 
 PROJECT = Project.at(Path(__file__).parent)
-DOIT_CONFIG = tasks.doit_config(PROJECT)
+DOIT_CONFIG = tasks.doit_config(PROJECT, default_tasks=["deliver"])
 
 
 def task_train():  # type: ignore[no-untyped-def]

@@ -167,6 +167,15 @@ def cmd_repro(args: argparse.Namespace) -> int:
     return 0 if result["reproduced"] else 1
 
 
+def cmd_why(args: argparse.Namespace) -> int:
+    """Say why a task would rebuild: which input changed (old and new), or which run is missing."""
+    from evidence.why import why
+
+    for line in why(_project(args), args.task):
+        print(line)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evidence", description=__doc__.splitlines()[0])
     parser.add_argument("--project", default=".", help="project root (default: .)")
@@ -186,6 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("folder")
     init.set_defaults(func=cmd_init)
     sub.add_parser("schemas", help=cmd_schemas.__doc__).set_defaults(func=cmd_schemas)
+    why = sub.add_parser("why", help=cmd_why.__doc__)
+    why.add_argument("task", help="a doit task name, e.g. train:digits/cnn-s0 or figures:test_accuracy/render")
+    why.set_defaults(func=cmd_why)
     repro = sub.add_parser("repro", help=cmd_repro.__doc__)
     which = repro.add_mutually_exclusive_group()
     which.add_argument("--presentation", action="store_true",

@@ -1,0 +1,38 @@
+"""`evidence why`: the reason a task would rebuild, in the user's terms."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import doit
+
+from evidence.why import differences
+
+
+def test_differences_name_each_changed_leaf() -> None:
+    old = {"config": {"lr": 0.1, "hidden": 32}, "seed": 0, "engine_digest": "a" * 64}
+    new = {"config": {"lr": 0.1, "hidden": 24, "dropout": 0.2}, "seed": 0, "engine_digest": "b" * 64}
+    assert list(differences(old, new)) == [
+        "config.dropout: added (0.2)", "config.hidden: 32 -> 24",
+        "engine_digest: aaaaaaaaaaaa… -> bbbbbbbbbbbb…"]
+
+
+def why(root: Path, task: str) -> str:
+    return subprocess.run([sys.executable, "-m", "evidence.cli", "why", task], cwd=root,
+                          capture_output=True, text=True, check=True).stdout
+
+
+def test_why_a_train_task_would_rebuild(make_project: Callable[..., Path]) -> None:
+    root = make_project()
+    assert "no sealed run of tiny/wide-s0" in why(root, "train:tiny/wide-s0")
+    assert doit(root, "train").returncode == 0
+    assert why(root, "train:tiny/wide-s0").startswith("up to date: sealed run runs/")
+    path = root / "experiments/tiny.toml"
+    path.write_text(path.read_text().replace("config = { hidden = 32 }", "config = { hidden = 24 }"))
+    text = why(root, "train:tiny/wide-s0")
+    assert "would train: the key changed since runs/" in text
+    assert "config.hidden: 32 -> 24" in text
+    assert "up to date" in why(root, "train:tiny/small-s0")
