@@ -196,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     init.set_defaults(func=cmd_init)
     sub.add_parser("schemas", help=cmd_schemas.__doc__).set_defaults(func=cmd_schemas)
     why = sub.add_parser("why", help=cmd_why.__doc__)
-    why.add_argument("task", help="a doit task name, e.g. train:digits/cnn-s0 or figures:test_accuracy/render")
+    why.add_argument("task", help="a doit task, e.g. train:digits/cnn-s0 or figures:test_accuracy/render")
     why.set_defaults(func=cmd_why)
     repro = sub.add_parser("repro", help=cmd_repro.__doc__)
     which = repro.add_mutually_exclusive_group()

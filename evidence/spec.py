@@ -9,7 +9,13 @@ that determines its result, computed *before* anything trains:
   modules it imports),
 * the digest of the engine's numerical code (training loop and data preparation),
 * the resolved config, the data identity (raw file digest, split parameters, split digests,
-  label shuffling), the seed, the world size and the protocol version.
+  label shuffling), the seed, the world size and the protocol version,
+* the device kind when it is not the CPU (``"device": "cuda"``): GPU kernels round differently,
+  so a GPU run is a different run; CPU identities carry no device field, so their keys are
+  unchanged.
+
+The world size is part of the key because a run trained by N processes splits every batch N
+ways and all-reduces the gradients: mathematically the same step, numerically another one.
 
 Names (experiment, variant, label) are *not* part of the key: two experiments that declare the
 same run share one sealed result. Checkpoint cadence is not part of it either: resuming is
@@ -195,6 +201,8 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
     checkpoint = {**DEFAULT_CHECKPOINT, **raw.get("checkpoint", {})}
     smoke = {**DEFAULT_SMOKE, **raw.get("smoke", {})}
     execution = {"checkpoint": checkpoint, "smoke": smoke, "threads": raw.get("threads", 1)}
+    world_size = int(raw.get("world_size", 1))
+    device = str(raw.get("device", "cpu"))
     specs: list[RunSpec] = []
     digests: dict[str, str] = {}
     identities: dict[DataConfig, dict[str, Any]] = {}
@@ -225,8 +233,10 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
                     "config": config,
                     "data": identities[data_cfg],
                     "seed": seed,
-                    "world_size": 1,
+                    "world_size": world_size,
                 }
+                if device != "cpu":  # CPU identities keep their shape (and their keys)
+                    identity["device"] = device
                 specs.append(RunSpec(experiment=experiment, label=label, group=group,
                                      variant=variant["name"], role=variant.get("role", "model"),
                                      identity=identity, execution=execution))
