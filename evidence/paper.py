@@ -76,8 +76,8 @@ def helpers(inputs: PaperInputs, *, link_root: str = "") -> dict[str, Callable[.
         _lookup("claim", inputs.claims, name)
         found = [d for d in inputs.disclosures
                  if d.get("scope", "claim") == "claim" and name in d.get("claims", [])]
-        return "\n".join(f"> **Disclosure ({SEVERITY_MARK.get(d['severity'], d['severity'])}):** "
-                         f"{escape(d['message'])}" for d in found)
+        return "\n\n".join(f"> **Disclosure ({SEVERITY_MARK.get(d['severity'], d['severity'])}):** "
+                             f"{escape(d['message'])}" for d in found)
 
     def statement(name: str) -> str:
         resolved = _lookup("claim", inputs.claims, name)
@@ -97,9 +97,8 @@ def helpers(inputs: PaperInputs, *, link_root: str = "") -> dict[str, Callable[.
     def table(name: str) -> str:
         entry = _lookup("table", inputs.tables, name)
         base = f"{link_root}tables/{name}/"
-        body = Path(entry["markdown"]).read_text("utf-8").strip()
-        caption = escape(entry.get("caption", ""))
-        return (f"{body}\n\n*Table {escape(name)}.* {caption} "
+        body = Path(entry["markdown"]).read_text("utf-8").strip()  # carries its own caption line
+        return (f"{body}\n\n*Table {escape(name)}:* "
                 f"[provenance]({base}{Path(entry['sidecar']).name}) · "
                 f"[source data]({base}{Path(entry['source_data']).name})")
 

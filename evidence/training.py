@@ -9,6 +9,12 @@ and the data order of epoch ``e`` is a permutation drawn from ``default_rng([see
 pure function of the seed and the epoch. Resume is bit-identical because a checkpoint holds all
 mutable state (weights, optimizer and scheduler state, every RNG, the position inside the
 epoch and the running loss sum) and nothing else influences the next step.
+
+Scale-out hooks leave the single-process path untouched: batches and evaluation inputs move to
+the model's device (a no-op on the CPU, where ``Tensor.to`` returns the tensor itself), and
+:func:`run_epochs` takes the step function as a parameter so that a distributed run can replace
+it (see :mod:`evidence.distributed`) while the loop, the batch order and the RNG use stay the
+same code.
 """
 
 from __future__ import annotations
@@ -105,15 +111,23 @@ class Progress:
                    initial_loss=raw["initial_loss"])
 
 
+def model_device(model: torch.nn.Module) -> torch.device:
+    """Where the model's parameters live (the CPU for a model without parameters)."""
+    for parameter in model.parameters():
+        return parameter.device
+    return torch.device("cpu")
+
+
 @torch.no_grad()
 def predict(recipe: Recipe, split: Split) -> torch.Tensor:
-    """Model outputs for a whole split, in evaluation mode, in fixed-size batches."""
+    """Model outputs for a whole split, in evaluation mode, in fixed-size batches (on the CPU)."""
     was_training = recipe.model.training
     recipe.model.eval()
+    device = model_device(recipe.model)
     x = torch.from_numpy(split.x)
-    outputs = [recipe.model(x[i:i + EVAL_BATCH]) for i in range(0, len(x), EVAL_BATCH)]
+    outputs = [recipe.model(x[i:i + EVAL_BATCH].to(device)) for i in range(0, len(x), EVAL_BATCH)]
     recipe.model.train(was_training)
-    return torch.cat(outputs)
+    return torch.cat(outputs).cpu()
 
 
 def evaluate(recipe: Recipe, split: Split) -> dict[str, float]:
@@ -139,6 +153,8 @@ def prediction_diagnostics(recipe: Recipe, split: Split) -> dict[str, float]:
 
 
 def train_step(recipe: Recipe, x: torch.Tensor, y: torch.Tensor) -> float:
+    device = model_device(recipe.model)
+    x, y = x.to(device), y.to(device)
     recipe.model.train()
     recipe.optimizer.zero_grad(set_to_none=True)
     loss = recipe.loss(recipe.model(x), y)
@@ -148,13 +164,18 @@ def train_step(recipe: Recipe, x: torch.Tensor, y: torch.Tensor) -> float:
 
 
 StepHook = Callable[[Progress, int], None]
+#: One optimizer step on one global batch; returns the batch's mean loss.
+StepFn = Callable[[Recipe, torch.Tensor, torch.Tensor], float]
 
 
 def run_epochs(recipe: Recipe, data: Dataset, seed: int, progress: Progress,
-               after_step: StepHook, after_epoch: StepHook) -> Progress:
+               after_step: StepHook, after_epoch: StepHook,
+               step_fn: StepFn = train_step) -> Progress:
     """Train from ``progress`` to the last epoch, calling the hooks after every step and epoch.
 
     The hooks checkpoint, report progress and react to signals; they must not touch any RNG.
+    ``step_fn`` receives every *global* batch of the epoch's order; a distributed run passes one
+    that trains on this process's share of it and returns the loss of the whole batch.
     """
     train = data["train"]
     x_all, y_all = torch.from_numpy(train.x), torch.from_numpy(train.y)
@@ -165,7 +186,7 @@ def run_epochs(recipe: Recipe, data: Dataset, seed: int, progress: Progress,
         batches = batch_order(len(train.y), recipe.batch_size, seed, progress.epoch)
         while progress.batch < len(batches):
             index = torch.from_numpy(batches[progress.batch])
-            progress.loss_sum += train_step(recipe, x_all[index], y_all[index])
+            progress.loss_sum += step_fn(recipe, x_all[index], y_all[index])
             progress.batch += 1
             progress.step += 1
             after_step(progress, total)
