@@ -48,13 +48,19 @@ def classification_metrics(logits: torch.Tensor, targets: torch.Tensor) -> dict[
 
 
 CLASSIFICATION_DIRECTIONS = {"accuracy": "higher", "loss": "lower"}
+#: Training precisions the engine's loop supports.
+PRECISIONS = ("fp32", "bf16")
 
 
 @dataclass
 class Recipe:
     """Everything the engine needs to train and evaluate one run.
 
-    ``scheduler`` (optional) is stepped once per epoch. ``loss`` maps (outputs, targets) to a
+    ``scheduler`` (optional) is stepped once per epoch. ``batch_size`` is the batch of one
+    optimizer step; with ``grad_accum`` > 1 the engine splits it into that many micro-batches
+    and accumulates their gradients (less memory, the same effective batch), and with
+    ``precision = "bf16"`` it runs the training forward pass under bfloat16 autocast (the
+    presets of presets.toml set both through the config). ``loss`` maps (outputs, targets) to a
     scalar tensor. ``metrics`` maps the outputs and targets of a whole split to named floats,
     and ``directions`` says for each metric whether higher or lower is better.
     """
@@ -69,6 +75,8 @@ class Recipe:
     directions: dict[str, str] = field(default_factory=lambda: dict(CLASSIFICATION_DIRECTIONS))
     #: Metric used to select among configurations on the validation split.
     selection_metric: str = "accuracy"
+    grad_accum: int = 1
+    precision: str = "fp32"
 
     def check(self, source: str) -> None:
         """Check the recipe against the contract; raises TypeError/ValueError naming ``source``."""
@@ -76,8 +84,11 @@ class Recipe:
             raise TypeError(f"{source}: build() must return Recipe.model as a torch.nn.Module")
         if not isinstance(self.optimizer, torch.optim.Optimizer):
             raise TypeError(f"{source}: Recipe.optimizer must be a torch.optim.Optimizer")
-        if self.epochs < 1 or self.batch_size < 1:
-            raise ValueError(f"{source}: Recipe.epochs and batch_size must be >= 1")
+        if self.epochs < 1 or self.batch_size < 1 or self.grad_accum < 1:
+            raise ValueError(f"{source}: Recipe.epochs, batch_size and grad_accum must be >= 1")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"{source}: Recipe.precision must be one of {PRECISIONS}, got "
+                             f"{self.precision!r}")
         bad = {k: v for k, v in self.directions.items() if v not in ("higher", "lower")}
         if bad:
             raise ValueError(f"{source}: metric directions must be 'higher' or 'lower', got {bad}")

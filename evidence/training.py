@@ -30,6 +30,7 @@ import torch
 
 from evidence.data import Dataset, Split
 from evidence.recipe import Recipe
+from evidence.stopping import EarlyStopping
 
 EVAL_BATCH = 1024
 
@@ -98,17 +99,22 @@ class Progress:
     loss_sum: float = 0.0  # sum of batch losses of the current epoch (for the epoch mean)
     history: list[dict[str, Any]] = field(default_factory=list)
     initial_loss: float | None = None
+    stopping: dict[str, Any] | None = None  # early-stopping state (None: no early stopping)
 
     def to_dict(self) -> dict[str, Any]:
         return {"epoch": self.epoch, "batch": self.batch, "step": self.step,
                 "loss_sum": self.loss_sum, "history": self.history,
-                "initial_loss": self.initial_loss}
+                "initial_loss": self.initial_loss, "stopping": self.stopping}
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Progress:
         return cls(epoch=int(raw["epoch"]), batch=int(raw["batch"]), step=int(raw["step"]),
                    loss_sum=float(raw["loss_sum"]), history=list(raw["history"]),
-                   initial_loss=raw["initial_loss"])
+                   initial_loss=raw["initial_loss"], stopping=raw.get("stopping"))
+
+    @property
+    def stopped(self) -> bool:
+        return bool(self.stopping and self.stopping.get("stopped"))
 
 
 def model_device(model: torch.nn.Module) -> torch.device:
@@ -157,10 +163,34 @@ def train_step(recipe: Recipe, x: torch.Tensor, y: torch.Tensor) -> float:
     x, y = x.to(device), y.to(device)
     recipe.model.train()
     recipe.optimizer.zero_grad(set_to_none=True)
-    loss = recipe.loss(recipe.model(x), y)
-    loss.backward()
+    if recipe.grad_accum == 1 and recipe.precision == "fp32":
+        loss = recipe.loss(recipe.model(x), y)
+        loss.backward()
+        recipe.optimizer.step()
+        return float(loss.detach())
+    return _accumulated_step(recipe, x, y)
+
+
+def _accumulated_step(recipe: Recipe, x: torch.Tensor, y: torch.Tensor) -> float:
+    """One optimizer step over ``grad_accum`` micro-batches of the batch, in ``precision``.
+
+    Each micro-batch loss is weighted by its share of the batch, so the accumulated gradient is
+    that of the batch mean (for a mean-reduced loss), as in one step over the whole batch. bf16
+    runs the forward pass under autocast; weights, gradients and optimizer state stay fp32.
+    """
+    n = len(y)
+    micro = math.ceil(n / recipe.grad_accum)
+    total = 0.0
+    for start in range(0, n, micro):
+        xs, ys = x[start:start + micro], y[start:start + micro]
+        with torch.autocast(device_type=xs.device.type, dtype=torch.bfloat16,
+                            enabled=recipe.precision == "bf16"):
+            loss = recipe.loss(recipe.model(xs), ys)
+        weight = len(ys) / n
+        (loss.float() * weight).backward()
+        total += float(loss.detach()) * weight
     recipe.optimizer.step()
-    return float(loss.detach())
+    return total
 
 
 StepHook = Callable[[Progress, int], None]
@@ -170,19 +200,21 @@ StepFn = Callable[[Recipe, torch.Tensor, torch.Tensor], float]
 
 def run_epochs(recipe: Recipe, data: Dataset, seed: int, progress: Progress,
                after_step: StepHook, after_epoch: StepHook,
-               step_fn: StepFn = train_step) -> Progress:
+               step_fn: StepFn = train_step, stopper: EarlyStopping | None = None) -> Progress:
     """Train from ``progress`` to the last epoch, calling the hooks after every step and epoch.
 
     The hooks checkpoint, report progress and react to signals; they must not touch any RNG.
     ``step_fn`` receives every *global* batch of the epoch's order; a distributed run passes one
     that trains on this process's share of it and returns the loss of the whole batch.
+    With ``stopper``, the early-stopping state is updated from each epoch's validation metrics
+    before ``after_epoch`` (so a checkpoint holds it) and training ends once it says stop.
     """
     train = data["train"]
     x_all, y_all = torch.from_numpy(train.x), torch.from_numpy(train.y)
     if progress.initial_loss is None:
         progress.initial_loss = float(evaluate(recipe, train).get("loss", float("nan")))
     total = recipe.epochs * steps_per_epoch(len(train.y), recipe.batch_size)
-    while progress.epoch < recipe.epochs:
+    while progress.epoch < recipe.epochs and not progress.stopped:
         batches = batch_order(len(train.y), recipe.batch_size, seed, progress.epoch)
         while progress.batch < len(batches):
             index = torch.from_numpy(batches[progress.batch])
@@ -199,6 +231,8 @@ def run_epochs(recipe: Recipe, data: Dataset, seed: int, progress: Progress,
         progress.epoch += 1
         progress.batch = 0
         progress.loss_sum = 0.0
+        if stopper is not None:
+            progress.stopping = stopper.update(progress.stopping, row, progress.epoch)
         after_epoch(progress, total)
     return progress
 

@@ -1,7 +1,8 @@
 """A small convolutional network on the 8x8 digit images.
 
 Two 3x3 convolutions with max pooling, then a linear classifier. Config keys: ``channels``,
-``dropout``, ``lr``, ``momentum``, ``weight_decay``, ``epochs``, ``batch_size``.
+``dropout``, ``lr``, ``momentum``, ``weight_decay``, ``epochs``, ``batch_size``,
+``grad_accum``, ``precision``.
 """
 
 from __future__ import annotations
@@ -35,4 +36,5 @@ def build(config: dict[str, Any], data: DataInfo) -> Recipe:
     epochs = int(config["epochs"])
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
     return Recipe(model=model, optimizer=optimizer, scheduler=scheduler, epochs=epochs,
-                  batch_size=int(config["batch_size"]))
+                  batch_size=int(config["batch_size"]), grad_accum=int(config.get("grad_accum", 1)),
+                  precision=str(config.get("precision", "fp32")))

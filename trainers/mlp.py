@@ -1,7 +1,8 @@
 """A multilayer perceptron on the flattened 8x8 digit images.
 
 Config keys: ``hidden`` (units per hidden layer), ``layers`` (hidden layers, default 1),
-``dropout``, ``lr``, ``momentum``, ``weight_decay``, ``epochs``, ``batch_size``.
+``dropout``, ``lr``, ``momentum``, ``weight_decay``, ``epochs``, ``batch_size``,
+``grad_accum``, ``precision``.
 """
 
 from __future__ import annotations
@@ -28,4 +29,5 @@ def build(config: dict[str, Any], data: DataInfo) -> Recipe:
     epochs = int(config["epochs"])
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
     return Recipe(model=model, optimizer=optimizer, scheduler=scheduler, epochs=epochs,
-                  batch_size=int(config["batch_size"]))
+                  batch_size=int(config["batch_size"]), grad_accum=int(config.get("grad_accum", 1)),
+                  precision=str(config.get("precision", "fp32")))
