@@ -50,36 +50,13 @@ config = { hidden = 32 }
 DODO = '''
 from pathlib import Path
 
-from evidence import figure_tasks, tasks, verify_tasks
 from evidence.project import Project
+from evidence.taskset import standard_tasks
+from evidence.tasks import doit_config
 
 PROJECT = Project.at(Path(__file__).parent)
-DOIT_CONFIG = tasks.doit_config(PROJECT)
-
-
-def task_train():
-    """Train every run that is not already sealed."""
-    return tasks.task_train(PROJECT)
-
-
-def task_fsck():
-    """Re-hash every sealed run."""
-    return tasks.task_fsck(PROJECT)
-
-
-def task_verify():
-    """Classify every comparison of comparisons.toml."""
-    return verify_tasks.task_verify(PROJECT)
-
-
-def task_figures():
-    """Runs -> source_data.csv -> figure + provenance sidecar."""
-    return figure_tasks.task_figures(PROJECT)
-
-
-def task_tables():
-    """Runs -> source_data.csv -> table + provenance sidecar."""
-    return figure_tasks.task_tables(PROJECT)
+DOIT_CONFIG = doit_config(PROJECT)
+globals().update(standard_tasks(PROJECT))
 '''
 
 
