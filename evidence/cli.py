@@ -176,6 +176,33 @@ def cmd_why(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """Pack sealed runs (ids, or --experiment NAME) into a deterministic .tar.gz with ARCHIVE.json."""
+    from evidence.federation import export_runs, select_runs
+
+    project = _project(args)
+    if not args.run_ids and not args.experiment:
+        raise EvidenceError("name run ids or --experiment NAME", hint="see `evidence status`")
+    archive = export_runs(project, select_runs(project, args.run_ids, args.experiment),
+                          Path(args.output))
+    for run in archive["runs"]:
+        print(f"exported runs/{run['run_id']} ({run['experiment']}/{run['label']})")
+    print(f"{args.output}: {len(archive['runs'])} run(s)")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Import runs sealed elsewhere (folder or archive): verify digests, identity and by load."""
+    from evidence.federation import import_source
+
+    report = import_source(_project(args), Path(args.source), accept_any=args.any)
+    for line in report.lines:
+        print(line)
+    print(f"import: {len(report.imported)} imported, {len(report.skipped)} already present, "
+          f"{len(report.rejected)} rejected")
+    return 1 if report.rejected else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evidence", description=__doc__.splitlines()[0])
     parser.add_argument("--project", default=".", help="project root (default: .)")
@@ -185,6 +212,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seconds without a heartbeat before a live run counts as stalled")
     status.set_defaults(func=cmd_status)
     sub.add_parser("fsck", help=cmd_fsck.__doc__).set_defaults(func=cmd_fsck)
+    export = sub.add_parser("export", help=cmd_export.__doc__)
+    export.add_argument("run_ids", nargs="*", help="sealed run ids")
+    export.add_argument("--experiment", help="every sealed run of experiments/NAME.toml")
+    export.add_argument("-o", "--output", required=True, help="archive to write (.tar.gz)")
+    export.set_defaults(func=cmd_export)
+    imp = sub.add_parser("import", help=cmd_import.__doc__)
+    imp.add_argument("source", help="an archive written by `evidence export`, or a folder of runs")
+    imp.add_argument("--any", action="store_true",
+                     help="also accept runs whose identity no experiment of this project declares")
+    imp.set_defaults(func=cmd_import)
     rerun = sub.add_parser("rerun", help=cmd_rerun.__doc__)
     rerun.add_argument("pattern", help="task name or glob, e.g. 'digits/cnn-*'")
     rerun.set_defaults(func=cmd_rerun)

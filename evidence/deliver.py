@@ -9,9 +9,15 @@ The chain, each step a doit task with exact dependencies:
   compile error, unless an explicit waiver in EVIDENCE.json says why;
 * ``disclose``: audits the evidence behind every claim -> DISCLOSURES.md and
   disclosures.json; it discloses and never blocks;
+* ``compute``: the compute and cost ledger of every sealed run -> ``build/compute/compute.json``
+  and ``compute.md`` (:mod:`evidence.ledger`; the paper cites it with ``compute_statement()`` and
+  ``compute_table()``);
 * ``paper``: the Jinja2 sources -> Markdown and HTML in ``build/deliver/``;
+* ``exports``: W3C PROV-JSON (``prov.json``) and an RO-Crate (``ro-crate-metadata.json``) of the
+  deliverable, each validated (:mod:`evidence.provexport`);
 * ``deliver``: assembles the deliverable folder (paper, figures, tables, claims, verify report,
-  disclosures, reconcile report) with a manifest of every file's digest and prints a summary.
+  disclosures, reconcile report, compute ledger, provenance exports) with a manifest of every
+  file's digest and prints a summary.
 """
 
 from __future__ import annotations
@@ -207,7 +213,23 @@ def paper_inputs(project: Project) -> Any:
               for t in table_index(project) if t["built"]}
     return PaperInputs(claims={c["id"]: c for c in resolved["claims"]}, figures=figures,
                        tables=tables, disclosures=disclosures["findings"],
-                       title=resolved.get("title", ""))
+                       title=resolved.get("title", ""), extra=compute_helpers(project))
+
+
+def compute_helpers(project: Project) -> dict[str, Any]:
+    """``compute_statement()`` and ``compute_table()`` for the paper, from the compute ledger."""
+    from evidence import ledger
+
+    path = ledger.compute_dir(project) / "compute.json"
+    doc = _read_json(path) if path.is_file() else None
+
+    def need() -> Any:
+        if doc is None:
+            raise BadInputError(path, "the compute ledger is missing", hint="run `doit deliver`")
+        return doc
+
+    return {"compute_statement": lambda: ledger.statement(need()),
+            "compute_table": lambda: ledger.experiment_table(need())}
 
 
 def paper_action(project_root: str) -> TaskFailed | None:
@@ -250,12 +272,72 @@ def _copy_presentation(project: Project, inputs: Any, out: Path) -> None:
                     shutil.copy2(path, target / path.name)
 
 
+# -- compute, exports ------------------------------------------------------------------------
+
+
+def compute_action(project_root: str) -> TaskFailed | None:
+    from evidence import ledger
+
+    project = Project.at(project_root)
+    try:
+        doc = ledger.write_ledger(project)
+    except EvidenceError as error:
+        return TaskFailed(str(error))
+    total = doc["total"]
+    print(f"compute: {total['runs']} runs, {ledger.hours_text(doc, total['device_hours'])}, "
+          f"cost {ledger.cost_text(total['cost'])} -> {project.relative(ledger.compute_dir(project))}/")
+    return None
+
+
+def exports_action(project_root: str) -> TaskFailed | None:
+    from evidence import provexport
+
+    project = Project.at(project_root)
+    assemble(project)
+    try:
+        prov_path, crate_path = provexport.export(project, deliver_dir(project))
+    except EvidenceError as error:
+        return TaskFailed(str(error))
+    print(f"exports: {project.relative(prov_path)} (PROV-JSON, valid) and {project.relative(crate_path)} "
+          "(RO-Crate, Process Run Crate profile, read back)")
+    return None
+
+
+class PricesUnchanged:
+    """doit uptodate check: which prices are stale today is what it was at the last success."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+        from evidence.prices import load_prices, stale_prices
+
+        try:
+            current = [p["key"] for p in stale_prices(load_prices(self.project))]
+        except EvidenceError:
+            current = ["(unreadable)"]
+        task.value_savers.append(lambda: {"stale_prices": current})
+        return bool(values.get("stale_prices") == current)
+
+
 # -- deliver ---------------------------------------------------------------------------------
 
 
 def package_action(project_root: str) -> TaskFailed | None:
     """Assemble the deliverable, write its manifest and print the one-screen summary."""
     project = Project.at(project_root)
+    out = assemble(project)
+    files = {p.relative_to(out).as_posix(): {"digest": digest_file(p), "size": p.stat().st_size}
+             for p in sorted(out.rglob("*")) if p.is_file() and p.name != "MANIFEST.json"}
+    write_json_atomic(out / "MANIFEST.json", {"schema_version": 1, "algorithm": "blake3", "files": files})
+    print(summary(project))
+    return None
+
+
+def assemble(project: Project) -> Path:
+    """Copy the reports into the deliverable folder (the paper task wrote the paper, figures, tables)."""
+    from evidence.ledger import compute_dir
+
     out = deliver_dir(project)
     copies = {project.build_dir / "claims" / "claims.json": out / "claims.json",
               project.build_dir / "verify" / "report.json": out / "verify" / "report.json",
@@ -263,15 +345,13 @@ def package_action(project_root: str) -> TaskFailed | None:
               project.build_dir / "disclosures" / "DISCLOSURES.md": out / "DISCLOSURES.md",
               project.build_dir / "disclosures" / "disclosures.json": out / "disclosures.json",
               project.build_dir / "reconcile" / "report.md": out / "reconcile.md",
+              compute_dir(project) / "compute.json": out / "compute.json",
+              compute_dir(project) / "compute.md": out / "compute.md",
               project.evidence_file: out / "EVIDENCE.json"}
     for source, target in copies.items():
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
-    files = {p.relative_to(out).as_posix(): {"digest": digest_file(p), "size": p.stat().st_size}
-             for p in sorted(out.rglob("*")) if p.is_file() and p.name != "MANIFEST.json"}
-    write_json_atomic(out / "MANIFEST.json", {"schema_version": 1, "algorithm": "blake3", "files": files})
-    print(summary(project))
-    return None
+    return out
 
 
 def summary(project: Project) -> str:
@@ -299,6 +379,15 @@ def summary(project: Project) -> str:
                  f"matching statements in documents: {len(reconciled['matches'])}")
     lines.append(f"paper: {project.relative(deliver_dir(project) / 'paper.html')} "
                  f"(and paper.md); manifest: {project.relative(deliver_dir(project) / 'MANIFEST.json')}")
+    compute = deliver_dir(project) / "compute.json"
+    if compute.is_file():
+        from evidence.ledger import cost_text, hours_text
+
+        doc = _read_json(compute)
+        total = doc["total"]
+        lines.append(f"compute: {total['runs']} runs, {hours_text(doc, total['device_hours'])}, "
+                     f"cost {cost_text(total['cost'])} -> {project.relative(compute.with_suffix('.md'))}; "
+                     "provenance: prov.json, ro-crate-metadata.json")
     return "\n".join(lines)
 
 
@@ -309,16 +398,29 @@ def _evidence_deps(project: Project) -> list[str]:
     return [str(project.evidence_file), str(project.build_dir / "verify" / "report.json")]
 
 
+def _missing_evidence(project_root: str) -> TaskFailed:
+    path = Project.at(project_root).evidence_file
+    return TaskFailed(f"{path}: EVIDENCE.json is missing; declare the paper's claims there (see "
+                      "docs/contracts.md, or `evidence init` for a working example)")
+
+
 @user_errors
 def task_deliver(project: Project) -> Iterator[TaskDict]:
     """claims -> reconcile -> disclose -> paper -> package, with exact dependencies."""
     from evidence.figures import figure_index, table_index
 
+    if not project.evidence_file.exists():
+        # No claims yet: the other targets (train, figures, verify) must still work; asking for
+        # this one says what is missing.
+        yield {"name": None, "doc": "claims, reconcile, disclosure gate and paper -> build/deliver/"}
+        yield {"name": "claims", "doc": "EVIDENCE.json is missing",
+               "actions": [(_missing_evidence, [str(project.root)])], "uptodate": [False]}
+        return
     evidence = claims_module.load_evidence(project)
     claims_file = str(claims_module.claims_path(project))
     here = Path(__file__).parent
     code = [str(here / name) for name in ("claims.py", "reconcile.py", "disclose.py", "paper.py",
-                                          "deliver.py")]
+                                          "deliver.py", "ledger.py", "prices.py", "provexport.py")]
     docs = [str(p) for p in documents(project, evidence)]
     sources = [str(p) for p in paper_sources(project)]
     presentation = []
@@ -331,6 +433,8 @@ def task_deliver(project: Project) -> Iterator[TaskDict]:
     audited_inputs = [*(str(p) for p in experiment_files(project)),
                       *(str(here / name) for name in ENGINE_NUMERIC_MODULES)]
     disclosures_file = str(project.build_dir / "disclosures" / "disclosures.json")
+    compute_file = str(project.build_dir / "compute" / "compute.json")
+    priced = [str(p) for p in (project.root / "prices.toml", project.root / "presets.toml") if p.is_file()]
     yield {"name": None, "doc": "claims, reconcile, disclosure gate and paper -> build/deliver/"}
     yield {"name": "claims", "doc": "EVIDENCE.json + verify report -> build/claims/claims.json",
            "actions": [(claims_action, [str(project.root)])], "file_dep": [*_evidence_deps(project), code[0]],
@@ -342,16 +446,32 @@ def task_deliver(project: Project) -> Iterator[TaskDict]:
     yield {"name": "disclose", "doc": "audit the evidence behind every claim -> DISCLOSURES.md",
            "actions": [(disclose_action, [str(project.root)])],
            "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation,
-                               *audited_inputs, code[2]}),
+                               *audited_inputs, *priced, code[2], code[6]}),
            "task_dep": ["figures", "tables"],
-           "uptodate": [StoreUnchanged(project)],
+           "uptodate": [StoreUnchanged(project), PricesUnchanged(project)],
            "targets": [disclosures_file], "verbosity": 2}
+    yield {"name": "compute", "doc": "compute and cost of every sealed run -> build/compute/compute.json",
+           "actions": [(compute_action, [str(project.root)])],
+           "file_dep": sorted({claims_file, *priced, *audited_inputs, code[5], code[6]}),
+           "uptodate": [StoreUnchanged(project)],
+           "targets": [compute_file], "verbosity": 2}
     yield {"name": "paper", "doc": "paper/*.md.j2 -> build/deliver/paper.md and paper.html",
            "actions": [(paper_action, [str(project.root)])],
-           "file_dep": sorted({claims_file, disclosures_file, *sources, *presentation, code[3]}),
+           "file_dep": sorted({claims_file, disclosures_file, compute_file, *sources, *presentation, code[3],
+                               code[5]}),
            "task_dep": ["deliver:reconcile"],
            "targets": [str(deliver_dir(project) / "paper.html")], "verbosity": 2}
+    out = deliver_dir(project)
+    yield {"name": "exports", "doc": "PROV-JSON and RO-Crate of the deliverable, each validated",
+           "actions": [(exports_action, [str(project.root)])],
+           "file_dep": sorted({claims_file, disclosures_file, compute_file, *presentation, code[7],
+                               *_evidence_deps(project), str(project.build_dir / "reconcile" / "report.json"),
+                               str(out / "paper.html")}),
+           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile"],
+           "uptodate": [StoreUnchanged(project)],
+           "targets": [str(out / "prov.json"), str(out / "ro-crate-metadata.json")], "verbosity": 2}
     yield {"name": "package", "doc": "assemble build/deliver/ with its manifest; print the summary",
            "actions": [(package_action, [str(project.root)])],
-           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile"],
+           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:compute",
+                        "deliver:exports"],
            "uptodate": [False], "verbosity": 2}

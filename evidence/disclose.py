@@ -53,7 +53,7 @@ SCHEMA_VERSION = 1
 SEVERITIES = ("serious", "warning", "info")
 #: Every check audit() runs, in the order it runs them (recorded in disclosures.json).
 CHECKS = ("rederivable", "obsolete_runs", "integrity", "splits", "test_in_selection", "seeds", "claim_status",
-          "git", "environment", "stale_artifact", "hand_typed", "waiver")
+          "git", "environment", "stale_artifact", "hand_typed", "waiver", "prices")
 #: Evaluations of the test split that mean it informed training or model selection.
 _LEAKY_PURPOSES = ("selection", "monitoring")
 _IDENTITY_WORDS = {"engine_digest": "the engine's numerical code changed", "config": "the config changed",
@@ -526,6 +526,16 @@ class _Audit:
                      "it from a claim, so it cannot be re-derived from the evidence.",
                      file=path, line=h.line, column=h.column, text=h.text)
 
+    def prices(self) -> None:
+        """Cost figures rest on dated prices: disclose every price older than prices.toml allows."""
+        from evidence.prices import load_prices, stale_prices
+
+        for p in stale_prices(load_prices(self.project)):
+            self.add("prices", p["key"], "warning",
+                     f"The price for {p['key']} was checked {p['age']} ago ({p['checked']}; prices.toml "
+                     f"allows {p['max_age_days']} days), so the cost in the compute statement may be out "
+                     f"of date: check it at its source ({p['source']}) and update prices.toml.", **p)
+
     def waivers(self, waivers: Sequence[Waiver]) -> None:
         for w in waivers:
             where = f"{w.file_glob}:{w.line}" if w.line is not None else w.file_glob
@@ -549,7 +559,7 @@ def audit(project: Project, resolved_claims: Mapping[str, Any], verify_report: M
               "splits": state.splits, "test_in_selection": state.test_in_selection, "seeds": state.seeds,
               "claim_status": state.claim_status, "git": state.git, "environment": state.environment,
               "stale_artifact": state.artifacts, "hand_typed": lambda: state.hand_typed(hand_typed),
-              "waiver": lambda: state.waivers(waivers)}
+              "waiver": lambda: state.waivers(waivers), "prices": state.prices}
     for name in CHECKS:
         try:
             checks[name]()

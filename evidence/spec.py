@@ -8,8 +8,9 @@ that determines its result, computed *before* anything trains:
 * the trainer's name and the digest of its source files (the module and the sibling trainer
   modules it imports),
 * the digest of the engine's numerical code (training loop and data preparation),
-* the resolved config, the data identity (raw file digest, split parameters, split digests,
-  label shuffling), the seed, the world size and the protocol version,
+* the resolved config (``[config]``, the preset's values, the variant's config, the grid point,
+  then ``[early_stopping]``; see :func:`run_config`), the data identity (raw file digest, split
+  parameters, split digests, label shuffling), the seed, the world size and the protocol version,
 * the device kind when it is not the CPU (``"device": "cuda"``): GPU kernels round differently,
   so a GPU run is a different run; CPU identities carry no device field, so their keys are
   unchanged.
@@ -33,6 +34,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from evidence import presets as presets_module
 from evidence.data import DataConfig, data_identity
 from evidence.errors import BadInputError
 from evidence.hashing import digest_file, digest_json
@@ -42,7 +44,7 @@ from evidence.schema import validate
 #: Bump when the meaning of a key's fields changes; old runs then stop matching.
 PROTOCOL_VERSION = 1
 #: Engine modules whose code determines the numbers a run produces.
-ENGINE_NUMERIC_MODULES = ("training.py", "data.py", "recipe.py")
+ENGINE_NUMERIC_MODULES = ("training.py", "data.py", "recipe.py", "stopping.py")
 
 DEFAULT_CHECKPOINT = {"every_steps": 0, "every_seconds": 30.0, "keep": 3}
 DEFAULT_SMOKE = {"batches": 2, "overfit_steps": 0}
@@ -193,6 +195,30 @@ def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, An
     return merged
 
 
+def run_config(raw: Mapping[str, Any], variant: Mapping[str, Any], point: Mapping[str, Any],
+               preset_values: Mapping[str, Any], source: object) -> dict[str, Any]:
+    """A run's config: ``[config]``, then the preset, the variant's config, the grid point; then
+    the experiment's ``[early_stopping]`` resolved into it (see :mod:`evidence.stopping`)."""
+    from evidence.stopping import resolve_config
+
+    config = _merge(_merge(_merge(raw.get("config", {}), preset_values), variant.get("config", {})), point)
+    return resolve_config(raw.get("early_stopping"), config, source)
+
+
+def _preset_runs(raw: Mapping[str, Any], path: Path) -> presets_module.RunConfigs:
+    """(trainer, config, data config) of every variant x grid point under given preset values."""
+    def runs(values: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], Any]]:
+        found = []
+        for variant in raw.get("variants") or [{"name": raw["trainer"]}]:
+            data_cfg = DataConfig.from_mapping({**raw["data"], **variant.get("data", {})}, path)
+            for point in _grid_points({**raw.get("grid", {}), **variant.get("grid", {})}):
+                found.append((variant.get("trainer", raw["trainer"]),
+                              run_config(raw, variant, point, values, path), data_cfg))
+        return found
+
+    return runs
+
+
 def expand(project: Project, path: Path) -> list[RunSpec]:
     """All run specs of one experiment file, in a stable order (variant, grid point, seed)."""
     raw = load_experiment(path)
@@ -201,6 +227,9 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
     checkpoint = {**DEFAULT_CHECKPOINT, **raw.get("checkpoint", {})}
     smoke = {**DEFAULT_SMOKE, **raw.get("smoke", {})}
     execution = {"checkpoint": checkpoint, "smoke": smoke, "threads": raw.get("threads", 1)}
+    preset = presets_module.resolve(project, path, raw, experiment, _preset_runs(raw, path))
+    if preset is not None:
+        execution["preset"] = preset
     world_size = int(raw.get("world_size", 1))
     device = str(raw.get("device", "cpu"))
     specs: list[RunSpec] = []
@@ -215,9 +244,8 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
         if data_cfg not in identities:
             identities[data_cfg] = data_identity(data_cfg, project.cache_dir)
         grid = {**raw.get("grid", {}), **variant.get("grid", {})}
-        base_config = _merge(raw.get("config", {}), variant.get("config", {}))
         for point in _grid_points(grid):
-            config = _merge(base_config, point)
+            config = run_config(raw, variant, point, preset["values"] if preset else {}, path)
             group = variant["name"] + "".join(f"-{k}{_format_value(v)}" for k, v in point.items())
             for seed in raw["seeds"]:
                 label = f"{group}-s{seed}"

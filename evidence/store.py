@@ -32,6 +32,8 @@ from evidence.hashing import digest_file, fsync_dir
 from evidence.schema import validate
 
 MANIFEST = "manifest.json"
+#: The manifest an imported run arrived with (kept beside its own; see evidence.federation).
+ORIGIN_MANIFEST = "origin-manifest.json"
 RUN_ID_LENGTH = 16
 _RUN_ID = re.compile(r"^([0-9a-f]{16})(?:-(\d+))?$")
 
@@ -233,7 +235,23 @@ class RunStore:
         present = {p.relative_to(run_path).as_posix() for p in run_path.rglob("*") if p.is_file()}
         for extra in sorted(present - set(listed) - {MANIFEST}):
             findings.append(Finding(run_id, extra, "file is not in the manifest"))
+        findings.extend(self._origin_findings(run_path, run_id, listed))
         return findings
+
+    @staticmethod
+    def _origin_findings(run_path: Path, run_id: str, listed: dict[str, Any]) -> list[Finding]:
+        """An imported run (see evidence.federation) keeps the manifest it arrived with as
+        ``origin-manifest.json``: its files must still be the ones that arrived."""
+        origin = run_path / ORIGIN_MANIFEST
+        if ORIGIN_MANIFEST not in listed or not origin.is_file():
+            return []
+        try:
+            files = json.loads(origin.read_text("utf-8"))["files"]
+        except (ValueError, KeyError, TypeError):
+            return [Finding(run_id, ORIGIN_MANIFEST, "origin manifest is malformed")]
+        return [Finding(run_id, name, "differs from the manifest the run was imported with")
+                for name, entry in sorted(files.items())
+                if name != "import.json" and (listed.get(name) or {}).get("digest") != entry.get("digest")]
 
     def fsck(self, run_ids: list[str] | None = None) -> FsckReport:
         report = FsckReport()

@@ -12,8 +12,6 @@ A project's ``dodo.py`` stays thin: it names the project and binds these builder
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from functools import wraps
 from pathlib import Path
@@ -21,9 +19,9 @@ from typing import Any, TypeVar
 
 from doit.exceptions import InvalidTask, TaskFailed
 
-from evidence.errors import EXIT_INTERRUPTED, EvidenceError
-from evidence.hashing import write_json_atomic
+from evidence.errors import EvidenceError
 from evidence.project import Project
+from evidence.settings import load_settings
 from evidence.spec import RunSpec, expand_all
 from evidence.store import RunStore, run_id_for
 
@@ -68,26 +66,14 @@ def spec_file(project: Project, spec: RunSpec) -> Path:
 
 def run_spec(project_root: str, spec_json: dict[str, Any], key: str, force: bool = False,
              ) -> TaskFailed | None:
-    """doit action: train one run in its own process, mapping exit codes to doit outcomes."""
-    project = Project.at(project_root)
-    path = project.state_dir / "specs" / f"{key}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path, spec_json)
-    command = [sys.executable, "-m", "evidence.runner", "--project", str(project.root),
-               "--spec", str(path)]
-    if force:
-        command.append("--force")
-    code = subprocess.call(command, cwd=project.root)
-    label = f"{spec_json['experiment']}/{spec_json['label']}"
-    if code == 0:
-        return None
-    if code == EXIT_INTERRUPTED:
-        return TaskFailed(f"{label}: INTERRUPTED by a signal after writing a checkpoint; "
-                          "run `doit train` again to resume where it stopped")
-    if code < 0:
-        return TaskFailed(f"{label}: the training process was killed by signal {-code}; "
-                          "run `doit train` again to resume from its last checkpoint")
-    return TaskFailed(f"{label}: training failed (exit code {code}); see the error above")
+    """doit action: train one run in its own process (or cluster job), mapping its outcome to
+    doit's; where it runs is :mod:`evidence.dispatch`'s business (``evidence.toml``)."""
+    from evidence.dispatch import dispatch
+
+    try:
+        return dispatch(project_root, spec_json, key, force)
+    except EvidenceError as error:
+        return TaskFailed(error.format())
 
 
 def sealed_and_intact(store: RunStore, key: str) -> bool:
@@ -99,6 +85,7 @@ def sealed_and_intact(store: RunStore, key: str) -> bool:
 def train_tasks(project: Project, specs: list[RunSpec] | None = None) -> Iterator[TaskDict]:
     """One doit subtask per run spec, named ``<experiment>/<label>``."""
     store = RunStore(project.runs_dir)
+    load_settings(project)  # a malformed evidence.toml is bad input before anything runs
     for spec in specs if specs is not None else expand_all(project):
         key = spec.key
         found = store.find(key)

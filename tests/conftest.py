@@ -88,3 +88,23 @@ def doit(root: Path, *args: str, timeout: float = 600) -> subprocess.CompletedPr
     env = {**os.environ, "EVIDENCE_PROGRESS": "off"}
     return subprocess.run([sys.executable, "-m", "doit", *args], cwd=root, env=env, text=True,
                           capture_output=True, timeout=timeout)
+
+
+# Only the train and fsck tasks: what the scale-out tests exercise, and quick for doit to load.
+TRAIN_DODO = '''
+from pathlib import Path
+
+from evidence import tasks
+from evidence.project import Project
+
+PROJECT = Project.at(Path(__file__).parent)
+DOIT_CONFIG = tasks.doit_config(PROJECT)
+
+
+def task_train():
+    return tasks.task_train(PROJECT)
+
+
+def task_fsck():
+    return tasks.task_fsck(PROJECT)
+'''

@@ -1,0 +1,106 @@
+"""Provenance exports of the deliverable: PROV-JSON valid against the W3C schema and read back by
+the prov package; an RO-Crate (Process Run Crate) read back by the rocrate package."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import doit
+
+from evidence.errors import EvidenceError
+from evidence.provexport import PROCESS_RUN_CRATE, validate_prov_json
+from evidence.schema import load_schema
+
+
+@pytest.fixture(scope="module")
+def delivered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("exports") / "paper"
+    created = subprocess.run([sys.executable, "-m", "evidence.cli", "init", str(root)],
+                             capture_output=True, text=True)
+    assert created.returncode == 0, created.stderr
+    result = doit(root, "-n", "2", "deliver")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PROV-JSON, valid" in result.stdout and "read back" in result.stdout
+    return root
+
+
+def claim(root: Path) -> dict[str, object]:
+    claims = json.loads((root / "build" / "deliver" / "claims.json").read_text())["claims"]
+    found: dict[str, object] = claims[0]
+    return found
+
+
+def test_prov_json_validates_and_describes_the_chain(delivered: Path) -> None:
+    document = json.loads((delivered / "build" / "deliver" / "prov.json").read_text())
+    schema = load_schema("prov")
+    assert schema["$schema"] == "http://json-schema.org/draft-04/schema#"
+    jsonschema.validators.validator_for(schema)(schema).validate(document)
+    validate_prov_json(document)  # and the prov package reads it back
+    runs = [r["run_id"] for r in claim(delivered)["runs"]]  # type: ignore[index]
+    entities, activities = document["entity"], document["activity"]
+    for run_id in runs:
+        assert f"run:{run_id}" in entities and f"file:runs/{run_id}/results.json" in entities
+        assert f"ev:train/{run_id}" in activities
+    assert "claim:model_beats_control" in entities and "file:figures/results/figure.png" in entities
+    assert "file:tables/results/table.md" in entities
+    assert {"ev:render/figure/results", "ev:render/table/results", "ev:resolve_claims"} <= set(activities)
+
+    def pairs(relation: str, a: str, b: str) -> set[tuple[str, str]]:
+        return {(r[a], r[b]) for r in document[relation].values()}
+
+    generated = pairs("wasGeneratedBy", "prov:entity", "prov:activity")
+    used = pairs("used", "prov:activity", "prov:entity")
+    derived = pairs("wasDerivedFrom", "prov:generatedEntity", "prov:usedEntity")
+    first = f"file:runs/{runs[0]}/results.json"
+    assert (first, f"ev:train/{runs[0]}") in generated
+    assert ("file:figures/results/figure.png", "ev:render/figure/results") in generated
+    assert ("claim:model_beats_control", "ev:resolve_claims") in generated
+    assert ("ev:resolve_claims", first) in used and ("ev:source_data/figure/results", first) in used
+    assert ("claim:model_beats_control", first) in derived
+    assert ("file:figures/results/source_data.csv", first) in derived
+    assert ("file:figures/results/figure.png", "file:figures/results/source_data.csv") in derived
+
+
+def test_invalid_prov_json_is_refused() -> None:
+    with pytest.raises(EvidenceError, match="not valid PROV-JSON"):
+        validate_prov_json({"entity": {"e1": {}}, "wasGeneratedBy": {"_:g": {"prov:time": 3}}})
+    with pytest.raises(EvidenceError, match="not valid PROV-JSON"):
+        validate_prov_json({"entities": {}})
+
+
+def test_ro_crate_reads_back_with_runs_figures_tables_claims(delivered: Path) -> None:
+    from rocrate.rocrate import ROCrate
+
+    out = delivered / "build" / "deliver"
+    crate = ROCrate(out)
+    ids = {e.id for e in crate.get_entities()}
+    assert {"paper.md", "claims.json", "prov.json", "compute.json", "figures/results/figure.png",
+            "tables/results/table.md", "#claim-model_beats_control", "#resolve-claims",
+            "#figure-results", "#table-results", "#trainer-model", "#evidence"} <= ids
+    assert PROCESS_RUN_CRATE in {getattr(e, "id", None) for e in crate.root_dataset["conformsTo"]}
+    runs = [r["run_id"] for r in claim(delivered)["runs"]]  # type: ignore[index]
+    for run_id in runs:
+        action = crate.get(f"#train-{run_id}")
+        assert action.type == "CreateAction" and action["instrument"].id == "#trainer-model"
+        assert [r.id for r in action["result"]] == [f"runs/{run_id}/results.json"]
+        assert (out / "runs" / run_id / "results.json").is_file()
+    resolve = crate.get("#resolve-claims")
+    assert "#claim-model_beats_control" in {r.id for r in resolve["result"]}
+    based_on = crate.get("#claim-model_beats_control")["isBasedOn"]
+    assert {e.id for e in based_on} == {f"runs/{r}/results.json" for r in runs}
+    figure = crate.get("#figure-results")
+    assert "figures/results/figure.png" in {r.id for r in figure["result"]}
+    assert f"runs/{runs[0]}/results.json" in {o.id for o in figure["object"]}
+    manifest = json.loads((out / "MANIFEST.json").read_text())["files"]
+    assert {"prov.json", "ro-crate-metadata.json"} <= set(manifest)
+
+
+def test_no_op_deliver_keeps_the_exports(delivered: Path) -> None:
+    again = doit(delivered, "deliver")
+    assert again.returncode == 0
+    assert [line for line in again.stdout.splitlines() if line.startswith(".  ")] == [".  deliver:package"]
