@@ -34,7 +34,7 @@ from typing import Any
 from evidence.errors import EvidenceError
 from evidence.hashing import write_bytes_atomic, write_json_atomic
 from evidence.project import Project
-from evidence.provenance import environment, environment_fingerprint
+from evidence.provenance import environment
 from evidence.store import RunStore, SealedRun
 
 GENERATED_DIRS = ("runs", "build", ".evidence")
@@ -221,22 +221,31 @@ def compare_files(original: Project, repro: Project) -> list[dict[str, Any]]:
     return rows
 
 
+def _numeric_environment(env: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of an environment that can change a number: Python, machine, packages, CPU kernels."""
+    devices = env.get("devices") or {}
+    return {"python": env.get("python"), "machine": env.get("machine"),
+            "packages": env.get("packages") or {}, "cpu_capability": devices.get("cpu_capability")}
+
+
 def compare_environments(original: Project) -> dict[str, Any]:
     """Original runs' environments vs this machine's, field by field."""
-    here = environment_fingerprint({**environment(), "devices": {"kind": "cpu", "count": 1}})
-    seen: dict[str, Any] = {}
+    import torch
+
+    here = _numeric_environment({**environment(),
+                                 "devices": {"cpu_capability": torch.backends.cpu.get_cpu_capability()}})
+    seen: dict[str, dict[str, Any]] = {}
     for run in RunStore(original.runs_dir).runs():
-        env = run.provenance["environment"]
-        seen[json.dumps(environment_fingerprint(env), sort_keys=True)] = environment_fingerprint(env)
+        fingerprint = _numeric_environment(run.provenance["environment"])
+        seen[json.dumps(fingerprint, sort_keys=True)] = fingerprint
     differences = []
     for fingerprint in seen.values():
-        for key in ("python", "machine", "devices"):
-            if fingerprint.get(key) != here.get(key):
-                differences.append(f"{key}: original {fingerprint.get(key)}, reproduction {here.get(key)}")
-        for name, version in sorted((fingerprint.get("packages") or {}).items()):
-            if (here.get("packages") or {}).get(name) != version:
-                differences.append(f"{name}: original {version}, reproduction "
-                                   f"{(here.get('packages') or {}).get(name)}")
+        for key in ("python", "machine", "cpu_capability"):
+            if fingerprint[key] is not None and fingerprint[key] != here[key]:
+                differences.append(f"{key}: original {fingerprint[key]}, reproduction {here[key]}")
+        for name, version in sorted(fingerprint["packages"].items()):
+            if here["packages"].get(name) != version:
+                differences.append(f"{name}: original {version}, reproduction {here['packages'].get(name)}")
     return {"same": not differences, "differences": sorted(set(differences)),
             "original_environments": len(seen)}
 
