@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +16,9 @@ from evidence.store import RunStore
 
 def executed(output: str) -> list[str]:
     """Task names doit ran ('.  name') as opposed to skipped as up to date ('-- name')."""
-    return sorted(line[3:].strip() for line in output.splitlines() if line.startswith(".  "))
+    # With -n 2 a child's output can run into doit's line, so match the marker anywhere.
+    return sorted(re.findall(r"(?:^|(?<=[^\s.]))\.  ((?:train|figures|tables|verify|deliver|fsck)\S*)",
+                             output, re.M))
 
 
 def test_train_caches_reruns_exactly_the_affected_runs_and_fsck(
