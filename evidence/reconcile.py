@@ -212,7 +212,11 @@ def collect_documents(
     exclude = [_glob_regex(g) for g in exclude_globs]
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in ALWAYS_EXCLUDED_DIRS)
+        # Hidden folders and virtual environments hold no human-written documents, and walking
+        # them (a .venv has tens of thousands of files) would cost every doit call seconds.
+        dirnames[:] = sorted(d for d in dirnames if d not in ALWAYS_EXCLUDED_DIRS
+                             and not d.startswith(".") and not os.path.exists(
+                                 os.path.join(dirpath, d, "pyvenv.cfg")))
         rel_dir = Path(dirpath).relative_to(root)
         for name in filenames:
             rel = (rel_dir / name).as_posix()
