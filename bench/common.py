@@ -1,0 +1,134 @@
+"""Shared by the benchmark scripts: the sectioned bench/results.md, machine, engine snapshot.
+
+bench/results.md is assembled from sections, one per benchmark script.
+
+Each script replaces only its own section (between ``<!-- section:NAME -->`` and
+``<!-- /section:NAME -->``) and keeps the others, so the harness, the hashing and training
+benchmarks and the no-op profile can be rerun independently. Sections are kept in ``ORDER``.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+RESULTS = BENCH / "results.md"
+TITLE = "# Benchmarks of the evidence engine"
+ORDER = ("intro", "harness", "profile", "profile-patched", "whatif", "hashing", "training", "notes")
+_SECTION = re.compile(r"<!-- section:(\w+) -->\n(.*?)<!-- /section:\1 -->\n", re.S)
+
+
+def read_sections(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    return {m.group(1): m.group(2) for m in _SECTION.finditer(path.read_text("utf-8"))}
+
+
+def update_section(name: str, body: str, path: Path = RESULTS) -> None:
+    """Replace section ``name`` of ``path`` (refusing text with this machine's absolute paths)."""
+    leaks = [p for p in {str(REPO), str(Path.home()), "/tmp/"} if p in body]
+    if leaks:
+        raise SystemExit(f"refusing to write section {name!r} with absolute paths of this machine: {leaks}")
+    sections = read_sections(path)
+    sections[name] = body.rstrip("\n") + "\n"
+    names = [n for n in ORDER if n in sections] + sorted(set(sections) - set(ORDER))
+    text = TITLE + "\n\n" + "\n".join(f"<!-- section:{n} -->\n{sections[n]}<!-- /section:{n} -->\n"
+                                      for n in names)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text, "utf-8")
+    os.replace(tmp, path)
+
+
+def machine() -> str:
+    """One line: CPU model, cores, memory, OS, Python."""
+    cpu = platform.processor() or platform.machine()
+    memory = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                memory = f"{int(line.split()[1]) / 1024**2:.0f} GiB"
+    except (OSError, ValueError):
+        pass
+    return (f"{cpu}, {os.cpu_count()} cores, {memory} RAM, {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}")
+
+
+def rel(path: Path) -> str:
+    """A path as the report may show it: relative to the repository root, never absolute."""
+    try:
+        return path.resolve().relative_to(REPO).as_posix()
+    except ValueError:
+        return f".../{path.name}"
+
+
+def engine_state(rev: str | None = None) -> str:
+    """The engine's commit, and whether evidence/ has uncommitted changes (read-only git calls)."""
+    import subprocess
+
+    if rev:
+        done = subprocess.run(["git", "rev-parse", "--short", rev], cwd=REPO, capture_output=True, text=True)
+        return f"{done.stdout.strip() or rev} (`--engine-rev {rev}`: the committed engine)"
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "evidence"], cwd=REPO,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"{commit}{' with uncommitted changes to evidence/' if dirty else ''}"
+
+
+def snapshot_engine(workdir: Path, rev: str | None = None) -> Path:
+    """Copy the evidence package under ``workdir/engine/<pid>`` and import it from there.
+
+    The copy is of the installed package (the working tree), or with ``rev`` of the package at
+    that git revision (``git archive``, read-only). Returns the folder to put on
+    ``PYTHONPATH`` of child processes, so that every command of one benchmark run sees the
+    same engine even while the working tree is being edited. The copy is removed when this
+    process exits.
+    """
+    import atexit
+    import importlib.util
+    import io
+    import shutil
+    import subprocess
+    import sys
+    import tarfile
+
+    target = workdir.resolve() / "engine" / str(os.getpid())
+    if target.exists():
+        shutil.rmtree(target)
+    if rev:
+        archive = subprocess.run(["git", "archive", "--format=tar", rev, "evidence"], cwd=REPO,
+                                 capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(target, filter="data")
+    else:
+        spec = importlib.util.find_spec("evidence")
+        if spec is None or spec.origin is None:
+            raise SystemExit("the evidence package is not importable; run with the project's .venv")
+        shutil.copytree(Path(spec.origin).parent, target / "evidence",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    atexit.register(shutil.rmtree, target, True)
+    sys.path.insert(0, str(target))
+    for name in [m for m in sys.modules if m == "evidence" or m.startswith("evidence.")]:
+        del sys.modules[name]
+    return target
+
+
+def command_line() -> str:
+    """This process's command line as typed from the repository root, without absolute paths."""
+    import sys
+
+    script = rel(Path(sys.argv[0]))
+    args = [a if not Path(a).is_absolute() else rel(Path(a)) for a in sys.argv[1:]]
+    return " ".join(["python", script, *args])
