@@ -18,7 +18,6 @@ one-line exit-3 error naming the file and the field, not a failure after an hour
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import Any, Literal, cast
 
 from evidence.errors import BadInputError
 from evidence.project import Project
-from evidence.schema import validate
+from evidence.schema import read_toml, validate
 from evidence.select import SPEC_FILTERS, Selection, specs_of
 
 #: Which way a comparison is claimed to go (the same values as :data:`evidence.classify.Claim`).
@@ -176,10 +175,9 @@ def load_config(project: Project) -> VerifyConfig | None:
     if not path.is_file():
         return None
     source = str(path)
-    try:
-        raw = tomllib.loads(path.read_text("utf-8"))
-    except tomllib.TOMLDecodeError as error:
-        raise BadInputError(path, f"not valid TOML: {error}") from None
+    raw = read_toml(path)
+    if raw is None:
+        return None
     config = parse_config(raw, source)
     keys: dict[Named, set[str]] = {}
     for named in config.named():

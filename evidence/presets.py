@@ -53,7 +53,6 @@ import json
 import math
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import cache
@@ -63,7 +62,7 @@ from typing import Any
 from evidence.errors import BadInputError
 from evidence.hashing import write_json_atomic
 from evidence.project import Project
-from evidence.schema import validate
+from evidence.schema import read_toml, validate
 
 PRESETS_FILE = "presets.toml"
 BUDGET_ENV = "EVIDENCE_MEMORY_BUDGET"
@@ -79,12 +78,9 @@ RunConfigs = Callable[[Mapping[str, Any]], list[tuple[str, dict[str, Any], Any]]
 def load_table(project: Project) -> dict[str, Any] | None:
     """presets.toml, validated (None when the project has none)."""
     path = project.root / PRESETS_FILE
-    try:
-        raw = tomllib.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
+    raw = read_toml(path)
+    if raw is None:
         return None
-    except tomllib.TOMLDecodeError as error:
-        raise BadInputError(path, f"not valid TOML: {error}") from None
     validate(raw, "presets", path)
     if raw["default"] not in raw["presets"]:
         raise BadInputError(path, f"default preset {raw['default']!r} is not in [presets] "

@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import tomllib
 from collections.abc import Mapping
 from typing import Any
 
 from evidence.errors import BadInputError
 from evidence.project import Project
-from evidence.schema import validate
+from evidence.schema import read_toml, validate
 
 PRICES_FILE = "prices.toml"
 DEFAULT_MAX_AGE_DAYS = 180
@@ -38,12 +37,9 @@ DEFAULT_MAX_AGE_DAYS = 180
 def load_prices(project: Project) -> dict[str, Any] | None:
     """prices.toml, validated, with dates as ISO strings (None when the project has none)."""
     path = project.root / PRICES_FILE
-    try:
-        raw = tomllib.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
+    raw = read_toml(path)
+    if raw is None:
         return None
-    except tomllib.TOMLDecodeError as error:
-        raise BadInputError(path, f"not valid TOML: {error}") from None
     for entry in raw.get("prices", {}).values() if isinstance(raw.get("prices"), dict) else []:
         if isinstance(entry, dict) and isinstance(entry.get("checked"), dt.date):
             entry["checked"] = entry["checked"].isoformat()

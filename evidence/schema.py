@@ -9,8 +9,10 @@ order, so the same bad file always gets the same message.
 from __future__ import annotations
 
 import json
+import tomllib
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -67,3 +69,19 @@ def validate(instance: Any, schema_name: str, source: object) -> None:
     more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
     raise BadInputError(source, _describe(error) + more, field=field,
                         hint=f"see schemas/{schema_name}.schema.json")
+
+
+def read_toml(path: Path, shown: object = None) -> dict[str, Any] | None:
+    """A user's TOML file as a dict, None when it does not exist.
+
+    The one place where "not valid TOML" becomes a :class:`BadInputError` naming the file
+    (``shown``, if given, is how the file is named in the message).
+    """
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise BadInputError(shown if shown is not None else path, f"not valid TOML: {error}") from None

@@ -18,13 +18,12 @@ invocation (``EVIDENCE_EXECUTOR=slurm doit train``)::
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
 from evidence.errors import BadInputError
 from evidence.project import Project
-from evidence.schema import validate
+from evidence.schema import read_toml, validate
 
 SETTINGS_FILE = "evidence.toml"
 EXECUTORS = ("local", "submitit-local", "slurm")
@@ -51,12 +50,8 @@ class Settings:
 def load_settings(project: Project) -> Settings:
     """``evidence.toml`` (if any) with the environment's overrides applied, validated."""
     path = project.root / SETTINGS_FILE
-    raw: dict[str, Any] = {}
-    if path.is_file():
-        try:
-            raw = tomllib.loads(path.read_text("utf-8"))
-        except tomllib.TOMLDecodeError as error:
-            raise BadInputError(path, f"not valid TOML: {error}") from None
+    raw: dict[str, Any] = read_toml(path) or {}
+    if raw:
         validate(raw, "settings", path)
     dispatch = dict(raw.get("dispatch", {}))
     devices = dict(raw.get("devices", {}))

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import ast
 import itertools
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -39,7 +38,7 @@ from evidence.data import DataConfig, data_identity
 from evidence.errors import BadInputError
 from evidence.hashing import digest_file, digest_json
 from evidence.project import Project, safe_name
-from evidence.schema import validate
+from evidence.schema import read_toml, validate
 
 #: Bump when the meaning of a key's fields changes; old runs then stop matching.
 PROTOCOL_VERSION = 1
@@ -161,12 +160,9 @@ def trainer_digest(project: Project, trainer: str, source: object) -> str:
 
 def load_experiment(path: Path) -> dict[str, Any]:
     """Parse and validate ``experiments/<name>.toml``; errors name the file and the field."""
-    try:
-        raw = tomllib.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
-        raise BadInputError(path, "experiment file not found") from None
-    except tomllib.TOMLDecodeError as error:
-        raise BadInputError(path, f"not valid TOML: {error}") from None
+    raw = read_toml(path)
+    if raw is None:
+        raise BadInputError(path, "experiment file not found")
     validate(raw, "experiment", path)
     return raw
 
