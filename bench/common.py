@@ -88,37 +88,47 @@ def engine_state(rev: str | None = None) -> str:
 
 
 def snapshot_engine(workdir: Path, rev: str | None = None) -> Path:
-    """Copy the evidence package under ``workdir/engine/<pid>`` and import it from there.
+    """Copy the evidence package to ``workdir/engine/<digest of its files>`` and import it from there.
 
     The copy is of the installed package (the working tree), or with ``rev`` of the package at
     that git revision (``git archive``, read-only). Returns the folder to put on
     ``PYTHONPATH`` of child processes, so that every command of one benchmark run sees the
-    same engine even while the working tree is being edited. The copy is removed when this
-    process exits.
+    same engine even while the working tree is being edited. The folder is named by the
+    digest of the engine's files, so the same engine always lands at the same path: the
+    generated projects' doit tasks depend on engine files by path, and a new path would make
+    the next no-op a rebuild.
     """
-    import atexit
+    import hashlib
     import importlib.util
     import io
     import shutil
     import subprocess
     import sys
     import tarfile
+    import tempfile
 
-    target = workdir.resolve() / "engine" / str(os.getpid())
-    if target.exists():
-        shutil.rmtree(target)
+    root = workdir.resolve() / "engine"
+    root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=root))
     if rev:
         archive = subprocess.run(["git", "archive", "--format=tar", rev, "evidence"], cwd=REPO,
                                  capture_output=True, check=True).stdout
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(target, filter="data")
+            tar.extractall(staging, filter="data")
     else:
         spec = importlib.util.find_spec("evidence")
         if spec is None or spec.origin is None:
             raise SystemExit("the evidence package is not importable; run with the project's .venv")
-        shutil.copytree(Path(spec.origin).parent, target / "evidence",
+        shutil.copytree(Path(spec.origin).parent, staging / "evidence",
                         ignore=shutil.ignore_patterns("__pycache__"))
-    atexit.register(shutil.rmtree, target, True)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in staging.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(staging).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    target = root / digest.hexdigest()[:16]
+    if target.exists():
+        shutil.rmtree(staging)
+    else:
+        os.rename(staging, target)
     sys.path.insert(0, str(target))
     for name in [m for m in sys.modules if m == "evidence" or m.startswith("evidence.")]:
         del sys.modules[name]

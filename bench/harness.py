@@ -29,7 +29,7 @@ go to ``bench/results.md`` (tables with medians, ratios against the plain-doit f
 between tools, the exact commands, machine and date) and the raw samples to
 ``bench/.work/raw.json``.
 
-The evidence engine is snapshotted (copied to ``<workdir>/engine/<pid>/``; from a git revision
+The evidence engine is snapshotted (copied to ``<workdir>/engine/<digest>/``; from a git revision
 with ``--engine-rev``) at start-up and every evidence command runs against that copy
 (``PYTHONPATH``), so edits to the engine while the benchmark runs cannot change what is
 measured. DVC and Snakemake are installed at pinned
@@ -204,16 +204,17 @@ class Size:
                 shutil.rmtree(folder)
             folder.mkdir(parents=True)
             start = time.perf_counter()
+            made: dict[str, Any] = {}
             if tool == "evidence":
-                self.info["evidence"] = projects.make_evidence(folder, self.n, git=self.args.git,
-                                                               workers=self.args.workers)
+                made = projects.make_evidence(folder, self.n, git=self.args.git, workers=self.args.workers)
             elif tool == "doit":
                 projects.make_doit(folder, self.n)
             elif tool == "snakemake":
                 projects.make_snakemake(folder, self.n)
             else:
                 projects.make_dvc(folder, self.n, self.exe["dvc"], self.env)
-            self.info[f"generate_{tool}_s"] = round(time.perf_counter() - start, 1)
+            what = f" ({made['sealed_now']:,} runs sealed through RunStore.seal)" if made else ""
+            self.info[f"{tool} project generated{what}"] = f"{time.perf_counter() - start:.1f} s"
             print(f"  generated {tool} project in {time.perf_counter() - start:.1f} s", flush=True)
             marker.write_text(stamp)
 
@@ -356,6 +357,8 @@ def fmt_s(x: float) -> str:
 def fmt_ratio(x: float) -> str:
     if x != x:
         return "–"
+    if x < 0.1:
+        return f"{x:.2g}×"
     return f"{x:.2f}×" if x < 10 else f"{x:.1f}×" if x < 100 else f"{x:.0f}×"
 
 
@@ -403,7 +406,10 @@ def targets_table(results: dict[int, list[Command]]) -> list[str]:
 
 
 def write_report(path: Path, results: dict[int, list[Command]], args: argparse.Namespace,
-                 info: dict[str, Any], started: dt.datetime, versions: dict[str, str]) -> None:
+                 meta: dict[str, Any]) -> None:
+    started = dt.datetime.fromisoformat(meta["started"])
+    finished = dt.datetime.fromisoformat(meta.get("finished", meta["started"]))
+    info = meta.get("info", {})
     workdir = common.rel(args.workdir)
     skipped = {n: sorted(set(args.tools) - {c.tool for c in cmds}) for n, cmds in results.items()}
     lines = [
@@ -414,17 +420,17 @@ def write_report(path: Path, results: dict[int, list[Command]], args: argparse.N
         "holding spec.json, results.json, metrics.jsonl, a small model.safetensors and provenance.json,",
         "under exactly the run keys the experiment expands to); the peers' \"training\" is a `cp`.",
         "",
-        f"Produced by: `{common.command_line()}` (from the repository root, with the project's",
+        f"Produced by: `{meta['command']}` (from the repository root, with the project's",
         "`.venv` active); raw samples in `" + workdir + "/raw.json`.",
         "",
         "### Setup",
         "",
         f"* Date: {started.strftime('%Y-%m-%d %H:%M UTC')}; wall time of the whole run: "
-        f"{(dt.datetime.now(dt.UTC) - started).total_seconds() / 60:.0f} min.",
+        f"{(finished - started).total_seconds() / 60:.0f} min.",
         f"* Machine: {common.machine()}"
         " (a shared VM: timings are noisy, hence medians of interleaved repeats).",
-        f"* Versions: evidence engine at commit {versions['engine']} (snapshotted at start-up),"
-        f" doit {versions['doit']}, Snakemake {SNAKEMAKE_VERSION}, DVC {DVC_VERSION}"
+        f"* Versions: evidence engine at commit {meta['engine']} (snapshotted at start-up),"
+        f" doit {meta['doit']}, Snakemake {SNAKEMAKE_VERSION}, DVC {DVC_VERSION}"
         " (pinned; installed by the harness into `bench/.venvs/<tool>`).",
         f"* Graph per size N: N train tasks + N/10 figure tasks (ten results each) + 1 deliver task."
         f" Projects live in `{workdir}/<N>/<tool>/`; every command below runs in that folder.",
@@ -510,6 +516,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--regenerate", action="store_true", help="rebuild cached projects")
     p.add_argument("--engine-rev", default=None,
                    help="measure the engine as committed at this git revision (default: the working tree)")
+    p.add_argument("--report-only", action="store_true",
+                   help="measure nothing: rewrite the report from <workdir>/raw.json of the last run")
     p.add_argument("--prepare-only", action="store_true",
                    help="generate and build the projects, measure nothing (for bench/profile_noop.py)")
     args = p.parse_args(argv)
@@ -519,33 +527,51 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def load_raw(path: Path) -> tuple[dict[str, Any], dict[int, list[Command]]]:
+    raw = json.loads(path.read_text("utf-8"))
+    results = {int(n): [Command(c["tool"], c["measure"], c["label"], c["argv"],
+                                [Sample(**s) for s in c["samples"]]) for c in cmds]
+               for n, cmds in raw["results"].items()}
+    return raw["meta"], results
+
+
+def save_raw(path: Path, meta: dict[str, Any], results: dict[int, list[Command]]) -> None:
+    path.write_text(json.dumps({"meta": meta, "results": {
+        str(k): [{**asdict(c), "argv": c.argv[-2:]} for c in v] for k, v in results.items()}}, indent=1))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    started = dt.datetime.now(dt.UTC)
     args.workdir.mkdir(parents=True, exist_ok=True)
     args.workdir = args.workdir.resolve()
-    versions = {"engine": common.engine_state(args.engine_rev)}
+    raw_path = args.workdir / "raw.json"
+    if args.report_only:  # rewrite the report from the samples of the last run
+        meta, results = load_raw(raw_path)
+        write_report(args.out, results, args, meta)
+        print(f"wrote {common.rel(args.out)} from {common.rel(raw_path)}")
+        return 0
+    meta: dict[str, Any] = {"command": common.command_line(), "started": dt.datetime.now(dt.UTC).isoformat(),
+                            "engine": common.engine_state(args.engine_rev), "info": {}}
     args.engine = common.snapshot_engine(args.workdir, args.engine_rev)
     import doit
 
-    versions["doit"] = ".".join(map(str, doit.__version__)) if isinstance(doit.__version__, tuple) \
+    meta["doit"] = ".".join(map(str, doit.__version__)) if isinstance(doit.__version__, tuple) \
         else str(doit.__version__)
     results: dict[int, list[Command]] = {}
-    info: dict[int, dict[str, Any]] = {}
-    raw_path = args.workdir / "raw.json"
     for n in args.sizes:
         tools = [t for t in args.tools if t not in PEERS or n <= args.peer_max_size]
         print(f"N={n}: {', '.join(tools)}", flush=True)
         size = Size(n, args.workdir / str(n), tools, args)
         size.generate()
-        info[n] = size.info
+        if size.info:
+            meta["info"][str(n)] = size.info
         if args.prepare_only:
             bench_size(size, 0, 0, args.timeout, prepare_only=True)
             continue
         results[n] = bench_size(size, args.repeats, args.full_repeats, args.timeout, slow=args.slow)
-        raw_path.write_text(json.dumps({str(k): [{**asdict(c), "argv": c.argv[-2:]} for c in v]
-                                        for k, v in results.items()}, indent=1))
-        write_report(args.out, results, args, {k: v for k, v in info.items() if v}, started, versions)
+        meta["finished"] = dt.datetime.now(dt.UTC).isoformat()
+        save_raw(raw_path, meta, results)
+        write_report(args.out, results, args, meta)
     if not args.prepare_only:
         print(f"wrote {common.rel(args.out)}")
     return 0

@@ -19,6 +19,7 @@ import argparse
 import datetime as dt
 import os
 import pstats
+import re
 import statistics
 import subprocess
 import sys
@@ -71,6 +72,9 @@ def doit_deliver(folder: Path, env: dict[str, str], profile: Path | None = None,
     start = time.perf_counter()
     done = subprocess.run([*argv, "deliver"], cwd=folder, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start
+    if any(line.startswith(". train:") for line in done.stdout.splitlines()):
+        raise SystemExit(f"`doit deliver` trained runs in {common.rel(folder)}: its runs were sealed under "
+                         "another engine's keys; regenerate it with bench/harness.py --regenerate")
     if done.returncode != 0:
         raise SystemExit(f"`doit deliver` failed in {common.rel(folder)}:\n{done.stdout[-2000:]}"
                          f"{done.stderr[-2000:]}")
@@ -95,12 +99,8 @@ def top_own(stats: pstats.Stats, limit: int) -> list[tuple[str, int, float]]:
     entries = sorted(table.items(), key=lambda kv: kv[1][2], reverse=True)[:limit]
     out = []
     for (filename, line, function), (_, ncalls, tottime, _, _) in entries:
-        where = filename.replace(os.sep, "/")
-        for marker in ("site-packages/", "/lib/python3", "/evidence/"):
-            if marker in where:
-                where = where.split(marker, 1)[1]
-                where = ("evidence/" + where) if marker == "/evidence/" else where
-                break
+        where = re.sub(r"^.*?(site-packages/|/lib/python3\.\d+/)", "", filename.replace(os.sep, "/"))
+        where = re.sub(r"^.*/evidence/", "evidence/", where)
         out.append((f"{where}:{line}({function})", ncalls, tottime))
     return out
 
@@ -126,13 +126,15 @@ def import_times(folder: Path, env: dict[str, str], limit: int) -> tuple[float, 
 
 
 def prepare(workdir: Path, n: int, rev: str | None) -> Path:
-    folder = workdir / str(n) / "evidence"
-    if not (folder / "build" / "deliver" / "MANIFEST.json").exists():
-        print(f"N={n}: preparing the project with the harness ...", flush=True)
-        subprocess.run([sys.executable, str(common.BENCH / "harness.py"), "--sizes", str(n),
-                        "--tools", "evidence", "--prepare-only", "--workdir", str(workdir),
-                        *(["--engine-rev", rev] if rev else [])], check=True)
-    return folder
+    """The harness's project for N, (re)generated and built for this engine if need be.
+
+    The harness regenerates a project whose runs were sealed under another engine's keys, so a
+    no-op below never starts training.
+    """
+    subprocess.run([sys.executable, str(common.BENCH / "harness.py"), "--sizes", str(n),
+                    "--tools", "evidence", "--prepare-only", "--workdir", str(workdir),
+                    *(["--engine-rev", rev] if rev else [])], check=True)
+    return workdir / str(n) / "evidence"
 
 
 def profile_size(n: int, folder: Path, env: dict[str, str], args: argparse.Namespace) -> list[str]:
@@ -230,7 +232,10 @@ def main(argv: list[str] | None = None) -> int:
             lines += ladder_size(n, prepare(workdir, n, args.engine_rev), env, args)
         section = args.section or "whatif"
     else:
-        lines = ["## Profile of a no-op `doit deliver` (evidence, synthetic project)", "",
+        title = "## Profile of a no-op `doit deliver` (evidence, synthetic project)"
+        if args.patches:
+            title += f", with the prototype patches `{args.patches}` of bench/whatif.py"
+        lines = [title, "",
                  stamp + " The project is the harness's (N runs, N/10 figures), fully built; the"
                  " profiled command is `python -m cProfile -o <file> -m doit deliver` in it. Rows"
                  " overlap (an indented row is part of the row above it, and the bottom rows cut"
