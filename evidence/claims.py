@@ -35,8 +35,15 @@ PLACEHOLDERS = ("value", "ci", "low", "high", "n", "class", "p")
 
 
 def load_evidence(project: Project) -> dict[str, Any]:
-    """Read and validate EVIDENCE.json; claim ids must be unique."""
+    """Read and validate EVIDENCE.json; claim ids must be unique (memoised while unchanged)."""
+    from evidence import memo
+
     path = project.evidence_file
+    value: dict[str, Any] = memo.validated(project, path, "evidence", lambda: _read_evidence(path))
+    return value
+
+
+def _read_evidence(path: Path) -> dict[str, Any]:
     try:
         raw: dict[str, Any] = json.loads(path.read_text("utf-8"))
     except FileNotFoundError:

@@ -116,9 +116,10 @@ def _named(raw: Mapping[str, Any], source: str, field: str) -> Named:
     return Named(str(raw.get("name") or _default_name(selection)), selection, field)
 
 
-def parse_config(raw: Mapping[str, Any], source: str) -> VerifyConfig:
+def parse_config(raw: Mapping[str, Any], source: str, *, check_schema: bool = True) -> VerifyConfig:
     """Validate a parsed comparisons.toml (schema, unique ids) and apply the defaults."""
-    validate(raw, "comparisons", source)
+    if check_schema:
+        validate(raw, "comparisons", source)
     comparisons = []
     for i, c in enumerate(raw.get("comparison", [])):
         f = f"comparison[{i}]"
@@ -174,11 +175,20 @@ def load_config(project: Project) -> VerifyConfig | None:
     path = comparisons_path(project)
     if not path.is_file():
         return None
+    from evidence import memo
+
     source = str(path)
-    raw = read_toml(path)
+
+    def parse() -> dict[str, Any] | None:
+        raw = read_toml(path)
+        if raw is not None:
+            validate(raw, "comparisons", source)
+        return raw
+
+    raw = memo.validated(project, path, "comparisons", parse)
     if raw is None:
         return None
-    config = parse_config(raw, source)
+    config = parse_config(raw, source, check_schema=False)
     keys: dict[Named, set[str]] = {}
     for named in config.named():
         experiment = named.selection.experiment

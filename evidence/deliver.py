@@ -167,19 +167,41 @@ def disclose_action(project_root: str) -> TaskFailed | None:
     return None
 
 
-def run_files_fingerprint(project: Project) -> str:
-    """Cheap fingerprint (names, sizes, mtimes) of every sealed file: disclose reruns on tampering."""
-    from evidence.hashing import digest_json
+#: Per-process memo of :func:`run_files_fingerprint`: runs/ -> (listing signature, fingerprint).
+_FINGERPRINTS: dict[Path, tuple[tuple[int, int, int], str]] = {}
 
-    entries = []
+
+def run_files_fingerprint(project: Project) -> str:
+    """Cheap fingerprint (names, sizes, mtimes) of every sealed file: disclose reruns on tampering.
+
+    Three deliver tasks ask for it on every no-op; it is computed once per doit process while
+    ``runs/`` keeps its listing (publishing a run changes the folder's mtime and link count,
+    so a run trained earlier in the same process is seen).
+    """
+    import os
+
+    from evidence.hashing import digest_bytes, digest_json
+
     root = project.runs_dir
-    if root.is_dir():
-        for run in sorted(root.iterdir()):
+    try:
+        st = os.stat(root)
+    except FileNotFoundError:
+        return digest_json([])
+    signature = (st.st_ino, st.st_mtime_ns, st.st_nlink)
+    cached = _FINGERPRINTS.get(root)
+    if cached is not None and cached[0] == signature:
+        return cached[1]
+    entries = []
+    with os.scandir(root) as runs:
+        for run in sorted(runs, key=lambda e: e.name):
             if run.is_dir():
-                for path in sorted(run.iterdir()):
-                    st = path.stat()
-                    entries.append((f"{run.name}/{path.name}", st.st_size, st.st_mtime_ns))
-    return digest_json(entries)
+                with os.scandir(run.path) as files:
+                    for entry in sorted(files, key=lambda e: e.name):
+                        file_st = entry.stat()
+                        entries.append((f"{run.name}/{entry.name}", file_st.st_size, file_st.st_mtime_ns))
+    fingerprint = digest_bytes(json.dumps(entries).encode("utf-8"))  # names, ints: no canonical check
+    _FINGERPRINTS[root] = (signature, fingerprint)
+    return fingerprint
 
 
 class StoreUnchanged:
@@ -324,34 +346,48 @@ class PricesUnchanged:
 
 
 def package_action(project_root: str) -> TaskFailed | None:
-    """Assemble the deliverable, write its manifest and print the one-screen summary."""
+    """Assemble the deliverable and write its manifest (every file by digest)."""
     project = Project.at(project_root)
     out = assemble(project)
     files = {p.relative_to(out).as_posix(): {"digest": digest_file(p), "size": p.stat().st_size}
              for p in sorted(out.rglob("*")) if p.is_file() and p.name != "MANIFEST.json"}
     write_json_atomic(out / "MANIFEST.json", {"schema_version": 1, "algorithm": "blake3", "files": files})
-    print(summary(project))
+    print(f"package: {project.relative(out)}/ ({len(files)} files) and its MANIFEST.json")
     return None
+
+
+def summary_action(project_root: str) -> TaskFailed | None:
+    """Print the one-screen summary of the deliverable (on every ``doit deliver``)."""
+    project = Project.at(project_root)
+    try:
+        print(summary(project))
+    except (OSError, ValueError, KeyError) as error:
+        return TaskFailed(f"cannot summarise {project.relative(deliver_dir(project))}: {error}")
+    return None
+
+
+def assembled_files(project: Project) -> dict[Path, Path]:
+    """Report -> its copy in the deliverable folder."""
+    from evidence.ledger import compute_dir
+
+    out = deliver_dir(project)
+    return {project.build_dir / "claims" / "claims.json": out / "claims.json",
+            project.build_dir / "verify" / "report.json": out / "verify" / "report.json",
+            project.build_dir / "verify" / "summary.md": out / "verify" / "summary.md",
+            project.build_dir / "disclosures" / "DISCLOSURES.md": out / "DISCLOSURES.md",
+            project.build_dir / "disclosures" / "disclosures.json": out / "disclosures.json",
+            project.build_dir / "reconcile" / "report.md": out / "reconcile.md",
+            compute_dir(project) / "compute.json": out / "compute.json",
+            compute_dir(project) / "compute.md": out / "compute.md",
+            project.evidence_file: out / "EVIDENCE.json"}
 
 
 def assemble(project: Project) -> Path:
     """Copy the reports into the deliverable folder (the paper task wrote the paper, figures, tables)."""
-    from evidence.ledger import compute_dir
-
-    out = deliver_dir(project)
-    copies = {project.build_dir / "claims" / "claims.json": out / "claims.json",
-              project.build_dir / "verify" / "report.json": out / "verify" / "report.json",
-              project.build_dir / "verify" / "summary.md": out / "verify" / "summary.md",
-              project.build_dir / "disclosures" / "DISCLOSURES.md": out / "DISCLOSURES.md",
-              project.build_dir / "disclosures" / "disclosures.json": out / "disclosures.json",
-              project.build_dir / "reconcile" / "report.md": out / "reconcile.md",
-              compute_dir(project) / "compute.json": out / "compute.json",
-              compute_dir(project) / "compute.md": out / "compute.md",
-              project.evidence_file: out / "EVIDENCE.json"}
-    for source, target in copies.items():
+    for source, target in assembled_files(project).items():
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
-    return out
+    return deliver_dir(project)
 
 
 def summary(project: Project) -> str:
@@ -407,7 +443,7 @@ def _missing_evidence(project_root: str) -> TaskFailed:
 @user_errors
 def task_deliver(project: Project) -> Iterator[TaskDict]:
     """claims -> reconcile -> disclose -> paper -> package, with exact dependencies."""
-    from evidence.figures import figure_index, table_index
+    from evidence.figures import presentation_files
 
     if not project.evidence_file.exists():
         # No claims yet: the other targets (train, figures, verify) must still work; asking for
@@ -423,11 +459,7 @@ def task_deliver(project: Project) -> Iterator[TaskDict]:
                                           "deliver.py", "ledger.py", "prices.py", "provexport.py")]
     docs = [str(p) for p in documents(project, evidence)]
     sources = [str(p) for p in paper_sources(project)]
-    presentation = []
-    for entry in [*figure_index(project), *table_index(project)]:
-        presentation.append(str(project.root / entry["sidecar"]))
-        outputs = entry.get("images") or {"md": entry.get("markdown"), "tex": entry.get("latex")}
-        presentation.extend(str(project.root / path) for path in outputs.values() if path)
+    presentation = [str(p) for p in presentation_files(project)]
     from evidence.spec import ENGINE_NUMERIC_MODULES, experiment_files
 
     audited_inputs = [*(str(p) for p in experiment_files(project)),
@@ -472,8 +504,15 @@ def task_deliver(project: Project) -> Iterator[TaskDict]:
            "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile"],
            "uptodate": [StoreUnchanged(project)],
            "targets": [str(out / "prov.json"), str(out / "ro-crate-metadata.json")], "verbosity": 2}
-    yield {"name": "package", "doc": "assemble build/deliver/ with its manifest; print the summary",
+    exported = [str(out / "prov.json"), str(out / "ro-crate-metadata.json")]
+    yield {"name": "package", "doc": "assemble build/deliver/ with its manifest",
            "actions": [(package_action, [str(project.root)])],
+           "file_dep": sorted({*map(str, assembled_files(project)), str(out / "paper.html"), *exported,
+                               *presentation, code[4]}),
            "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:compute",
                         "deliver:exports"],
+           "targets": [str(out / "MANIFEST.json"), *map(str, assembled_files(project).values())],
+           "verbosity": 2}
+    yield {"name": "summary", "doc": "print the one-screen summary of the deliverable",
+           "actions": [(summary_action, [str(project.root)])], "task_dep": ["deliver:package"],
            "uptodate": [False], "verbosity": 2}

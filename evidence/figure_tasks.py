@@ -64,7 +64,7 @@ def artifact_tasks(project: Project, artifact: str) -> Iterator[TaskDict]:
             "name": f"{art.name}/source_data",
             "doc": f"runs -> {art.rel(art.source_data)}",
             "actions": [(source_action, args)],
-            "file_dep": sorted({*map(str, figures.run_files(art)), spec, *source_code}),
+            "file_dep": sorted({*figures.run_file_paths(art), spec, *source_code}),
             "targets": [str(art.source_data), str(art.source_sidecar)],
             "clean": True,
         }

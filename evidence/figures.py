@@ -28,12 +28,14 @@ import csv
 import io
 import json
 import math
+import os
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evidence import memo as memos
 from evidence import provenance
 from evidence.errors import BadInputError, EvidenceError
 from evidence.hashing import canonical_json, digest_bytes, digest_file, digest_json, write_bytes_atomic
@@ -114,12 +116,32 @@ class Artifact:
 # --------------------------------------------------------------------------- specs
 
 
+#: Per-process memo of loaded specs: (spec file, mtime, size, plot.py present) -> Artifact.
+_LOADED: dict[tuple[Path, int, int, bool], Artifact] = {}
+
+
 def load(project: Project, artifact: str, name: str) -> Artifact:
-    """Read and validate ``<figures|tables>/<name>/<artifact>.toml``; BadInputError names the field."""
+    """Read and validate ``<figures|tables>/<name>/<artifact>.toml``; BadInputError names the field.
+
+    Memoised per process while the file is unchanged: the figure, table and deliver tasks
+    all load every spec while doit builds its task list.
+    """
     folder = (project.figures_dir if artifact == "figure" else project.tables_dir) / name
     path = folder / f"{artifact}.toml"
-    shown = project.relative(path)
+    shown = f"{'figures' if artifact == 'figure' else 'tables'}/{name}/{artifact}.toml"
     safe_name(name, source=shown, field="(folder name)")
+    try:
+        st = path.stat()
+    except FileNotFoundError as exc:
+        raise BadInputError(shown, f"no {artifact}.toml in {project.relative(folder)}") from exc
+    memo_key = (path, st.st_mtime_ns, st.st_size, (folder / "plot.py").is_file())
+    loaded = _LOADED.get(memo_key)
+    if loaded is None:
+        loaded = _LOADED[memo_key] = _load(project, artifact, name, folder, path, shown)
+    return loaded
+
+
+def _parse(project: Project, artifact: str, folder: Path, path: Path, shown: str) -> dict[str, Any]:
     try:
         raw = tomllib.loads(path.read_text("utf-8"))
     except FileNotFoundError as exc:
@@ -127,6 +149,16 @@ def load(project: Project, artifact: str, name: str) -> Artifact:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BadInputError(shown, f"not valid TOML: {exc}") from exc
     validate(raw, artifact, shown)
+    return raw
+
+
+def _load(project: Project, artifact: str, name: str, folder: Path, path: Path, shown: str) -> Artifact:
+    # The validated spec is memoised across processes while the file and its schema are
+    # unchanged: validating 1,000 specs took a second of every no-op.
+    memo = memos.of(project, "artifact-specs")
+    schema = PACKAGE_DIR / "schemas" / f"{artifact}.schema.json"
+    raw: dict[str, Any] = memo.get(f"{artifact}/{name}", lambda: [path, schema],
+                                   lambda: _parse(project, artifact, folder, path, shown))
     selections = tuple((Selection.from_mapping(s, shown, f"select[{i}]"), s.get("series"))
                        for i, s in enumerate(raw["select"]))
     script = folder / "plot.py"
@@ -144,8 +176,10 @@ def discover(project: Project, artifact: str) -> list[Artifact]:
     base = project.figures_dir if artifact == "figure" else project.tables_dir
     if not base.is_dir():
         return []
-    return [load(project, artifact, p.name) for p in sorted(base.iterdir())
-            if (p / f"{artifact}.toml").is_file()]
+    found = [load(project, artifact, p.name) for p in sorted(base.iterdir())
+             if (p / f"{artifact}.toml").is_file()]
+    memos.of(project, "artifact-specs").save()
+    return found
 
 
 def selected_runs(art: Artifact, *, require_sealed: bool = False,
@@ -164,9 +198,14 @@ def selected_runs(art: Artifact, *, require_sealed: bool = False,
 
 def run_files(art: Artifact) -> list[Path]:
     """results.json and metrics.jsonl of each selected run (predicted where not trained yet)."""
-    runs_dir = art.project.runs_dir
-    return [runs_dir / run.run_id / f for run, _ in selected_runs(art)
-            for f in ("results.json", "metrics.jsonl")]
+    return [Path(p) for p in run_file_paths(art)]
+
+
+def run_file_paths(art: Artifact) -> list[str]:
+    """:func:`run_files` as strings (doit's file_dep), without a Path object per file."""
+    runs_dir = str(art.project.runs_dir)
+    return [f"{runs_dir}{os.sep}{run.run_id}{os.sep}{name}" for run, _ in selected_runs(art)
+            for name in ("results.json", "metrics.jsonl")]
 
 
 def code_files(names: Iterable[str]) -> list[Path]:
@@ -373,6 +412,17 @@ def _index(project: Project, artifact: str) -> list[dict[str, Any]]:
             entry.update(markdown=files["md"], latex=files["tex"])
         entries.append(entry)
     return entries
+
+
+def presentation_files(project: Project) -> list[Path]:
+    """Sidecar and published files of every figure and table, without reading any of them
+    (the deliver tasks' dependencies; :func:`figure_index` reads the sidecars)."""
+    files = []
+    for artifact in ARTIFACTS:
+        for art in discover(project, artifact):
+            files.append(art.sidecar)
+            files.extend(art.outputs.values())
+    return files
 
 
 def figure_index(project: Project) -> list[dict[str, Any]]:

@@ -13,12 +13,13 @@ import tomllib
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jsonschema
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from evidence.errors import BadInputError
+
+if TYPE_CHECKING:  # jsonschema is imported on first validation: a no-op may need none
+    import jsonschema
+    from jsonschema import Draft202012Validator
 
 SCHEMA_PACKAGE = "evidence.schemas"
 
@@ -35,6 +36,8 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def _validator(name: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(load_schema(name), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 

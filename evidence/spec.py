@@ -27,18 +27,21 @@ from __future__ import annotations
 
 import ast
 import itertools
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evidence import presets as presets_module
-from evidence.data import DataConfig, data_identity
 from evidence.errors import BadInputError
 from evidence.hashing import digest_file, digest_json
 from evidence.project import Project, safe_name
 from evidence.schema import read_toml, validate
+
+if TYPE_CHECKING:  # evidence.data imports numpy: only an expansion that is not memoised needs it
+    from evidence.data import DataConfig
 
 #: Bump when the meaning of a key's fields changes; old runs then stop matching.
 PROTOCOL_VERSION = 1
@@ -61,8 +64,9 @@ class RunSpec:
     identity: dict[str, Any]
     execution: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def key(self) -> str:
+        """Computed once per spec: a no-op asks for every key several times."""
         return key_of(self.identity)
 
     @property
@@ -203,6 +207,8 @@ def run_config(raw: Mapping[str, Any], variant: Mapping[str, Any], point: Mappin
 
 def _preset_runs(raw: Mapping[str, Any], path: Path) -> presets_module.RunConfigs:
     """(trainer, config, data config) of every variant x grid point under given preset values."""
+    from evidence.data import DataConfig
+
     def runs(values: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], Any]]:
         found = []
         for variant in raw.get("variants") or [{"name": raw["trainer"]}]:
@@ -217,6 +223,8 @@ def _preset_runs(raw: Mapping[str, Any], path: Path) -> presets_module.RunConfig
 
 def expand(project: Project, path: Path) -> list[RunSpec]:
     """All run specs of one experiment file, in a stable order (variant, grid point, seed)."""
+    from evidence.data import DataConfig, data_identity
+
     raw = load_experiment(path)
     experiment = safe_name(path.stem, source=path, field="(file name)")
     variants = raw.get("variants") or [{"name": raw["trainer"]}]
@@ -271,6 +279,69 @@ def experiment_files(project: Project) -> list[Path]:
     return sorted(project.experiments_dir.glob("*.toml"))
 
 
+#: Engine modules an expansion runs (besides the numerical ones, which are in the key).
+EXPANSION_MODULES = ("spec.py", "presets.py", "stopping.py", "data.py", "memo.py")
+#: Per-process RunSpec objects of memoised expansions, by the identity of the stored value.
+_SPECS: dict[int, tuple[Any, tuple[RunSpec, ...]]] = {}
+
+
+def expansion_inputs(project: Project, path: Path, specs: Any = None) -> list[Path]:
+    """Every file an expansion of ``path`` reads (for :mod:`evidence.memo`): the experiment,
+    its schema, the trainers and their folder, presets.toml and the experiment's stored
+    preset choice, the engine code that expands and keys runs, and the dataset files."""
+    from evidence.presets import PRESETS_FILE, cache_path
+
+    engine = Path(__file__).parent
+    files = [path, engine / "schemas" / "experiment.schema.json", project.trainers_dir,
+             project.root / PRESETS_FILE, cache_path(project, path.stem), project.cache_dir / "data.json",
+             *(engine / name for name in (*ENGINE_NUMERIC_MODULES, *EXPANSION_MODULES))]
+    try:
+        with os.scandir(project.trainers_dir) as entries:
+            files.extend(Path(e.path) for e in entries if e.name.endswith(".py"))
+    except FileNotFoundError:
+        pass
+    if specs:
+        from evidence.data import raw_file
+
+        files.extend(raw_file(name) for name in sorted({s["identity"]["data"]["dataset"] for s in specs}))
+    return sorted(files)
+
+
+def expand_cached(project: Project, path: Path) -> tuple[RunSpec, ...]:
+    """:func:`expand`, memoised (:mod:`evidence.memo`) while the files it reads are unchanged.
+
+    A doit no-op asks for the specs of one experiment once for the train tasks and once per
+    figure, table, comparison and claim that selects from it; expanding again (TOML, schema,
+    data identity, a digest per key) each time made task construction quadratic, and
+    expanding once per process still cost most of a no-op at 10,000 runs.
+    """
+    from evidence import memo as memos
+
+    memo = memos.of(project, "specs")
+    stored: list[dict[str, Any]] = []
+
+    def compute() -> list[dict[str, Any]]:
+        stored[:] = [spec.to_json() for spec in expand(project, path)]
+        return stored
+
+    value = memo.get(str(path), lambda: expansion_inputs(project, path, stored or None), compute)
+    memo.save()
+    cached = _SPECS.get(id(value))
+    if cached is not None and cached[0] is value:
+        return cached[1]
+    specs = tuple(_from_stored(raw) for raw in value)
+    _SPECS[id(value)] = (value, specs)
+    return specs
+
+
+def _from_stored(raw: dict[str, Any]) -> RunSpec:
+    spec = RunSpec(experiment=raw["experiment"], label=raw["label"], group=raw["group"],
+                   variant=raw["variant"], role=raw["role"], identity=raw["identity"],
+                   execution=raw["execution"])
+    spec.__dict__["key"] = raw["key"]  # the cached_property, as computed when it was stored
+    return spec
+
+
 def expand_all(project: Project) -> list[RunSpec]:
     """Every run spec of every experiment of the project."""
-    return [spec for path in experiment_files(project) for spec in expand(project, path)]
+    return [spec for path in experiment_files(project) for spec in expand_cached(project, path)]

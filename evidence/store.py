@@ -38,6 +38,37 @@ RUN_ID_LENGTH = 16
 _RUN_ID = re.compile(r"^([0-9a-f]{16})(?:-(\d+))?$")
 
 
+#: Per-process listings of run stores: root -> (stat signature of the folder, base -> generations).
+_LISTINGS: dict[Path, tuple[tuple[int, int, int], dict[str, list[int]]]] = {}
+
+
+def _listing(root: Path) -> dict[str, list[int]]:
+    """``{first 16 hex digits of a key: sorted generations}`` of every run folder in ``root``.
+
+    Read with one ``scandir`` and kept while the folder's inode, mtime and link count (the
+    number of subfolders on ext4 and XFS) are unchanged: publishing a run renames a folder
+    into ``root``, which changes them.
+    """
+    try:
+        st = os.stat(root)
+    except FileNotFoundError:
+        return {}
+    signature = (st.st_ino, st.st_mtime_ns, st.st_nlink)
+    cached = _LISTINGS.get(root)
+    if cached is not None and cached[0] == signature:
+        return cached[1]
+    found: dict[str, list[int]] = {}
+    with os.scandir(root) as entries:
+        for entry in entries:
+            match = _RUN_ID.match(entry.name)
+            if match and entry.is_dir():
+                found.setdefault(match.group(1), []).append(int(match.group(2) or 1))
+    for generations in found.values():
+        generations.sort()
+    _LISTINGS[root] = (signature, found)
+    return found
+
+
 def run_id_for(key: str, generation: int = 1) -> str:
     base = key[:RUN_ID_LENGTH]
     return base if generation == 1 else f"{base}-{generation}"
@@ -113,26 +144,35 @@ class RunStore:
             raise BadInputError(run_id, "not a run id (16 hex digits, optionally -N)")
         return self.root / run_id
 
-    def generations(self, key: str) -> list[int]:
-        """Generations of ``key`` present in the store (1 for the first sealing, then 2, ...)."""
+    def generations(self, key: str, *, fresh: bool = False) -> list[int]:
+        """Generations of ``key`` present in the store (1 for the first sealing, then 2, ...).
+
+        Answered from one listing of ``runs/`` per process (see :func:`_listing`), so a doit
+        no-op that looks up every run costs one directory read, not one glob per run. A key the
+        listing does not know is confirmed with one ``stat`` (a run sealed since the listing
+        was read is never missed); ``fresh`` reads the folder again (minting a new run id).
+        """
         base = key[:RUN_ID_LENGTH]
-        found = []
-        if (self.root / base).is_dir():
-            found.append(1)
-        found.extend(int(p.name.rsplit("-", 1)[1]) for p in self.root.glob(f"{base}-*")
-                     if _RUN_ID.match(p.name))
-        return sorted(found)
+        if fresh:
+            _LISTINGS.pop(self.root, None)
+        found = _listing(self.root).get(base)
+        if found is None and (self.root / base).is_dir():
+            _LISTINGS.pop(self.root, None)
+            found = _listing(self.root).get(base)
+        return list(found or ())
 
     def find(self, key: str) -> SealedRun | None:
         """The newest sealed run of ``key``, or None."""
         generations = self.generations(key)
         if not generations:
             return None
-        run = SealedRun(self.root / run_id_for(key, generations[-1]))
-        return run if (run.path / MANIFEST).exists() else None
+        run_id = run_id_for(key, generations[-1])
+        if not os.path.exists(os.path.join(self.root, run_id, MANIFEST)):
+            return None
+        return SealedRun(self.root / run_id)
 
     def next_run_id(self, key: str) -> str:
-        generations = self.generations(key)
+        generations = self.generations(key, fresh=True)
         return run_id_for(key, generations[-1] + 1 if generations else 1)
 
     def run_ids(self) -> list[str]:
@@ -178,6 +218,7 @@ class RunStore:
             shutil.rmtree(staging, ignore_errors=True)
         target.chmod(0o555)
         fsync_dir(self.root)
+        _LISTINGS.pop(self.root, None)
         return SealedRun(target)
 
     # -- checking --------------------------------------------------------------------------
@@ -196,14 +237,32 @@ class RunStore:
         return manifest, None
 
     def quick_check(self, run_id: str) -> Finding | None:
-        """Cheap: manifest parses and every file exists with its recorded size."""
+        """Cheap: the manifest parses and every listed file exists with its recorded size.
+
+        This runs for every run on every doit no-op, so it reads one small file and stats the
+        run's files, and checks the manifest's shape by hand instead of with the JSON Schema
+        (the schema check is :meth:`fsck_run`'s): at 10,000 runs the schema alone cost seconds.
+        """
         run_path = self.path(run_id)
-        manifest, finding = self._manifest(run_path, run_id)
-        if finding or manifest is None:
-            return finding
-        for name, entry in manifest["files"].items():
+        manifest_path = os.path.join(run_path, MANIFEST)
+        try:
+            with open(manifest_path, "rb") as handle:
+                manifest = json.loads(handle.read())
+        except FileNotFoundError:
+            return Finding(run_id, MANIFEST, "manifest is missing")
+        except (OSError, ValueError) as error:
+            return Finding(run_id, MANIFEST, f"manifest is malformed: {error}")
+        files = manifest.get("files") if isinstance(manifest, dict) else None
+        if not isinstance(files, dict) or not all(
+                isinstance(e, dict) and type(e.get("size")) is int for e in files.values()):
+            return Finding(run_id, MANIFEST, "manifest is malformed: no 'files' table of sizes")
+        if manifest.get("run_id") != run_id:
+            return Finding(run_id, MANIFEST, f"manifest names run {manifest.get('run_id')}")
+        for name, entry in files.items():
+            if not isinstance(name, str) or name.startswith("/") or ".." in name.split("/"):
+                return Finding(run_id, MANIFEST, f"manifest lists an unsafe path {name!r}")
             try:
-                size = (run_path / name).stat().st_size
+                size = os.stat(os.path.join(run_path, name)).st_size
             except OSError:
                 return Finding(run_id, name, "file is missing")
             if size != entry["size"]:

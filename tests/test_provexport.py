@@ -103,4 +103,4 @@ def test_ro_crate_reads_back_with_runs_figures_tables_claims(delivered: Path) ->
 def test_no_op_deliver_keeps_the_exports(delivered: Path) -> None:
     again = doit(delivered, "deliver")
     assert again.returncode == 0
-    assert [line for line in again.stdout.splitlines() if line.startswith(".  ")] == [".  deliver:package"]
+    assert [line for line in again.stdout.splitlines() if line.startswith(".  ")] == [".  deliver:summary"]

@@ -1,0 +1,160 @@
+"""A persistent memo of values derived from the project's files, keyed by the files' stat.
+
+Why it exists: every ``doit`` call rebuilds its task list from the project's files, so a no-op
+would otherwise parse and schema-validate every experiment and figure spec and digest every
+run key again (at 10,000 runs, seconds of work whose answer did not change). The memo keeps
+each derived value beside the stat signature (path, size, mtime, inode) of every file it was
+derived from, in ``.evidence/cache/memo-<namespace>.json``; a value is reused only while
+every one of those files still has the same signature, so editing any input recomputes it.
+
+Two rules keep it honest, the ones git uses for its index:
+
+* **Racily clean files are not trusted.** A file modified within :data:`RACY_SECONDS` of the
+  moment its value was computed could change again within the same timestamp tick without
+  changing its signature, so such a value is used for this process only and not stored.
+* **The memo is only a cache.** A missing, unreadable or malformed memo file is recomputed
+  from scratch; it is written atomically (last writer wins), never read for anything but
+  values this module stored, and deleting ``.evidence/`` loses nothing.
+
+Values must be JSON; callers rebuild their objects from them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from evidence.hashing import write_bytes_atomic
+from evidence.project import Project
+
+#: Bump when the layout of stored values changes; older memo files are then ignored.
+MEMO_VERSION = 1
+#: A file modified this recently when its value was computed is "racily clean" (see above).
+RACY_SECONDS = 2.0
+
+Signature = list[Any]
+
+
+def signature(paths: Iterable[Path | str]) -> Signature:
+    """[path, size, mtime_ns, inode] of every path (``None`` fields for a missing one)."""
+    found: Signature = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            found.append([str(path), None, None, None])
+            continue
+        found.append([str(path), st.st_size, st.st_mtime_ns, st.st_ino])
+    return found
+
+
+def _racy(sig: Signature, now_ns: int) -> bool:
+    limit = now_ns - int(RACY_SECONDS * 1e9)
+    return any(entry[2] is not None and entry[2] >= limit for entry in sig)
+
+
+class Memo:
+    """One namespace of memoised values of one project (see the module docstring)."""
+
+    def __init__(self, cache_dir: Path, namespace: str) -> None:
+        self.path = cache_dir / f"memo-{namespace}.json"
+        self._entries: dict[str, dict[str, Any]] | None = None
+        self._dirty = False
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if self._entries is None:
+            self._entries = {}
+            try:
+                raw = json.loads(self.path.read_bytes())
+            except (OSError, ValueError):
+                raw = None
+            if isinstance(raw, dict) and raw.get("version") == MEMO_VERSION \
+                    and isinstance(raw.get("entries"), dict):
+                self._entries = raw["entries"]
+        return self._entries
+
+    def get(self, key: str, inputs: Callable[[], Iterable[Path | str]],
+            compute: Callable[[], Any]) -> Any:
+        """The value of ``key``: stored if its input files are unchanged, else ``compute()``.
+
+        ``inputs`` lists the files the value is derived from; it is called before
+        ``compute`` (to check the stored value) and again after (the files a fresh
+        computation read, in case the list depends on the files' contents).
+        """
+        entries = self._load()
+        stored = entries.get(key)
+        if isinstance(stored, dict) and "value" in stored:
+            paths = [entry[0] for entry in stored.get("inputs", []) if isinstance(entry, list) and entry]
+            if paths and signature(paths) == stored["inputs"]:
+                return stored["value"]
+        now = time.time_ns()
+        value = compute()
+        sig = signature(inputs())
+        if _racy(sig, now):
+            entries.pop(key, None)
+        else:
+            entries[key] = {"inputs": sig, "value": value}
+        self._dirty = True
+        return value
+
+    def forget(self, keep: Iterable[str]) -> None:
+        """Drop every entry not in ``keep`` (specs that were deleted, renamed experiments)."""
+        entries = self._load()
+        stale = set(entries) - set(keep)
+        for key in stale:
+            del entries[key]
+        self._dirty = self._dirty or bool(stale)
+
+    def save(self) -> None:
+        """Write the memo back if anything changed (atomically; failures only cost speed)."""
+        if not self._dirty or self._entries is None:
+            return
+        try:
+            data = json.dumps({"version": MEMO_VERSION, "entries": self._entries},
+                              separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError):  # a value JSON cannot hold (a TOML date): not stored
+            self._entries = {k: v for k, v in self._entries.items() if _is_json(v)}
+            data = json.dumps({"version": MEMO_VERSION, "entries": self._entries},
+                              separators=(",", ":"), allow_nan=False)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(self.path, data.encode("utf-8"))
+        except OSError:
+            return
+        self._dirty = False
+
+
+_REGISTRY: dict[tuple[Path, str], Memo] = {}
+
+
+def of(project: Project, namespace: str) -> Memo:
+    """The memo ``namespace`` of ``project`` (one object per process)."""
+    memo = _REGISTRY.get((project.root, namespace))
+    if memo is None:
+        memo = _REGISTRY[(project.root, namespace)] = Memo(project.cache_dir, namespace)
+    return memo
+
+
+SCHEMA_DIR = Path(__file__).parent / "schemas"
+
+
+def validated(project: Project, path: Path, schema_name: str, parse: Callable[[], Any]) -> Any:
+    """``parse()`` (read ``path`` and check it against schema ``schema_name``), memoised while
+    the file and its schema are unchanged; an invalid file raises every time."""
+    memo = of(project, "validated")
+    value = memo.get(f"{schema_name}:{path}", lambda: [path, SCHEMA_DIR / f"{schema_name}.schema.json"],
+                     parse)
+    memo.save()
+    return value
+
+
+def _is_json(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True

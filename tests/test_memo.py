@@ -1,0 +1,196 @@
+"""The no-op fast paths: the persistent memo, the store listing, the selection index.
+
+Each fast path must give exactly the answer of the slow one it replaces, and must never
+serve a stale answer after an input changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from evidence import memo as memos
+from evidence.errors import BadInputError
+from evidence.project import Project
+from evidence.select import Selection, _SpecIndex, select
+from evidence.spec import expand, expand_cached
+from evidence.store import RunStore, run_id_for
+
+
+def age(path: Path, seconds: float = 60.0) -> None:
+    """Move a file's mtime into the past, out of the memo's racily-clean window."""
+    past = time.time() - seconds
+    os.utime(path, (past, past))
+
+
+# -- the memo ------------------------------------------------------------------------------
+
+
+def test_memo_reuses_a_value_until_its_input_changes(tmp_path: Path) -> None:
+    source = tmp_path / "input.txt"
+    source.write_text("one")
+    age(source)
+    calls: list[str] = []
+
+    def compute() -> str:
+        calls.append(source.read_text())
+        return source.read_text().upper()
+
+    first = memos.Memo(tmp_path / "cache", "t")
+    assert first.get("k", lambda: [source], compute) == "ONE"
+    first.save()
+    again = memos.Memo(tmp_path / "cache", "t")  # a new process: read from disk
+    assert again.get("k", lambda: [source], compute) == "ONE"
+    assert calls == ["one"]
+    source.write_text("two, longer")  # size and mtime change
+    age(source, 30.0)
+    assert again.get("k", lambda: [source], compute) == "TWO, LONGER"
+    assert calls == ["one", "two, longer"]
+
+
+def test_memo_does_not_store_a_racily_clean_value(tmp_path: Path) -> None:
+    source = tmp_path / "input.txt"
+    source.write_text("fresh")  # modified just now: could change again within the same tick
+    memo = memos.Memo(tmp_path / "cache", "t")
+    memo.get("k", lambda: [source], lambda: 1)
+    memo.save()
+    stored = json.loads((tmp_path / "cache" / "memo-t.json").read_text()) \
+        if (tmp_path / "cache" / "memo-t.json").exists() else {"entries": {}}
+    assert "k" not in stored["entries"]
+
+
+def test_a_corrupt_memo_file_is_only_a_cache_miss(tmp_path: Path) -> None:
+    source = tmp_path / "input.txt"
+    source.write_text("x")
+    age(source)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "memo-t.json").write_text("{not json")
+    memo = memos.Memo(tmp_path / "cache", "t")
+    assert memo.get("k", lambda: [source], lambda: [1, 2]) == [1, 2]
+    memo.save()
+    assert json.loads((tmp_path / "cache" / "memo-t.json").read_text())["entries"]["k"]["value"] == [1, 2]
+
+
+def test_memo_errors_are_not_stored(tmp_path: Path) -> None:
+    source = tmp_path / "input.txt"
+    source.write_text("x")
+    age(source)
+    memo = memos.Memo(tmp_path / "cache", "t")
+
+    def broken() -> None:
+        raise BadInputError(source, "bad", field="f")
+
+    for _ in range(2):  # raises every time, nothing remembered
+        with pytest.raises(BadInputError):
+            memo.get("k", lambda: [source], broken)
+
+
+# -- expansions through the memo -----------------------------------------------------------
+
+
+def test_memoised_expansion_equals_expansion_and_follows_edits(make_project: Callable[..., Path]) -> None:
+    root = make_project()
+    project = Project.at(root)
+    path = project.experiments_dir / "tiny.toml"
+    for file in [path, project.trainers_dir, *project.trainers_dir.glob("*.py")]:
+        age(file)
+    direct = [s.to_json() for s in expand(project, path)]
+    expand_cached(project, path)  # computes (the data cache was just written: racy, not stored)
+    for file in project.cache_dir.glob("*.json"):
+        age(file)
+    expand_cached(project, path)  # stores
+    memos._REGISTRY.clear()  # as in a new process: read back from the memo file
+    assert [s.to_json() for s in expand_cached(project, path)] == direct
+    # an edit of the trainer changes every key, and the memo must see it
+    trainer = project.trainers_dir / f"{direct[0]['identity']['trainer']}.py"
+    trainer.write_text(trainer.read_text() + "\n# edited\n")
+    age(trainer, 10.0)
+    after = [s.key for s in expand_cached(project, path)]
+    assert after == [s.key for s in expand(project, path)]
+    assert set(after).isdisjoint(d["key"] for d in direct)
+
+
+# -- the store listing ---------------------------------------------------------------------
+
+
+def staged(tmp_path: Path, name: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "results.json").write_text('{"metric": 0.5}\n')
+    return folder
+
+
+def test_find_sees_a_run_sealed_after_the_listing_was_read(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs")
+    (tmp_path / "runs").mkdir()
+    keys = [f"{i:02x}" * 32 for i in range(3)]
+    assert store.find(keys[0]) is None  # the listing is now cached, empty
+    # another process seals a run: a rename into runs/, which this process did not do
+    other = RunStore(tmp_path / "runs")
+    other.seal(staged(tmp_path, "a"), run_id_for(keys[0]), keys[0])
+    assert store.find(keys[0]) is not None
+    assert store.next_run_id(keys[0]) == run_id_for(keys[0], 2)
+    store.seal(staged(tmp_path, "b"), run_id_for(keys[0], 2), keys[0])
+    found = store.find(keys[0])
+    assert found is not None and found.run_id == run_id_for(keys[0], 2)
+    assert store.find(keys[1]) is None
+
+
+def test_quick_check_names_a_malformed_manifest(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs")
+    key = "cd" * 32
+    run = store.seal(staged(tmp_path, "a"), run_id_for(key), key)
+    manifest = run.path / "manifest.json"
+    manifest.chmod(0o644)
+    for text, expected in [('{"files": {"results.json": {"size": "17"}}}', "no 'files' table"),
+                           ("[1, 2]", "no 'files' table"),
+                           ("{", "malformed"),
+                           ('{"run_id": "x", "files": {"../escape": {"size": 1}}}', "unsafe path")]:
+        if "unsafe" in expected:
+            text = text.replace('"x"', json.dumps(run.run_id))
+        manifest.write_text(text)
+        finding = store.quick_check(run.run_id)
+        assert finding is not None and finding.file == "manifest.json" and expected in finding.problem
+
+
+# -- the selection index -------------------------------------------------------------------
+
+GRID_EXPERIMENT = """
+trainer = "mlp"
+seeds = [0, 1]
+[data]
+dataset = "digits"
+[config]
+epochs = 1
+hidden = 8
+lr = 0.1
+[[variants]]
+name = "a"
+[[variants]]
+name = "b"
+role = "control"
+[grid]
+lr = [0.1, 0.01, 1]
+"""
+
+
+@pytest.mark.parametrize("where", [
+    {}, {"variant": "a"}, {"lr": [0.1, 1]}, {"config.lr": 0.01, "seed": 1}, {"role": "control", "lr": 1.0},
+    {"hidden": 8}, {"lr": 0.5}, {"missing": None},
+])
+def test_selection_index_matches_linear_matching(make_project: Callable[..., Path],
+                                                  where: dict[str, object]) -> None:
+    project = Project.at(make_project({"experiments/grid.toml": GRID_EXPERIMENT}))
+    specs = expand_cached(project, project.experiments_dir / "grid.toml")
+    selection = Selection.from_mapping({"experiment": "grid", "where": where}, "test", "select")
+    assert _SpecIndex(specs).matching(selection) == [s for s in specs if selection.matches(s)]
+    if any(selection.matches(s) for s in specs):
+        assert [r.spec for r in select(project, selection)] == [s for s in specs if selection.matches(s)]
+    else:
+        with pytest.raises(BadInputError, match="matches no run"):
+            select(project, selection)
