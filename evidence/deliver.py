@@ -167,41 +167,15 @@ def disclose_action(project_root: str) -> TaskFailed | None:
     return None
 
 
-#: Per-process memo of :func:`run_files_fingerprint`: runs/ -> (listing signature, fingerprint).
-_FINGERPRINTS: dict[Path, tuple[tuple[int, int, int], str]] = {}
-
-
 def run_files_fingerprint(project: Project) -> str:
-    """Cheap fingerprint (names, sizes, mtimes) of every sealed file: disclose reruns on tampering.
+    """Fingerprint (names, sizes, mtimes) of every sealed file: disclose reruns on tampering.
 
-    Three deliver tasks ask for it on every no-op; it is computed once per doit process while
-    ``runs/`` keeps its listing (publishing a run changes the folder's mtime and link count,
-    so a run trained earlier in the same process is seen).
+    From the store's survey (:mod:`evidence.survey`), taken once per doit process and again
+    after a run is published.
     """
-    import os
+    from evidence.survey import survey
 
-    from evidence.hashing import digest_bytes, digest_json
-
-    root = project.runs_dir
-    try:
-        st = os.stat(root)
-    except FileNotFoundError:
-        return digest_json([])
-    signature = (st.st_ino, st.st_mtime_ns, st.st_nlink)
-    cached = _FINGERPRINTS.get(root)
-    if cached is not None and cached[0] == signature:
-        return cached[1]
-    entries = []
-    with os.scandir(root) as runs:
-        for run in sorted(runs, key=lambda e: e.name):
-            if run.is_dir():
-                with os.scandir(run.path) as files:
-                    for entry in sorted(files, key=lambda e: e.name):
-                        file_st = entry.stat()
-                        entries.append((f"{run.name}/{entry.name}", file_st.st_size, file_st.st_mtime_ns))
-    fingerprint = digest_bytes(json.dumps(entries).encode("utf-8"))  # names, ints: no canonical check
-    _FINGERPRINTS[root] = (signature, fingerprint)
-    return fingerprint
+    return survey(project).fingerprint
 
 
 class StoreUnchanged:

@@ -32,6 +32,7 @@ import os
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +68,12 @@ class Artifact:
     spec: dict[str, Any]
     selections: tuple[tuple[Selection, str | None], ...]  # (selection, series name)
 
-    @property
+    @cached_property
     def folder(self) -> Path:
         base = self.project.figures_dir if self.artifact == "figure" else self.project.tables_dir
         return base / self.name
 
-    @property
+    @cached_property
     def spec_path(self) -> Path:
         return self.folder / f"{self.artifact}.toml"
 
@@ -85,19 +86,19 @@ class Artifact:
     def source(self) -> str:
         return str(self.spec.get("source", "runs"))
 
-    @property
+    @cached_property
     def source_data(self) -> Path:
         return self.folder / SOURCE_DATA
 
-    @property
+    @cached_property
     def source_sidecar(self) -> Path:
         return self.folder / SOURCE_SIDECAR
 
-    @property
+    @cached_property
     def sidecar(self) -> Path:
         return self.folder / f"{self.artifact}.provenance.json"
 
-    @property
+    @cached_property
     def outputs(self) -> dict[str, Path]:
         """The published files by format (``png``.. or ``md``/``tex``), sidecar excluded."""
         if self.artifact == "table":

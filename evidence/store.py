@@ -40,6 +40,16 @@ _RUN_ID = re.compile(r"^([0-9a-f]{16})(?:-(\d+))?$")
 
 #: Per-process listings of run stores: root -> (stat signature of the folder, base -> generations).
 _LISTINGS: dict[Path, tuple[tuple[int, int, int], dict[str, list[int]]]] = {}
+_SEALED: dict[tuple[Path, str], SealedRun] = {}
+
+
+def listing_signature(root: Path) -> tuple[int, int, int] | None:
+    """(inode, mtime, link count) of the store folder: changes when a run is published."""
+    try:
+        st = os.stat(root)
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_nlink)
 
 
 def _listing(root: Path) -> dict[str, list[int]]:
@@ -49,11 +59,9 @@ def _listing(root: Path) -> dict[str, list[int]]:
     number of subfolders on ext4 and XFS) are unchanged: publishing a run renames a folder
     into ``root``, which changes them.
     """
-    try:
-        st = os.stat(root)
-    except FileNotFoundError:
+    signature = listing_signature(root)
+    if signature is None:
         return {}
-    signature = (st.st_ino, st.st_mtime_ns, st.st_nlink)
     cached = _LISTINGS.get(root)
     if cached is not None and cached[0] == signature:
         return cached[1]
@@ -67,6 +75,11 @@ def _listing(root: Path) -> dict[str, list[int]]:
         generations.sort()
     _LISTINGS[root] = (signature, found)
     return found
+
+
+def listed_run_ids(root: Path) -> list[str]:
+    """Every run id in the store, sorted (from the per-process listing)."""
+    return sorted(run_id_for(base, g) for base, gens in _listing(root).items() for g in gens)
 
 
 def run_id_for(key: str, generation: int = 1) -> str:
@@ -133,6 +146,51 @@ class FsckReport:
         return {f.run_id for f in self.findings}
 
 
+def manifest_sizes(run_path: str, run_id: str) -> dict[str, Any]:
+    """The half of the quick check that reads the manifest: ``{"files": {name: size}}``, or
+    ``{"problem": [file, text]}`` when it is missing or malformed.
+
+    A JSON value, so :mod:`evidence.survey` can memoise it by the manifest's stat (a sealed
+    manifest never changes). The shape is checked by hand, not with the JSON Schema (that is
+    :meth:`RunStore.fsck_run`'s): at 10,000 runs the schema alone cost seconds per no-op.
+    """
+    try:
+        with open(run_path + MANIFEST, "rb") as handle:
+            manifest = json.loads(handle.read())
+    except FileNotFoundError:
+        return {"problem": [MANIFEST, "manifest is missing"]}
+    except (OSError, ValueError) as error:
+        return {"problem": [MANIFEST, f"manifest is malformed: {error}"]}
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if not isinstance(files, dict) or not all(
+            isinstance(e, dict) and type(e.get("size")) is int for e in files.values()):
+        return {"problem": [MANIFEST, "manifest is malformed: no 'files' table of sizes"]}
+    if manifest.get("run_id") != run_id:
+        return {"problem": [MANIFEST, f"manifest names run {manifest.get('run_id')}"]}
+    for name in files:
+        if name.startswith("/") or ".." in name.split("/"):
+            return {"problem": [MANIFEST, f"manifest lists an unsafe path {name!r}"]}
+    return {"files": {name: entry["size"] for name, entry in files.items()}}
+
+
+def check_sizes(run_path: str, run_id: str, parsed: dict[str, Any],
+                stats: list[tuple[str, int, int]] | None = None) -> Finding | None:
+    """The half of the quick check that looks at the files: each listed file exists with its
+    recorded size. ``stats`` (if given) receives ``(name, size, mtime_ns)`` of each file."""
+    if "problem" in parsed:
+        return Finding(run_id, parsed["problem"][0], parsed["problem"][1])
+    for name, recorded in parsed["files"].items():
+        try:
+            st = os.stat(run_path + name)
+        except OSError:
+            return Finding(run_id, name, "file is missing")
+        if st.st_size != recorded:
+            return Finding(run_id, name, f"size {st.st_size} differs from recorded {recorded}")
+        if stats is not None:
+            stats.append((name, st.st_size, st.st_mtime_ns))
+    return None
+
+
 class RunStore:
     """Sealed runs under ``root``; publishing and checking them."""
 
@@ -169,7 +227,10 @@ class RunStore:
         run_id = run_id_for(key, generations[-1])
         if not os.path.exists(os.path.join(self.root, run_id, MANIFEST)):
             return None
-        return SealedRun(self.root / run_id)
+        run = _SEALED.get((self.root, run_id))
+        if run is None:  # one object per run and process: a no-op asks for each run three times
+            run = _SEALED[(self.root, run_id)] = SealedRun(self.root / run_id)
+        return run
 
     def next_run_id(self, key: str) -> str:
         generations = self.generations(key, fresh=True)
@@ -243,31 +304,19 @@ class RunStore:
         run's files, and checks the manifest's shape by hand instead of with the JSON Schema
         (the schema check is :meth:`fsck_run`'s): at 10,000 runs the schema alone cost seconds.
         """
-        run_path = self.path(run_id)
-        manifest_path = os.path.join(run_path, MANIFEST)
-        try:
-            with open(manifest_path, "rb") as handle:
-                manifest = json.loads(handle.read())
-        except FileNotFoundError:
-            return Finding(run_id, MANIFEST, "manifest is missing")
-        except (OSError, ValueError) as error:
-            return Finding(run_id, MANIFEST, f"manifest is malformed: {error}")
-        files = manifest.get("files") if isinstance(manifest, dict) else None
-        if not isinstance(files, dict) or not all(
-                isinstance(e, dict) and type(e.get("size")) is int for e in files.values()):
-            return Finding(run_id, MANIFEST, "manifest is malformed: no 'files' table of sizes")
-        if manifest.get("run_id") != run_id:
-            return Finding(run_id, MANIFEST, f"manifest names run {manifest.get('run_id')}")
-        for name, entry in files.items():
-            if not isinstance(name, str) or name.startswith("/") or ".." in name.split("/"):
-                return Finding(run_id, MANIFEST, f"manifest lists an unsafe path {name!r}")
-            try:
-                size = os.stat(os.path.join(run_path, name)).st_size
-            except OSError:
-                return Finding(run_id, name, "file is missing")
-            if size != entry["size"]:
-                return Finding(run_id, name, f"size {size} differs from recorded {entry['size']}")
-        return None
+        return self._quick_check_at(os.path.join(self.path(run_id), ""), run_id)
+
+    def sealed_and_intact(self, key: str) -> bool:
+        """A sealed run of ``key`` exists and passes :meth:`quick_check` (no Path objects)."""
+        generations = self.generations(key)
+        if not generations:
+            return False
+        run_id = run_id_for(key, generations[-1])
+        return self._quick_check_at(os.path.join(self.root, run_id, ""), run_id) is None
+
+    @staticmethod
+    def _quick_check_at(run_path: str, run_id: str) -> Finding | None:
+        return check_sizes(run_path, run_id, manifest_sizes(run_path, run_id))
 
     def fsck_run(self, run_id: str) -> list[Finding]:
         """Full check of one run: every digest and no extra files.

@@ -12,6 +12,7 @@ A project's ``dodo.py`` stays thin: it names the project and binds these builder
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from functools import wraps
 from pathlib import Path
@@ -77,25 +78,34 @@ def run_spec(project_root: str, spec_json: dict[str, Any], key: str, force: bool
 
 
 def sealed_and_intact(store: RunStore, key: str) -> bool:
-    """uptodate check of a train task: a sealed run of ``key`` exists and looks intact."""
-    run = store.find(key)
-    return run is not None and store.quick_check(run.run_id) is None
+    """A sealed run of ``key`` exists and looks intact (see :meth:`RunStore.quick_check`)."""
+    return store.sealed_and_intact(key)
 
 
 def train_tasks(project: Project, specs: list[RunSpec] | None = None) -> Iterator[TaskDict]:
-    """One doit subtask per run spec, named ``<experiment>/<label>``."""
+    """One doit subtask per run spec, named ``<experiment>/<label>``.
+
+    Whether a run is up to date is decided here, from one survey of the store
+    (:mod:`evidence.survey`), and handed to doit as a plain boolean: only this task can seal
+    its run, so the answer cannot change between now and when doit looks at the task, and a
+    boolean spares doit a call (and a signature inspection) per run on every no-op.
+    """
+    from evidence.survey import survey
+
     store = RunStore(project.runs_dir)
     load_settings(project)  # a malformed evidence.toml is bad input before anything runs
+    surveyed = survey(project)
+    runs_dir = str(project.runs_dir)
     for spec in specs if specs is not None else expand_all(project):
         key = spec.key
-        found = store.find(key)
-        run_id = found.run_id if found else run_id_for(key)
+        generations = store.generations(key)
+        run_id = run_id_for(key, generations[-1] if generations else 1)
         yield {
             "name": spec.task_name,
             "doc": f"train {spec.trainer} ({spec.group}, seed {spec.seed}) -> runs/{run_id}",
             "actions": [(run_spec, [str(project.root), spec.to_json(), key])],
-            "uptodate": [lambda store=store, key=key: sealed_and_intact(store, key)],
-            "targets": [str(project.runs_dir / run_id / "results.json")],
+            "uptodate": [bool(generations) and surveyed.intact(run_id)],
+            "targets": [os.path.join(runs_dir, run_id, "results.json")],
             "verbosity": 2,
         }
 

@@ -194,3 +194,39 @@ def test_selection_index_matches_linear_matching(make_project: Callable[..., Pat
     else:
         with pytest.raises(BadInputError, match="matches no run"):
             select(project, selection)
+
+
+# -- the store survey ----------------------------------------------------------------------
+
+
+def test_survey_agrees_with_quick_check_and_sees_tampering(tmp_path: Path) -> None:
+    from evidence import survey as surveys
+
+    project = Project.at(tmp_path)
+    store = RunStore(project.runs_dir)
+    keys = [f"{i:02x}" * 32 for i in range(4)]
+    runs = [store.seal(staged(tmp_path, f"s{i}"), run_id_for(k), k) for i, k in enumerate(keys)]
+    for run in runs:
+        for path in [run.path, *run.path.iterdir()]:
+            age(path)
+    first = surveys.survey(project)
+    assert all(first.intact(r.run_id) for r in runs)
+    memos._REGISTRY.clear()
+    surveys._SURVEYS.clear()
+    again = surveys.survey(project)  # manifests from the memo this time
+    assert again.fingerprint == first.fingerprint and again.findings == first.findings
+    # same-size tampering: the quick check cannot see it, the fingerprint must
+    results = runs[0].path / "results.json"
+    results.chmod(0o644)
+    results.write_text('{"metric": 0.9}\n')
+    # truncation: both must see it
+    truncated = runs[1].path / "results.json"
+    truncated.chmod(0o644)
+    truncated.write_text("{}")
+    surveys._SURVEYS.clear()
+    after = surveys.survey(project)
+    assert after.fingerprint != first.fingerprint
+    assert after.intact(runs[0].run_id)
+    assert not after.intact(runs[1].run_id)
+    assert after.findings[runs[1].run_id] == store.quick_check(runs[1].run_id)
+    assert not after.intact("f" * 16)  # a run that does not exist is not intact
