@@ -62,7 +62,7 @@ def artifact_tasks(project: Project, artifact: str) -> Iterator[TaskDict]:
         spec = str(art.spec_path)
         yield {
             "name": f"{art.name}/source_data",
-            "doc": f"runs -> {art.rel(art.source_data)}",
+            "doc": f"runs -> {art.shown}/{figures.SOURCE_DATA}",
             "actions": [(source_action, args)],
             "file_dep": sorted({*figures.run_file_paths(art), spec, *source_code}),
             "targets": [str(art.source_data), str(art.source_sidecar)],
@@ -71,7 +71,7 @@ def artifact_tasks(project: Project, artifact: str) -> Iterator[TaskDict]:
         extra = [str(art.script)] if art.script is not None else []
         yield {
             "name": f"{art.name}/render",
-            "doc": f"{art.rel(art.source_data)} -> {art.artifact} + provenance sidecar",
+            "doc": f"{art.shown}/{figures.SOURCE_DATA} -> {art.artifact} + provenance sidecar",
             "actions": [(render_action, args)],
             "file_dep": sorted({str(art.source_data), str(art.source_sidecar), spec, *extra,
                                 *render_code}),

@@ -109,6 +109,12 @@ class Artifact:
     def rel(self, path: Path) -> str:
         return self.project.relative(path)
 
+    @property
+    def shown(self) -> str:
+        """``figures/<name>`` (or ``tables/<name>``) as the user names it, for messages and
+        task docs; :meth:`rel` resolves symlinks, which costs a syscall per path component."""
+        return f"{'figures' if self.artifact == 'figure' else 'tables'}/{self.name}"
+
     def plot_spec(self) -> dict[str, Any]:
         """The spec handed to the plotting/table code: the file's keys plus ``name``."""
         return {**self.spec, "name": self.name}
@@ -190,7 +196,7 @@ def selected_runs(art: Artifact, *, require_sealed: bool = False,
     chosen = []
     for selection, series in art.selections:
         for run in select(art.project, selection, require_sealed=require_sealed,
-                          source=art.rel(art.spec_path)):
+                          source=f"{art.shown}/{art.artifact}.toml"):
             if (run.run_id, series) not in seen:
                 seen.add((run.run_id, series))
                 chosen.append((run, series))
