@@ -256,16 +256,30 @@ def _copy_presentation(project: Project, inputs: Any, out: Path) -> None:
     """Copy the figures and tables the paper links to into the deliverable."""
     for kind, entries in (("figures", inputs.figures), ("tables", inputs.tables)):
         target_root = out / kind
-        if target_root.exists():
-            shutil.rmtree(target_root)
+        wanted: dict[Path, Path] = {}
         for name in entries:
             source = project.root / kind / name
-            target = target_root / name
-            target.mkdir(parents=True)
             for path in sorted(source.iterdir()):
                 if path.is_file() and path.suffix in (".png", ".pdf", ".svg", ".csv", ".json", ".md",
                                                       ".tex", ".toml", ".py"):
-                    shutil.copy2(path, target / path.name)
+                    wanted[target_root / name / path.name] = path
+        if target_root.exists():  # drop what the paper no longer links to
+            for stale in sorted(target_root.rglob("*"), reverse=True):
+                if stale.is_file() and stale not in wanted:
+                    stale.unlink()
+                elif stale.is_dir() and not any(stale.iterdir()):
+                    stale.rmdir()
+        for target, path in wanted.items():
+            # copy2 keeps the mtime, so an unchanged file (same size and mtime) is not copied
+            # again: a rebuild after one figure changed copies that figure, not all of them
+            st = path.stat()
+            try:
+                have = target.stat()
+                if have.st_size == st.st_size and have.st_mtime_ns == st.st_mtime_ns:
+                    continue
+            except FileNotFoundError:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
 
 
 # -- compute, exports ------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from evidence import memo as memos
 from evidence.data import SPLITS, DataConfig, load, raw_digest, split_overlap
 from evidence.errors import BadInputError, EvidenceError
 from evidence.hashing import digest_file, digest_json, write_bytes_atomic
@@ -477,9 +478,13 @@ class _Audit:
 
     def _artifact(self, kind: str, sidecar: Path, citing: set[str]) -> None:
         rel, name = self.project.relative, sidecar.parent.name
-        try:
+        def parse() -> Any:
             record = json.loads(sidecar.read_text("utf-8"))
             validate(record, "sidecar", rel(sidecar))
+            return record
+
+        try:  # memoised by the sidecar's stat: an incremental build re-reads only what changed
+            record = memos.validated(self.project, sidecar, "sidecar", parse)
         except (OSError, ValueError, BadInputError) as error:
             self.add("stale_artifact", f"{kind}-{name}", "serious", f"The sidecar {rel(sidecar)} cannot "
                      f"be read ({error}), so {kind} {name!r} cannot be traced to its evidence.",
@@ -489,7 +494,7 @@ class _Audit:
         for section in ("inputs", "outputs"):
             for path, digest in sorted(record[section].items()):
                 target = self.project.root / path
-                actual = digest_file(target) if target.is_file() else None
+                actual = memos.digest(self.project, target) if target.is_file() else None
                 if actual != digest:
                     stale[path] = {"recorded": digest, "actual": actual, "role": section[:-1]}
         runs, now, untrained = set(record["runs"]), set(), 0

@@ -32,7 +32,7 @@ import os
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -407,7 +407,8 @@ def _index(project: Project, artifact: str) -> list[dict[str, Any]]:
     entries = []
     for art in discover(project, artifact):
         built = art.sidecar.is_file() and all(p.is_file() for p in art.outputs.values())
-        record = read_sidecar(art.sidecar) if built else {}
+        record = memos.validated(project, art.sidecar, "sidecar", partial(read_sidecar, art.sidecar)) \
+            if built else {}
         entry = {"name": art.name, "kind": art.spec.get("kind", art.source),
                  "caption": record.get("caption"), "spread": record.get("spread"),
                  "sidecar": art.rel(art.sidecar), "source_data": art.rel(art.source_data),

@@ -30,6 +30,7 @@ import resource
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -95,14 +96,18 @@ def _json(path: Path) -> Any:
 def run_rows(project: Project, cited: Mapping[str, Sequence[str]], current: set[str],
              prices: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """One row per sealed run of the store: compute, cost, and whether a claim uses it."""
+    from evidence import memo as memos
+
     rows = []
     root = project.runs_dir
+    memo = memos.of(project, "ledger-runs")
     for folder in sorted(root.iterdir()) if root.is_dir() else []:
-        provenance, spec = _json(folder / "provenance.json"), _json(folder / "spec.json")
-        if not isinstance(provenance, Mapping) or not isinstance(spec, Mapping):
+        # What the ledger needs of a sealed run, memoised by the stat of the three files it
+        # reads: at 10,000 runs, parsing 30,000 JSON files on every rebuild took seconds.
+        facts = memo.get(folder.name, partial(_run_fact_files, folder), partial(_run_facts, folder))
+        if facts is None:
             continue
-        results = _json(folder / "results.json") or {}
-        compute = compute_of(provenance)
+        compute, spec, early_stopping = facts["compute"], facts["spec"], facts["early_stopping"]
         priced = price_for(prices, compute["device_kind"], compute.get("device_name"))
         run_id = folder.name
         status = "cited" if run_id in cited else "declared" if run_id in current else "superseded"
@@ -117,9 +122,25 @@ def run_rows(project: Project, cited: Mapping[str, Sequence[str]], current: set[
                      "cost": round(float(compute["device_hours"]) * float(priced[1]["per_hour"]), 8)
                      if priced else None,
                      "currency": priced[1]["currency"] if priced else None,
-                     "early_stopping": results.get("early_stopping") if isinstance(results, Mapping)
-                     else None})
+                     "early_stopping": early_stopping})
+    if root.is_dir():
+        memo.forget(p.name for p in root.iterdir())
+    memo.save()
     return rows
+
+
+def _run_fact_files(folder: Path) -> list[Path]:
+    return [folder / name for name in ("provenance.json", "spec.json", "results.json")]
+
+
+def _run_facts(folder: Path) -> dict[str, Any] | None:
+    provenance, spec = _json(folder / "provenance.json"), _json(folder / "spec.json")
+    if not isinstance(provenance, Mapping) or not isinstance(spec, Mapping):
+        return None
+    results = _json(folder / "results.json") or {}
+    return {"compute": compute_of(provenance),
+            "spec": {k: spec.get(k) for k in ("experiment", "label", "group")},
+            "early_stopping": results.get("early_stopping") if isinstance(results, Mapping) else None}
 
 
 def _sum(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

@@ -17,14 +17,22 @@ Two rules keep it honest, the ones git uses for its index:
   values this module stored, and deleting ``.evidence/`` loses nothing.
 
 Values must be JSON; callers rebuild their objects from them.
+
+**Steady scopes.** While doit builds its task list no action runs, so nothing writes to the
+project. :func:`steady` marks such a stretch (every task builder runs in one, see
+:func:`evidence.tasks.user_errors`): a value whose files were checked once in the scope is
+not checked again in it. Outside a scope every lookup checks its files.
 """
 
 from __future__ import annotations
 
+import copy
+import itertools
 import json
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +45,27 @@ MEMO_VERSION = 1
 RACY_SECONDS = 2.0
 
 Signature = list[Any]
+
+_scope_ids = itertools.count(1)
+_scope: int | None = None
+
+
+@contextmanager
+def steady() -> Iterator[None]:
+    """A stretch in which the project's files do not change (see the module docstring)."""
+    global _scope
+    outer = _scope
+    if outer is None:
+        _scope = next(_scope_ids)
+    try:
+        yield
+    finally:
+        _scope = outer
+
+
+def steady_scope() -> int | None:
+    """The id of the current steady scope, None outside one."""
+    return _scope
 
 
 def signature(paths: Iterable[Path | str]) -> Signature:
@@ -63,6 +92,8 @@ class Memo:
     def __init__(self, cache_dir: Path, namespace: str) -> None:
         self.path = cache_dir / f"memo-{namespace}.json"
         self._entries: dict[str, dict[str, Any]] | None = None
+        self._volatile: dict[str, dict[str, Any]] = {}  # racily clean values: this process only
+        self._checked: dict[str, tuple[int, Any]] = {}  # key -> (steady scope it was checked in, value)
         self._dirty = False
 
     def _load(self) -> dict[str, dict[str, Any]]:
@@ -86,20 +117,37 @@ class Memo:
         computation read, in case the list depends on the files' contents).
         """
         entries = self._load()
-        stored = entries.get(key)
-        if isinstance(stored, dict) and "value" in stored:
-            paths = [entry[0] for entry in stored.get("inputs", []) if isinstance(entry, list) and entry]
-            if paths and signature(paths) == stored["inputs"]:
-                return stored["value"]
+        scope = _scope
+        if scope is not None and self._checked.get(key, (None, None))[0] == scope:
+            return self._checked[key][1]
+        for stored in (self._volatile.get(key), entries.get(key)):
+            if isinstance(stored, dict) and "value" in stored:
+                paths = [entry[0] for entry in stored.get("inputs", []) if isinstance(entry, list) and entry]
+                if paths and signature(paths) == stored["inputs"]:
+                    if scope is not None:
+                        self._checked[key] = (scope, stored["value"])
+                    return stored["value"]
         now = time.time_ns()
         value = compute()
         sig = signature(inputs())
-        if _racy(sig, now):
-            entries.pop(key, None)
+        if _racy(sig, now):  # good for this process (same signature), never stored
+            self._volatile[key] = {"inputs": sig, "value": value}
+            if entries.pop(key, None) is not None:
+                self._dirty = True
         else:
+            self._volatile.pop(key, None)
             entries[key] = {"inputs": sig, "value": value}
-        self._dirty = True
+            self._dirty = True
+        if scope is not None:
+            self._checked[key] = (scope, value)
         return value
+
+    def checked_signature(self, key: str) -> Signature | None:
+        """The input signature ``key``'s value was last checked (or stored) against."""
+        for stored in (self._volatile.get(key), self._load().get(key)):
+            if isinstance(stored, dict) and "inputs" in stored:
+                return list(stored["inputs"])
+        return None
 
     def forget(self, keep: Iterable[str]) -> None:
         """Drop every entry not in ``keep`` (specs that were deleted, renamed experiments)."""
@@ -144,11 +192,24 @@ SCHEMA_DIR = Path(__file__).parent / "schemas"
 
 def validated(project: Project, path: Path, schema_name: str, parse: Callable[[], Any]) -> Any:
     """``parse()`` (read ``path`` and check it against schema ``schema_name``), memoised while
-    the file and its schema are unchanged; an invalid file raises every time."""
+    the file and its schema are unchanged; an invalid file raises every time.
+
+    Returns a copy: callers may change what they get without changing what is stored.
+    """
     memo = of(project, "validated")
     value = memo.get(f"{schema_name}:{path}", lambda: [path, SCHEMA_DIR / f"{schema_name}.schema.json"],
                      parse)
     memo.save()
+    return copy.deepcopy(value)
+
+
+def digest(project: Project, path: Path) -> str:
+    """:func:`evidence.hashing.digest_file` of ``path``, memoised by the file's stat signature
+    (size, mtime, inode; racily clean files are hashed again), as git's index and DVC's state
+    database do: the disclosure audit checks every figure's inputs on every rebuild."""
+    from evidence.hashing import digest_file
+
+    value: str = of(project, "digests").get(str(path), lambda: [path], lambda: digest_file(path))
     return value
 
 

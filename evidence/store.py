@@ -29,6 +29,7 @@ from typing import Any
 
 from evidence.errors import BadInputError, IntegrityError
 from evidence.hashing import digest_file, fsync_dir
+from evidence.memo import steady_scope
 from evidence.schema import validate
 
 MANIFEST = "manifest.json"
@@ -41,6 +42,7 @@ _RUN_ID = re.compile(r"^([0-9a-f]{16})(?:-(\d+))?$")
 #: Per-process listings of run stores: root -> (stat signature of the folder, base -> generations).
 _LISTINGS: dict[Path, tuple[tuple[int, int, int], dict[str, list[int]]]] = {}
 _SEALED: dict[tuple[Path, str], SealedRun] = {}
+_LISTING_SCOPE: dict[Path, int] = {}  # root -> steady scope (evidence.memo) its listing was checked in
 
 
 def listing_signature(root: Path) -> tuple[int, int, int] | None:
@@ -59,11 +61,16 @@ def _listing(root: Path) -> dict[str, list[int]]:
     number of subfolders on ext4 and XFS) are unchanged: publishing a run renames a folder
     into ``root``, which changes them.
     """
+    scope = steady_scope()
+    if scope is not None and _LISTING_SCOPE.get(root) == scope and root in _LISTINGS:
+        return _LISTINGS[root][1]  # checked already while doit builds its task list
     signature = listing_signature(root)
     if signature is None:
         return {}
     cached = _LISTINGS.get(root)
     if cached is not None and cached[0] == signature:
+        if scope is not None:
+            _LISTING_SCOPE[root] = scope
         return cached[1]
     found: dict[str, list[int]] = {}
     with os.scandir(root) as entries:
@@ -74,6 +81,8 @@ def _listing(root: Path) -> dict[str, list[int]]:
     for generations in found.values():
         generations.sort()
     _LISTINGS[root] = (signature, found)
+    if scope is not None:
+        _LISTING_SCOPE[root] = scope
     return found
 
 
@@ -213,9 +222,11 @@ class RunStore:
         base = key[:RUN_ID_LENGTH]
         if fresh:
             _LISTINGS.pop(self.root, None)
+            _LISTING_SCOPE.pop(self.root, None)
         found = _listing(self.root).get(base)
         if found is None and (self.root / base).is_dir():
             _LISTINGS.pop(self.root, None)
+            _LISTING_SCOPE.pop(self.root, None)
             found = _listing(self.root).get(base)
         return list(found or ())
 
@@ -280,6 +291,7 @@ class RunStore:
         target.chmod(0o555)
         fsync_dir(self.root)
         _LISTINGS.pop(self.root, None)
+        _LISTING_SCOPE.pop(self.root, None)
         return SealedRun(target)
 
     # -- checking --------------------------------------------------------------------------

@@ -53,14 +53,20 @@ class Survey:
 
 
 _SURVEYS: dict[Path, Survey] = {}
+_SURVEY_SCOPE: dict[Path, int] = {}
 
 
 def survey(project: Project) -> Survey:
     """The survey of ``project``'s store, taken again only when its listing changed."""
     root = project.runs_dir
-    signature = listing_signature(root)
     cached = _SURVEYS.get(root)
+    scope = memos.steady_scope()
+    if cached is not None and scope is not None and _SURVEY_SCOPE.get(root) == scope:
+        return cached
+    signature = listing_signature(root)
     if cached is not None and cached.signature == signature:
+        if scope is not None:
+            _SURVEY_SCOPE[root] = scope
         return cached
     memo = memos.of(project, "manifests")
     findings: dict[str, Finding | None] = {}
@@ -77,11 +83,13 @@ def survey(project: Project) -> Survey:
                                           partial(manifest_sizes, run_path, run_id))
         stats: list[tuple[str, int, int]] = []
         findings[run_id] = check_sizes(run_path, run_id, parsed, stats)
-        entries.append([run_id, folder_mtime, memos.signature([manifest])[0][1:], stats,
+        entries.append([run_id, folder_mtime, memo.checked_signature(run_id), stats,
                         None if findings[run_id] is None else str(findings[run_id])])
     memo.forget(findings)
     memo.save()
     fingerprint = digest_bytes(json.dumps(entries, separators=(",", ":")).encode("utf-8"))
     result = Survey(signature, findings, fingerprint)
     _SURVEYS[root] = result
+    if scope is not None:
+        _SURVEY_SCOPE[root] = scope
     return result

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from doit.exceptions import InvalidTask, TaskFailed
 
 from evidence.errors import EvidenceError
+from evidence.memo import steady
 from evidence.project import Project
 from evidence.settings import load_settings
 from evidence.spec import RunSpec, expand_all
@@ -48,10 +49,11 @@ def user_errors(builder: F) -> F:
     @wraps(builder)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            result = builder(*args, **kwargs)
-            if isinstance(result, Iterator):
-                return (task for task in list(result))  # doit wants a generator
-            return result
+            with steady():  # no action runs while doit builds tasks: check each file once
+                result = builder(*args, **kwargs)
+                if isinstance(result, Iterator):
+                    return (task for task in list(result))  # doit wants a generator
+                return result
         except EvidenceError as error:
             raise InvalidTask(str(error)) from None
 

@@ -230,3 +230,19 @@ def test_survey_agrees_with_quick_check_and_sees_tampering(tmp_path: Path) -> No
     assert not after.intact(runs[1].run_id)
     assert after.findings[runs[1].run_id] == store.quick_check(runs[1].run_id)
     assert not after.intact("f" * 16)  # a run that does not exist is not intact
+
+
+def test_a_racily_clean_value_is_reused_in_the_same_process_only(tmp_path: Path) -> None:
+    source = tmp_path / "input.txt"
+    source.write_text("fresh")
+    calls: list[int] = []
+
+    def compute() -> int:
+        calls.append(1)
+        return len(calls)
+
+    memo = memos.Memo(tmp_path / "cache", "t")
+    assert memo.get("k", lambda: [source], compute) == 1
+    assert memo.get("k", lambda: [source], compute) == 1  # same process, same file: no recompute
+    memo.save()
+    assert memos.Memo(tmp_path / "cache", "t").get("k", lambda: [source], compute) == 2
