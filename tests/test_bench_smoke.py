@@ -49,3 +49,10 @@ def test_harness_smoke(tmp_path: Path) -> None:
     noop = {r[1]: r for r in rows(text, "### No-op")}
     assert noop["plain doit"][-1] == "0"
     assert "#### Targets" in text
+    # the incremental build split into the rebuilt tasks' own work and the overhead
+    split = {r[1]: r for r in rows(text, "#### Own work and overhead")}
+    assert sorted(split) == ["evidence", "plain doit"]
+    for row in split.values():
+        wall, work, overhead = (float(row[i]) for i in (2, 3, 4))
+        assert work >= 0 and abs(wall - work - overhead) < 0.01, row
+    assert int(split["evidence"][-1]) >= 2  # at least the changed figure's two steps ran
