@@ -449,19 +449,32 @@ def targets_table(results: dict[int, list[Command]]) -> list[str]:
                 return median([s.seconds for s in c.samples])
         return float("nan")
 
+    def floor(n: int) -> float:
+        return med(n, "doit")
+
+    def overhead_floor(n: int) -> float:
+        for c in results.get(n, []):
+            if c.measure == "incremental" and c.tool == "doit" and c.samples \
+                    and c.samples[0].work_s == c.samples[0].work_s:
+                return median([s.seconds - s.work_s for s in c.samples])
+        return float("nan")
+
     rows = [("no-op `doit deliver` at N=1,000 within 1.5× plain doit", med(1000, "evidence"),
-             1.5 * med(1000, "doit"), "≤ 1.5 × plain doit"),
+             1.5 * med(1000, "doit"), "≤ 1.5 × plain doit", floor(1000)),
             ("at least 10× faster than `snakemake -n` at N=1,000", med(1000, "evidence"),
-             med(1000, "snakemake", "snakemake -n") / 10, "≤ Snakemake / 10"),
+             med(1000, "snakemake", "snakemake -n") / 10, "≤ Snakemake / 10", floor(1000)),
             ("at least 10× faster than `dvc status` at N=100", med(100, "evidence"),
-             med(100, "dvc", "dvc status") / 10, "≤ DVC / 10"),
-            ("under 3 s at N=10,000", med(10000, "evidence"), 3.0, "< 3 s"),
+             med(100, "dvc", "dvc status") / 10, "≤ DVC / 10", floor(100)),
+            ("under 3 s at N=10,000", med(10000, "evidence"), 3.0, "< 3 s", floor(10000)),
             *((f"incremental at N={n:,}: overhead beyond the rebuilt tasks' own work",
-               incremental_overhead(results, n), 0.5, "≤ 0.5 s") for n in sorted(results))]
-    lines = ["| target | evidence median s | bound s | bound | met |", "|---|---:|---:|---|---|"]
-    for name, value, bound, text in rows:
+               incremental_overhead(results, n), 0.5, "≤ 0.5 s", overhead_floor(n)) for n in sorted(results))]
+    lines = ["| target | evidence median s | bound s | bound | met | plain doit (the floor) s |",
+             "|---|---:|---:|---|---|---:|"]
+    for name, value, bound, text, base in rows:
         met = "–" if value != value or bound != bound else ("yes" if value <= bound else "**no**")
-        lines.append(f"| {name} | {fmt_s(value)} | {fmt_s(bound)} | {text} | {met} |")
+        if met == "**no**" and base == base and bound < base:
+            met += " (bound below the plain-doit floor)"
+        lines.append(f"| {name} | {fmt_s(value)} | {fmt_s(bound)} | {text} | {met} | {fmt_s(base)} |")
     return lines
 
 
