@@ -18,7 +18,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 RESULTS = BENCH / "results.md"
 TITLE = "# Benchmarks of the evidence engine"
-ORDER = ("intro", "harness", "profile", "profile-patched", "whatif", "hashing", "training", "notes")
+ORDER = ("intro", "harness", "profile", "why", "hashing", "training", "notes")
 _SECTION = re.compile(r"<!-- section:(\w+) -->\n(.*?)<!-- /section:\1 -->\n", re.S)
 
 
@@ -142,3 +142,18 @@ def command_line() -> str:
     script = rel(Path(sys.argv[0]))
     args = [a if not Path(a).is_absolute() else rel(Path(a)) for a in sys.argv[1:]]
     return " ".join(["python", script, *args])
+
+
+def prepare_evidence(workdir: Path, n: int, rev: str | None) -> Path:
+    """The harness's evidence project for N, (re)generated and built for this engine if need be.
+
+    The harness regenerates a project whose runs were sealed under another engine's keys, so
+    what a caller times afterwards never starts training.
+    """
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, str(BENCH / "harness.py"), "--sizes", str(n), "--tools", "evidence",
+                    "--prepare-only", "--workdir", str(workdir), *(["--engine-rev", rev] if rev else [])],
+                   check=True)
+    return workdir / str(n) / "evidence"

@@ -4,16 +4,19 @@ For a train task the answer is about the run key: the sealed run it would reuse,
 is none, what differs from the newest sealed run of the same experiment and label (a config
 value, the trainer's code, the engine's numerical code, the data or split digests, the seed),
 with old and new values. For every other task, doit already knows (a file_dep that changed, a
-missing target), and ``doit info --status`` says it; this command asks doit.
+missing target), and ``doit info`` says it; this command asks doit, in this process (a second
+interpreter would cost more than the answer).
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import io
+import os
 from collections.abc import Iterator, Mapping
+from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
 
+from evidence.errors import EvidenceError
 from evidence.project import Project
 from evidence.spec import RunSpec, expand_all
 from evidence.store import RunStore
@@ -73,11 +76,32 @@ def why_train(project: Project, spec: RunSpec) -> list[str]:
     return lines
 
 
+def doit_info(project: Project, task: str) -> list[str]:
+    """``doit info TASK`` for the project, run in this process; its output lines."""
+    from doit.cmd_base import DodoTaskLoader
+    from doit.doit_cmd import DoitMain
+
+    out = io.StringIO()
+    cwd = os.getcwd()
+    try:
+        with redirect_stdout(out), redirect_stderr(out):
+            code = DoitMain(DodoTaskLoader()).run(["info", "--file", str(project.root / "dodo.py"), task])
+    finally:
+        os.chdir(cwd)
+    text = out.getvalue()
+    if code == 3 and f"KeyError: {task!r}" in text:
+        raise EvidenceError(f"no task named {task!r} in {project.root / 'dodo.py'}",
+                            hint="`doit list --all` names every task")
+    if code == 3:
+        raise EvidenceError(f"`doit info {task}` failed:\n{text.strip()}")
+    return text.strip().splitlines()
+
+
 def why(project: Project, task: str) -> list[str]:
-    name = task.removeprefix("train:")
-    for spec in expand_all(project):
-        if spec.task_name == name:
-            return why_train(project, spec)
-    result = subprocess.run([sys.executable, "-m", "doit", "info", task], cwd=project.root,
-                            capture_output=True, text=True)
-    return (result.stdout + result.stderr).strip().splitlines()
+    """Why ``task`` would rebuild: a train task in terms of its run key, any other as doit says."""
+    if task.startswith("train:") or ":" not in task:
+        name = task.removeprefix("train:")
+        for spec in expand_all(project):
+            if spec.task_name == name:
+                return why_train(project, spec)
+    return doit_info(project, task)

@@ -36,3 +36,14 @@ def test_why_a_train_task_would_rebuild(make_project: Callable[..., Path]) -> No
     assert "would train: the key changed since runs/" in text
     assert "config.hidden: 32 -> 24" in text
     assert "up to date" in why(root, "train:tiny/small-s0")
+
+
+def test_why_any_other_task_is_what_doit_info_says(make_project: Callable[..., Path]) -> None:
+    root = make_project()
+    text = why(root, "fsck")
+    assert text.startswith("fsck") and "status     : run" in text  # fsck always runs
+    assert "uptodate" in text
+    unknown = subprocess.run([sys.executable, "-m", "evidence.cli", "why", "figures:nope"], cwd=root,
+                             capture_output=True, text=True)
+    assert unknown.returncode != 0 and "no task named 'figures:nope'" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
