@@ -25,14 +25,28 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 from scipy import special
-from scipy import stats as sps
 
 from evidence.hashing import digest_bytes
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+
+def _sps() -> ModuleType:
+    """``scipy.stats``, imported on first use.
+
+    Importing it costs about a second here (it parses the docstrings of every distribution),
+    and most callers (a figure's bootstrap CI, a table's mean) never need it; the tests that
+    need it (Welch's t, the IQM, power) pay once per process.
+    """
+    from scipy import stats
+
+    return stats
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -109,7 +123,7 @@ def iqm(values: npt.ArrayLike) -> FloatArray:
     ``floor(0.25 n)`` values at each end. It is robust to a few outlier seeds (unlike the
     mean) yet uses half the data (unlike the median).
     """
-    return np.asarray(sps.trim_mean(_as_array(values), 0.25, axis=-1), dtype=np.float64)
+    return np.asarray(_sps().trim_mean(_as_array(values), 0.25, axis=-1), dtype=np.float64)
 
 
 # --------------------------------------------------------------------------- bootstrap
@@ -355,7 +369,7 @@ def welch_t_test(a: npt.ArrayLike, b: npt.ArrayLike) -> WelchTest:
                          "both groups have zero variance, so the t statistic is undefined")
     df = (vn1 + vn2) ** 2 / (vn1**2 / (n1 - 1) + vn2**2 / (n2 - 1))
     t = (float(np.mean(x)) - float(np.mean(y))) / math.sqrt(vn1 + vn2)
-    p = 2 * float(sps.t.sf(abs(t), df))
+    p = 2 * float(_sps().t.sf(abs(t), df))
     return WelchTest(t, df, p)
 
 
@@ -366,7 +380,7 @@ def _prob_improvement_stat(direction: Direction) -> _MultiStatistic:
         a, b = samples
         n_a, n_b = a.shape[-1], b.shape[-1]
         # Mann-Whitney U of A from average ranks: counts pairs with a > b, ties as one half.
-        ranks = sps.rankdata(np.concatenate([a, b], axis=-1), axis=-1)
+        ranks = _sps().rankdata(np.concatenate([a, b], axis=-1), axis=-1)
         u_a = np.sum(ranks[..., :n_a], axis=-1) - n_a * (n_a + 1) / 2
         u = u_a if direction == "higher" else n_a * n_b - u_a
         return np.asarray(u / (n_a * n_b), dtype=np.float64)
@@ -535,8 +549,8 @@ def t_test_power(effect_size_d: float, n_per_group: int, *, alpha: float = 0.05)
         raise ValueError("a two-sample t-test needs at least 2 per group")
     df = 2 * n_per_group - 2
     ncp = abs(effect_size_d) * math.sqrt(n_per_group / 2)
-    crit = float(sps.t.ppf(1 - alpha / 2, df))
-    return float(sps.nct.sf(crit, df, ncp) + sps.nct.cdf(-crit, df, ncp))
+    crit = float(_sps().t.ppf(1 - alpha / 2, df))
+    return float(_sps().nct.sf(crit, df, ncp) + _sps().nct.cdf(-crit, df, ncp))
 
 
 def seeds_needed(effect_size_d: float, *, alpha: float = 0.05, power: float = 0.8,
