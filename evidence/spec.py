@@ -26,22 +26,21 @@ bit-identical, so when a run checkpoints cannot change what it computes.
 from __future__ import annotations
 
 import ast
+import copy
 import itertools
+import json
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evidence import presets as presets_module
 from evidence.errors import BadInputError
 from evidence.hashing import digest_file, digest_json
 from evidence.project import Project, safe_name
 from evidence.schema import read_toml, validate
-
-if TYPE_CHECKING:  # evidence.data imports numpy: only an expansion that is not memoised needs it
-    from evidence.data import DataConfig
 
 #: Bump when the meaning of a key's fields changes; old runs then stop matching.
 PROTOCOL_VERSION = 1
@@ -207,9 +206,10 @@ def run_config(raw: Mapping[str, Any], variant: Mapping[str, Any], point: Mappin
 
 def _preset_runs(raw: Mapping[str, Any], path: Path) -> presets_module.RunConfigs:
     """(trainer, config, data config) of every variant x grid point under given preset values."""
-    from evidence.data import DataConfig
 
     def runs(values: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], Any]]:
+        from evidence.data import DataConfig  # numpy: only when presets are resolved
+
         found = []
         for variant in raw.get("variants") or [{"name": raw["trainer"]}]:
             data_cfg = DataConfig.from_mapping({**raw["data"], **variant.get("data", {})}, path)
@@ -223,8 +223,6 @@ def _preset_runs(raw: Mapping[str, Any], path: Path) -> presets_module.RunConfig
 
 def expand(project: Project, path: Path) -> list[RunSpec]:
     """All run specs of one experiment file, in a stable order (variant, grid point, seed)."""
-    from evidence.data import DataConfig, data_identity
-
     raw = load_experiment(path)
     experiment = safe_name(path.stem, source=path, field="(file name)")
     variants = raw.get("variants") or [{"name": raw["trainer"]}]
@@ -238,15 +236,16 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
     device = str(raw.get("device", "cpu"))
     specs: list[RunSpec] = []
     digests: dict[str, str] = {}
-    identities: dict[DataConfig, dict[str, Any]] = {}
+    identities: dict[str, dict[str, Any]] = {}
     labels: set[str] = set()
     for index, variant in enumerate(variants):
         trainer = variant.get("trainer", raw["trainer"])
         if trainer not in digests:
             digests[trainer] = trainer_digest(project, trainer, path)
-        data_cfg = DataConfig.from_mapping({**raw["data"], **variant.get("data", {})}, path)
-        if data_cfg not in identities:
-            identities[data_cfg] = data_identity(data_cfg, project.cache_dir)
+        data_raw = {**raw["data"], **variant.get("data", {})}
+        data_key = json.dumps(data_raw, sort_keys=True, default=str)
+        if data_key not in identities:
+            identities[data_key] = _data_identity(project, data_raw, data_key, path)
         grid = {**raw.get("grid", {}), **variant.get("grid", {})}
         for point in _grid_points(grid):
             config = run_config(raw, variant, point, preset["values"] if preset else {}, path)
@@ -263,7 +262,7 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
                     "trainer_digest": digests[trainer],
                     "engine_digest": engine_digest(),
                     "config": config,
-                    "data": identities[data_cfg],
+                    "data": identities[data_key],
                     "seed": seed,
                     "world_size": world_size,
                 }
@@ -275,12 +274,44 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
     return specs
 
 
+def _data_identity(project: Project, data_raw: Mapping[str, Any], data_key: str,
+                   path: Path) -> dict[str, Any]:
+    """:func:`evidence.data.data_identity` of an experiment's ``[data]``, memoised by stat.
+
+    Editing one config value re-expands the experiment; without this, that imports numpy and
+    re-hashes the raw dataset file for a value that has not changed. Inputs: the split-digest
+    cache, the engine code that computes the identity, and the raw dataset file.
+    """
+    from evidence import memo as memos
+
+    memo = memos.of(project, "data-identity")
+    read: list[Path] = []  # the raw dataset file, once compute() has found it
+
+    def compute() -> dict[str, Any]:
+        from evidence.data import DataConfig, data_identity, raw_file
+
+        config = DataConfig.from_mapping(data_raw, path)
+        read.append(raw_file(config.dataset))
+        return {"identity": data_identity(config, project.cache_dir), "raw_file": str(read[0])}
+
+    engine = Path(__file__).parent
+    value = memo.get(data_key, lambda: [project.cache_dir / "data.json", engine / "data.py",
+                                        engine / "hashing.py", *read], compute)
+    memo.save()
+    identity: dict[str, Any] = copy.deepcopy(value["identity"])
+    _RAW_FILES[identity["dataset"]] = Path(value["raw_file"])
+    return identity
+
+
 def experiment_files(project: Project) -> list[Path]:
     return sorted(project.experiments_dir.glob("*.toml"))
 
 
 #: Engine modules an expansion runs (besides the numerical ones, which are in the key).
 EXPANSION_MODULES = ("spec.py", "presets.py", "stopping.py", "data.py", "memo.py")
+#: Dataset name -> the raw file its identity was computed from (this process; avoids
+#: importing evidence.data, and numpy with it, to list an expansion's inputs).
+_RAW_FILES: dict[str, Path] = {}
 #: Per-process RunSpec objects of memoised expansions, by the identity of the stored value.
 _SPECS: dict[int, tuple[Any, tuple[RunSpec, ...]]] = {}
 
@@ -301,9 +332,12 @@ def expansion_inputs(project: Project, path: Path, specs: Any = None) -> list[Pa
     except FileNotFoundError:
         pass
     if specs:
-        from evidence.data import raw_file
+        for name in sorted({s["identity"]["data"]["dataset"] for s in specs}):
+            if name not in _RAW_FILES:
+                from evidence.data import raw_file
 
-        files.extend(raw_file(name) for name in sorted({s["identity"]["data"]["dataset"] for s in specs}))
+                _RAW_FILES[name] = raw_file(name)
+            files.append(_RAW_FILES[name])
     return sorted(files)
 
 

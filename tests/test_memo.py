@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -114,6 +116,36 @@ def test_memoised_expansion_equals_expansion_and_follows_edits(make_project: Cal
     assert after == [s.key for s in expand(project, path)]
     assert set(after).isdisjoint(d["key"] for d in direct)
 
+
+
+def test_a_config_edit_re_expands_without_numpy_and_a_data_edit_changes_the_data_identity(
+        make_project: Callable[..., Path]) -> None:
+    root = make_project()
+    project = Project.at(root)
+    path = project.experiments_dir / "tiny.toml"
+    for file in [path, project.trainers_dir, *project.trainers_dir.glob("*.py")]:
+        age(file)
+    expand_cached(project, path)
+    for file in project.cache_dir.glob("*.json"):
+        age(file)
+    expand_cached(project, path)  # every memo stored, the data identity's too
+    path.write_text(path.read_text().replace("config = { hidden = 32 }", "config = { hidden = 24 }"))
+    age(path, 10.0)
+    code = ("import json, sys; from pathlib import Path; from evidence.project import Project; "
+            "from evidence.spec import expand_cached; "
+            f"specs = expand_cached(Project.at(Path({str(root)!r})), Path({str(path)!r})); "
+            "print(json.dumps({'numpy': 'numpy' in sys.modules, 'specs': [s.to_json() for s in specs]}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    answer = json.loads(done.stdout)
+    assert answer["numpy"] is False  # the data identity came from the memo
+    assert answer["specs"] == [s.to_json() for s in expand(project, path)]
+    assert any(s["identity"]["config"].get("hidden") == 24 for s in answer["specs"])
+    before = {s.label: s.identity["data"] for s in expand_cached(project, path)}
+    path.write_text(path.read_text().replace("split_seed = 0", "split_seed = 1"))
+    age(path, 5.0)
+    after = {s.label: s.identity["data"] for s in expand_cached(project, path)}
+    assert after == {s.label: s.identity["data"] for s in expand(project, path)}
+    assert all(after[label]["split_digests"] != before[label]["split_digests"] for label in before)
 
 # -- the store listing ---------------------------------------------------------------------
 
