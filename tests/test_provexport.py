@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -104,3 +105,29 @@ def test_no_op_deliver_keeps_the_exports(delivered: Path) -> None:
     again = doit(delivered, "deliver")
     assert again.returncode == 0
     assert [line for line in again.stdout.splitlines() if line.startswith(".  ")] == [".  deliver:summary"]
+
+
+def test_inlined_prov_schema_judges_as_the_published_one() -> None:
+    from evidence.provexport import _prov_validator
+    from evidence.schema import load_schema
+
+    schema = load_schema("prov")
+    published = jsonschema.validators.validator_for(schema)(schema)
+    documents = [
+        {"entity": {"e1": {"prov:label": "x", "ev:n": 3, "ev:flags": [True, {"$": "1", "type": "xsd:int"}]}},
+         "activity": {"a1": {"prov:startTime": "2026-01-01T00:00:00"}},
+         "wasGeneratedBy": {"_:g": {"prov:entity": "e1", "prov:activity": "a1"}}},
+        {"entity": {"e1": {"ev:bad": {"no-dollar": 1}}}},
+        {"entity": {"e1": {"ev:empty": []}}},
+        {"wasGeneratedBy": {"_:g": {"prov:time": 3}}},
+        {"entities": {}},
+        {"bundle": {"b": {"entity": {"e": {"ev:x": None}}}}},
+    ]
+
+    def verdict(validator: Any, document: dict[str, Any]) -> list[tuple[list[str], str]]:
+        return sorted((list(map(str, e.absolute_path)), e.message) for e in validator.iter_errors(document))
+
+    for document in documents:
+        assert verdict(_prov_validator(), document) == verdict(published, document), document
+    assert not list(_prov_validator().iter_errors(documents[0]))
+    assert all(list(_prov_validator().iter_errors(d)) for d in documents[1:])  # each one is invalid
