@@ -3,7 +3,8 @@
     python bench/training.py [--repeats 3]
 
 Copies the repository's ``experiments/digits.toml`` (the bundled example's 20 runs: MLP, wide
-MLP, CNN and the shuffled-label control, five seeds each) and ``trainers/`` into temporary
+MLP, CNN and the shuffled-label control, five seeds each), ``presets.toml`` (the experiment
+picks its preset by memory fit) and ``trainers/`` into temporary
 projects under ``bench/.work/training/`` with a one-task ``dodo.py`` (``task_train`` only) and
 an empty run store, and trains all 20 runs for real (``doit train``: one ``python -m
 evidence.runner`` process per run) in three configurations, interleaved round-robin:
@@ -70,6 +71,7 @@ def make_project(folder: Path, cadence: str) -> None:
             raise SystemExit("experiments/digits.toml has no [checkpoint] table to make denser")
     (folder / "experiments" / "digits.toml").write_text(text, "utf-8")
     (folder / "dodo.py").write_text(DODO, "utf-8")
+    shutil.copyfile(common.REPO / "presets.toml", folder / "presets.toml")  # digits.toml: preset = "auto"
 
 
 def reset(folder: Path) -> None:
@@ -140,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         f" {dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')}; {common.machine()};"
         f" engine at commit {common.engine_state(args.engine_rev)}."
         " The bundled example's 20-run digits experiment"
-        " (copies of `experiments/digits.toml` and `trainers/`, an empty run store per sample),"
+        " (copies of `experiments/digits.toml`, `presets.toml` and `trainers/`, an empty run store"
+        " per sample),"
         " trained for real by `doit train`; medians over the repeats, configurations interleaved.",
         "",
         "| configuration | `doit` wall s (median) | min–max s | runner wall s per run (mean) "
