@@ -13,6 +13,7 @@ import os
 import platform
 import re
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -157,3 +158,27 @@ def prepare_evidence(workdir: Path, n: int, rev: str | None) -> Path:
                     "--prepare-only", "--workdir", str(workdir), *(["--engine-rev", rev] if rev else [])],
                    check=True)
     return workdir / str(n) / "evidence"
+
+
+def add_run_options(parser: Any) -> None:
+    """``--workdir``, ``--out`` and ``--engine-rev``: the options every benchmark script takes."""
+    parser.add_argument("--workdir", type=Path, default=BENCH / ".work")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--engine-rev", default=None,
+                        help="use the engine as committed at this git revision (default: the working tree)")
+
+
+def engine_env(engine: Path) -> dict[str, str]:
+    """This process's environment for child commands: no EVIDENCE_*/PYTHON* settings of the
+    caller's shell, and the engine snapshot ``engine`` first on ``PYTHONPATH``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EVIDENCE_", "PYTHON"))}
+    env["PYTHONPATH"] = str(engine)
+    return env
+
+
+def produced_by(rev: str | None) -> str:
+    """The opening of a section: the command, when, where and which engine."""
+    import datetime as dt
+
+    return (f"Produced by: `{command_line()}`; {dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')};"
+            f" {machine()}; engine at commit {engine_state(rev)}.")

@@ -26,7 +26,6 @@ of issue #8 is a digest at no less than 70% of it. Updates the ``hashing`` secti
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import hashlib
 import os
 import statistics
@@ -104,10 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size-gib", type=float, default=1.0)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--workdir", type=Path, default=common.BENCH / ".work")
-    parser.add_argument("--out", type=Path, default=common.RESULTS)
-    parser.add_argument("--engine-rev", default=None,
-                        help="use the engine as committed at this git revision (default: the working tree)")
+    common.add_run_options(parser)
     parser.add_argument("--keep", action="store_true", help="keep the test file")
     args = parser.parse_args(argv)
     common.snapshot_engine(args.workdir, args.engine_rev)
@@ -143,9 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "## Hashing: streaming digest vs the page-cache read rate",
         "",
-        f"Produced by: `{common.command_line()}`;"
-        f" {dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')}; {common.machine()};"
-        f" engine at commit {common.engine_state(args.engine_rev)}."
+        common.produced_by(args.engine_rev) +
         f" A {size / 1024**3:g} GiB file of random bytes,"
         f" warm in the page cache; median of {args.repeats} passes per method, methods interleaved."
         f" `digest_file` takes BLAKE3's memory-mapped multithreaded path for files of"

@@ -16,7 +16,6 @@ unprofiled wall time (``≈ s``: the row's share of the profiled total times the
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
 import pstats
 import re
@@ -154,18 +153,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="unprofiled no-ops timed per size")
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--section", default=None, help="section of the results file to replace")
-    parser.add_argument("--workdir", type=Path, default=common.BENCH / ".work")
-    parser.add_argument("--out", type=Path, default=common.RESULTS)
-    parser.add_argument("--engine-rev", default=None,
-                        help="use the engine as committed at this git revision (default: the working tree)")
+    common.add_run_options(parser)
     args = parser.parse_args(argv)
     workdir = args.workdir.resolve()
     engine = common.snapshot_engine(workdir, args.engine_rev)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("EVIDENCE_", "PYTHON"))}
-    env["PYTHONPATH"] = str(engine)
-    stamp = (f"Produced by: `{common.command_line()}`;"
-             f" {dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')}; {common.machine()};"
-             f" engine at commit {common.engine_state(args.engine_rev)}.")
+    env = common.engine_env(engine)
+    stamp = common.produced_by(args.engine_rev)
     lines = ["## Profile of a no-op `doit deliver` (evidence, synthetic project)", "",
              stamp + " The project is the harness's (N runs, N/10 figures), fully built; the"
              " profiled command is `python -m cProfile -o <file> -m doit deliver` in it. Rows"

@@ -25,7 +25,6 @@ around it. Updates the ``training`` section of ``bench/results.md``.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import re
@@ -100,14 +99,10 @@ def provenance(folder: Path) -> list[dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--workdir", type=Path, default=common.BENCH / ".work")
-    parser.add_argument("--out", type=Path, default=common.RESULTS)
-    parser.add_argument("--engine-rev", default=None,
-                        help="use the engine as committed at this git revision (default: the working tree)")
+    common.add_run_options(parser)
     args = parser.parse_args(argv)
     engine = common.snapshot_engine(args.workdir, args.engine_rev)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("EVIDENCE_", "PYTHON"))}
-    env["PYTHONPATH"] = str(engine)
+    env = common.engine_env(engine)
     root = args.workdir.resolve() / "training"
     folders = {"default": root / "default", "dense": root / "dense"}
     for cadence, folder in folders.items():
@@ -138,9 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "## Training path: checkpoint overhead and `doit -n 2` vs `-n 1`",
         "",
-        f"Produced by: `{common.command_line()}`;"
-        f" {dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')}; {common.machine()};"
-        f" engine at commit {common.engine_state(args.engine_rev)}."
+        common.produced_by(args.engine_rev) +
         " The bundled example's 20-run digits experiment"
         " (copies of `experiments/digits.toml`, `presets.toml` and `trainers/`, an empty run store"
         " per sample),"

@@ -22,8 +22,6 @@ It replaces the ``why`` section of ``bench/results.md``.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import os
 import statistics
 import subprocess
 import sys
@@ -112,19 +110,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--workdir", type=Path, default=common.BENCH / ".work")
-    parser.add_argument("--out", type=Path, default=common.RESULTS)
-    parser.add_argument("--engine-rev", default=None,
-                        help="use the engine as committed at this git revision (default: the working tree)")
+    common.add_run_options(parser)
     args = parser.parse_args(argv)
     workdir = args.workdir.resolve()
     engine = common.snapshot_engine(workdir, args.engine_rev)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("EVIDENCE_", "PYTHON"))}
-    env["PYTHONPATH"] = str(engine)
-    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    env = common.engine_env(engine)
     lines = ["## `evidence why` vs `doit info`", "",
-             f"Produced by: `{common.command_line()}`; {now};"
-             f" {common.machine()}; engine at commit {common.engine_state(args.engine_rev)}. Both commands"
+             common.produced_by(args.engine_rev) + " Both commands"
              " run in the harness's evidence project (fully built); medians of the repeats, the"
              " commands interleaved. × `doit info` is the row's median over `doit info`'s on the"
              " same task in the same state."]

@@ -113,7 +113,7 @@ class Artifact:
     def shown(self) -> str:
         """``figures/<name>`` (or ``tables/<name>``) as the user names it, for messages and
         task docs; :meth:`rel` resolves symlinks, which costs a syscall per path component."""
-        return f"{'figures' if self.artifact == 'figure' else 'tables'}/{self.name}"
+        return shown_folder(self.artifact, self.name)
 
     def plot_spec(self) -> dict[str, Any]:
         """The spec handed to the plotting/table code: the file's keys plus ``name``."""
@@ -121,6 +121,11 @@ class Artifact:
 
 
 # --------------------------------------------------------------------------- specs
+
+
+def shown_folder(artifact: str, name: str) -> str:
+    """``figures/<name>`` or ``tables/<name>``, lexically (see :attr:`Artifact.shown`)."""
+    return f"{'figures' if artifact == 'figure' else 'tables'}/{name}"
 
 
 #: Per-process memo of loaded specs: (spec file, mtime, size, plot.py present) -> Artifact.
@@ -135,7 +140,7 @@ def load(project: Project, artifact: str, name: str) -> Artifact:
     """
     folder = (project.figures_dir if artifact == "figure" else project.tables_dir) / name
     path = folder / f"{artifact}.toml"
-    shown = f"{'figures' if artifact == 'figure' else 'tables'}/{name}/{artifact}.toml"
+    shown = f"{shown_folder(artifact, name)}/{artifact}.toml"
     safe_name(name, source=shown, field="(folder name)")
     try:
         st = path.stat()
@@ -162,10 +167,8 @@ def _parse(project: Project, artifact: str, folder: Path, path: Path, shown: str
 def _load(project: Project, artifact: str, name: str, folder: Path, path: Path, shown: str) -> Artifact:
     # The validated spec is memoised across processes while the file and its schema are
     # unchanged: validating 1,000 specs took a second of every no-op.
-    memo = memos.of(project, "artifact-specs")
-    schema = PACKAGE_DIR / "schemas" / f"{artifact}.schema.json"
-    raw: dict[str, Any] = memo.get(f"{artifact}/{name}", lambda: [path, schema],
-                                   lambda: _parse(project, artifact, folder, path, shown))
+    raw: dict[str, Any] = memos.validated(project, path, artifact,
+                                          partial(_parse, project, artifact, folder, path, shown))
     selections = tuple((Selection.from_mapping(s, shown, f"select[{i}]"), s.get("series"))
                        for i, s in enumerate(raw["select"]))
     script = folder / "plot.py"
@@ -183,10 +186,8 @@ def discover(project: Project, artifact: str) -> list[Artifact]:
     base = project.figures_dir if artifact == "figure" else project.tables_dir
     if not base.is_dir():
         return []
-    found = [load(project, artifact, p.name) for p in sorted(base.iterdir())
-             if (p / f"{artifact}.toml").is_file()]
-    memos.of(project, "artifact-specs").save()
-    return found
+    return [load(project, artifact, p.name) for p in sorted(base.iterdir())
+            if (p / f"{artifact}.toml").is_file()]
 
 
 def selected_runs(art: Artifact, *, require_sealed: bool = False,

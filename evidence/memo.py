@@ -26,6 +26,7 @@ not checked again in it. Outside a scope every lookup checks its files.
 
 from __future__ import annotations
 
+import atexit
 import copy
 import itertools
 import json
@@ -52,7 +53,10 @@ _scope: int | None = None
 
 @contextmanager
 def steady() -> Iterator[None]:
-    """A stretch in which the project's files do not change (see the module docstring)."""
+    """A stretch in which the project's files do not change (see the module docstring).
+
+    Leaving the outermost scope writes back every memo that changed in it.
+    """
     global _scope
     outer = _scope
     if outer is None:
@@ -61,6 +65,8 @@ def steady() -> Iterator[None]:
         yield
     finally:
         _scope = outer
+        if outer is None:
+            save_all()
 
 
 def steady_scope() -> int | None:
@@ -179,8 +185,24 @@ class Memo:
 _REGISTRY: dict[tuple[Path, str], Memo] = {}
 
 
+def save_all() -> None:
+    """Write back every memo of this process that changed.
+
+    Called when the outermost steady scope ends (doit has built its tasks) and at interpreter
+    exit (what the actions memoised), so a loop of lookups writes each memo file once, not
+    once per lookup. A process that ends without running exit handlers (a worker of ``doit
+    -n``) loses what it memoised: a memo is only a cache.
+    """
+    for memo in _REGISTRY.values():
+        memo.save()
+
+
+atexit.register(save_all)
+
+
 def of(project: Project, namespace: str) -> Memo:
-    """The memo ``namespace`` of ``project`` (one object per process)."""
+    """The memo ``namespace`` of ``project`` (one object per process; written back by
+    :func:`save_all`)."""
     memo = _REGISTRY.get((project.root, namespace))
     if memo is None:
         memo = _REGISTRY[(project.root, namespace)] = Memo(project.cache_dir, namespace)
@@ -196,10 +218,8 @@ def validated(project: Project, path: Path, schema_name: str, parse: Callable[[]
 
     Returns a copy: callers may change what they get without changing what is stored.
     """
-    memo = of(project, "validated")
-    value = memo.get(f"{schema_name}:{path}", lambda: [path, SCHEMA_DIR / f"{schema_name}.schema.json"],
-                     parse)
-    memo.save()
+    value = of(project, "validated").get(f"{schema_name}:{path}",
+                                         lambda: [path, SCHEMA_DIR / f"{schema_name}.schema.json"], parse)
     return copy.deepcopy(value)
 
 

@@ -188,8 +188,7 @@ def _prov_validator() -> Any:
     """The PROV-JSON schema's validator, with its definitions inlined.
 
     The same schema, but jsonschema no longer resolves a ``$ref`` for every attribute of every
-    record: validating the PROV document of 1,000 runs took 3 s and takes 1.4 s (measured in
-    bench/results.md's notes).
+    record, which took most of the validation's time on a document of a thousand runs.
     """
     import jsonschema
 

@@ -297,7 +297,6 @@ def _data_identity(project: Project, data_raw: Mapping[str, Any], data_key: str,
     engine = Path(__file__).parent
     value = memo.get(data_key, lambda: [project.cache_dir / "data.json", engine / "data.py",
                                         engine / "hashing.py", *read], compute)
-    memo.save()
     identity: dict[str, Any] = copy.deepcopy(value["identity"])
     _RAW_FILES[identity["dataset"]] = Path(value["raw_file"])
     return identity
@@ -359,7 +358,6 @@ def expand_cached(project: Project, path: Path) -> tuple[RunSpec, ...]:
         return stored
 
     value = memo.get(str(path), lambda: expansion_inputs(project, path, stored or None), compute)
-    memo.save()
     cached = _SPECS.get(id(value))
     if cached is not None and cached[0] is value:
         return cached[1]

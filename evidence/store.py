@@ -86,6 +86,12 @@ def _listing(root: Path) -> dict[str, list[int]]:
     return found
 
 
+def _forget_listing(root: Path) -> None:
+    """Drop the per-process listing of ``root``: the next lookup reads the folder again."""
+    _LISTINGS.pop(root, None)
+    _LISTING_SCOPE.pop(root, None)
+
+
 def listed_run_ids(root: Path) -> list[str]:
     """Every run id in the store, sorted (from the per-process listing)."""
     return sorted(run_id_for(base, g) for base, gens in _listing(root).items() for g in gens)
@@ -221,12 +227,10 @@ class RunStore:
         """
         base = key[:RUN_ID_LENGTH]
         if fresh:
-            _LISTINGS.pop(self.root, None)
-            _LISTING_SCOPE.pop(self.root, None)
+            _forget_listing(self.root)
         found = _listing(self.root).get(base)
         if found is None and (self.root / base).is_dir():
-            _LISTINGS.pop(self.root, None)
-            _LISTING_SCOPE.pop(self.root, None)
+            _forget_listing(self.root)
             found = _listing(self.root).get(base)
         return list(found or ())
 
@@ -290,8 +294,7 @@ class RunStore:
             shutil.rmtree(staging, ignore_errors=True)
         target.chmod(0o555)
         fsync_dir(self.root)
-        _LISTINGS.pop(self.root, None)
-        _LISTING_SCOPE.pop(self.root, None)
+        _forget_listing(self.root)
         return SealedRun(target)
 
     # -- checking --------------------------------------------------------------------------
@@ -316,18 +319,7 @@ class RunStore:
         run's files, and checks the manifest's shape by hand instead of with the JSON Schema
         (the schema check is :meth:`fsck_run`'s): at 10,000 runs the schema alone cost seconds.
         """
-        return self._quick_check_at(os.path.join(self.path(run_id), ""), run_id)
-
-    def sealed_and_intact(self, key: str) -> bool:
-        """A sealed run of ``key`` exists and passes :meth:`quick_check` (no Path objects)."""
-        generations = self.generations(key)
-        if not generations:
-            return False
-        run_id = run_id_for(key, generations[-1])
-        return self._quick_check_at(os.path.join(self.root, run_id, ""), run_id) is None
-
-    @staticmethod
-    def _quick_check_at(run_path: str, run_id: str) -> Finding | None:
+        run_path = os.path.join(self.path(run_id), "")
         return check_sizes(run_path, run_id, manifest_sizes(run_path, run_id))
 
     def fsck_run(self, run_id: str) -> list[Finding]:

@@ -79,11 +79,6 @@ def run_spec(project_root: str, spec_json: dict[str, Any], key: str, force: bool
         return TaskFailed(error.format())
 
 
-def sealed_and_intact(store: RunStore, key: str) -> bool:
-    """A sealed run of ``key`` exists and looks intact (see :meth:`RunStore.quick_check`)."""
-    return store.sealed_and_intact(key)
-
-
 def train_tasks(project: Project, specs: list[RunSpec] | None = None) -> Iterator[TaskDict]:
     """One doit subtask per run spec, named ``<experiment>/<label>``.
 

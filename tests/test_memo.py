@@ -106,6 +106,7 @@ def test_memoised_expansion_equals_expansion_and_follows_edits(make_project: Cal
     for file in project.cache_dir.glob("*.json"):
         age(file)
     expand_cached(project, path)  # stores
+    memos.save_all()  # as the process would at exit
     memos._REGISTRY.clear()  # as in a new process: read back from the memo file
     assert [s.to_json() for s in expand_cached(project, path)] == direct
     # an edit of the trainer changes every key, and the memo must see it
@@ -129,6 +130,7 @@ def test_a_config_edit_re_expands_without_numpy_and_a_data_edit_changes_the_data
     for file in project.cache_dir.glob("*.json"):
         age(file)
     expand_cached(project, path)  # every memo stored, the data identity's too
+    memos.save_all()  # as the process would at exit
     path.write_text(path.read_text().replace("config = { hidden = 32 }", "config = { hidden = 24 }"))
     age(path, 10.0)
     code = ("import json, sys; from pathlib import Path; from evidence.project import Project; "
@@ -278,3 +280,16 @@ def test_a_racily_clean_value_is_reused_in_the_same_process_only(tmp_path: Path)
     assert memo.get("k", lambda: [source], compute) == 1  # same process, same file: no recompute
     memo.save()
     assert memos.Memo(tmp_path / "cache", "t").get("k", lambda: [source], compute) == 2
+
+
+def test_memoised_values_reach_the_memo_file_at_exit(tmp_path: Path) -> None:
+    """Lookups that never call save() themselves (file digests) are written back at exit."""
+    (tmp_path / "dodo.py").write_text("")
+    target = tmp_path / "data.bin"
+    target.write_bytes(b"x" * 1000)
+    age(target)
+    code = ("from pathlib import Path; from evidence import memo; from evidence.project import Project; "
+            f"print(memo.digest(Project.at(Path({str(tmp_path)!r})), Path({str(target)!r})))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    stored = json.loads((Project.at(tmp_path).cache_dir / "memo-digests.json").read_text())
+    assert stored["entries"][str(target)]["value"] == done.stdout.strip()
