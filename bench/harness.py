@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import math
 import os
 import shutil
 import signal
@@ -434,10 +435,11 @@ def overhead_table(results: dict[int, list[Command]]) -> list[str]:
     return lines
 
 
-def incremental_overhead(results: dict[int, list[Command]], n: int) -> float:
+def incremental_overhead(results: dict[int, list[Command]], n: int, tool: str = "evidence") -> float:
+    """Median wall time minus own work of ``tool``'s incremental build at N (NaN if not timed)."""
     for c in results.get(n, []):
-        if c.measure == "incremental" and c.tool == "evidence" and c.samples \
-                and c.samples[0].work_s == c.samples[0].work_s:
+        if c.measure == "incremental" and c.tool == tool and c.samples \
+                and not math.isnan(c.samples[0].work_s):
             return median([s.seconds - s.work_s for s in c.samples])
     return float("nan")
 
@@ -452,13 +454,6 @@ def targets_table(results: dict[int, list[Command]]) -> list[str]:
     def floor(n: int) -> float:
         return med(n, "doit")
 
-    def overhead_floor(n: int) -> float:
-        for c in results.get(n, []):
-            if c.measure == "incremental" and c.tool == "doit" and c.samples \
-                    and c.samples[0].work_s == c.samples[0].work_s:
-                return median([s.seconds - s.work_s for s in c.samples])
-        return float("nan")
-
     rows = [("no-op `doit deliver` at N=1,000 within 1.5× plain doit", med(1000, "evidence"),
              1.5 * med(1000, "doit"), "≤ 1.5 × plain doit", floor(1000)),
             ("at least 10× faster than `snakemake -n` at N=1,000", med(1000, "evidence"),
@@ -467,7 +462,8 @@ def targets_table(results: dict[int, list[Command]]) -> list[str]:
              med(100, "dvc", "dvc status") / 10, "≤ DVC / 10", floor(100)),
             ("under 3 s at N=10,000", med(10000, "evidence"), 3.0, "< 3 s", floor(10000)),
             *((f"incremental at N={n:,}: overhead beyond the rebuilt tasks' own work",
-               incremental_overhead(results, n), 0.5, "≤ 0.5 s", overhead_floor(n)) for n in sorted(results))]
+               incremental_overhead(results, n), 0.5, "≤ 0.5 s", incremental_overhead(results, n, "doit"))
+              for n in sorted(results))]
     lines = ["| target | evidence median s | bound s | bound | met | plain doit (the floor) s |",
              "|---|---:|---:|---|---|---:|"]
     for name, value, bound, text, base in rows:
