@@ -6,9 +6,9 @@ targets (train, fsck, figures, tables, verify, deliver); `doit` alone delivers.
 
 from pathlib import Path
 
-from evidence.project import Project
-from evidence.tasks import doit_config
-from evidence.taskset import standard_tasks
+from evidence.core.project import Project
+from evidence.tasks.base import doit_config
+from evidence.tasks.standard import standard_tasks
 
 PROJECT = Project.at(Path(__file__).parent)
 DOIT_CONFIG = doit_config(PROJECT, default_tasks=["deliver"])

@@ -5,7 +5,7 @@
 For each size N it generates one project per tool (see ``bench/projects.py``): N train
 tasks, N/10 figure tasks reading ten results each, one deliver task. **This measures the
 build system, not training**: the evidence project's runs are sealed up front through the
-engine's own store API (:meth:`evidence.store.RunStore.seal`) under exactly the run keys its
+engine's own store API (:meth:`evidence.store.runs.RunStore.seal`) under exactly the run keys its
 experiment expands to, so ``doit deliver`` finds every run sealed; the peers' "training" is a
 ``cp``.
 
@@ -245,7 +245,7 @@ class Size:
             marker.write_text(stamp)
 
     def engine_digest(self) -> str:
-        from evidence.spec import engine_digest
+        from evidence.experiments.spec import engine_digest
 
         return engine_digest()
 
@@ -485,7 +485,7 @@ def write_report(path: Path, results: dict[int, list[Command]], args: argparse.N
         "## Build-system benchmark: evidence vs plain doit, Snakemake and DVC",
         "",
         "**This measures the build system, not training.** The evidence project's runs are sealed up",
-        "front through the engine's own store API (`evidence.store.RunStore.seal` on staging folders",
+        "front through the engine's own store API (`evidence.store.runs.RunStore.seal` on staging folders",
         "holding spec.json, results.json, metrics.jsonl, a small model.safetensors and provenance.json,",
         "under exactly the run keys the experiment expands to); the peers' \"training\" is a `cp`.",
         "",

@@ -9,7 +9,7 @@ sits in the page cache, then measures, interleaved round-robin, each a median of
 * **read**: the page-cache read rate: ``readinto`` of the whole file into one preallocated
   buffer (no hashing; the ceiling any streaming digest can reach);
 * **read 8 MiB chunks**: the same through an 8 MiB buffer (the engine's chunk size);
-* **evidence digest_file**: :func:`evidence.hashing.digest_file`, what the engine runs on
+* **evidence digest_file**: :func:`evidence.core.hashing.digest_file`, what the engine runs on
   every file it seals or checks (BLAKE3; memory-mapped and multithreaded from 64 MiB up);
 * **BLAKE3 streaming, 1 thread**: the engine's path for files under 64 MiB, forced here on
   the big file (8 MiB ``readinto`` chunks, ``max_threads=1``);
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the test file")
     args = parser.parse_args(argv)
     common.snapshot_engine(args.workdir, args.engine_rev)
-    from evidence.hashing import MMAP_THRESHOLD, digest_file
+    from evidence.core.hashing import MMAP_THRESHOLD, digest_file
 
     size = int(args.size_gib * 1024**3)
     path = args.workdir / "hashing" / f"random-{size}.bin"

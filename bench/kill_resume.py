@@ -55,8 +55,8 @@ def make_project(root: Path) -> Path:
         shutil.copy(trainer, root / "trainers" / trainer.name)
     (root / "experiments" / "k.toml").write_text(EXPERIMENT)
     sys.path.insert(0, str(REPO))
-    from evidence.project import Project
-    from evidence.spec import expand_all
+    from evidence.core.project import Project
+    from evidence.experiments.spec import expand_all
 
     [spec] = expand_all(Project.at(root))
     path = root / "spec.json"
@@ -65,7 +65,7 @@ def make_project(root: Path) -> Path:
 
 
 def start(root: Path, spec: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "evidence.runner", "--project", str(root),
+    return subprocess.Popen([sys.executable, "-m", "evidence.train.runner", "--project", str(root),
                              "--spec", str(spec)], cwd=root, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env={**os.environ, "EVIDENCE_PROGRESS": "off"})
 
@@ -85,7 +85,7 @@ def main() -> int:
         reference_root = Path(tmp) / "reference"
         spec = make_project(reference_root)
         began = time.monotonic()
-        subprocess.run([sys.executable, "-m", "evidence.runner", "--project", str(reference_root),
+        subprocess.run([sys.executable, "-m", "evidence.train.runner", "--project", str(reference_root),
                         "--spec", str(spec)], check=True, cwd=reference_root, capture_output=True)
         duration = time.monotonic() - began
         reference = sealed(reference_root)
@@ -102,7 +102,7 @@ def main() -> int:
                 process.wait()
                 moments.append(f"{moment:.2f}s")
             leftovers = list((root / ".evidence" / "work").glob("*/checkpoints/.*"))
-            subprocess.run([sys.executable, "-m", "evidence.runner", "--project", str(root),
+            subprocess.run([sys.executable, "-m", "evidence.train.runner", "--project", str(root),
                             "--spec", str(spec)], check=True, cwd=root, capture_output=True)
             same = sealed(root) == reference
             identical += same

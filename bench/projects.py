@@ -14,7 +14,7 @@ Each tool gets its own folder with its own idiom for that graph:
   claims, a paper template). Its runs are **not trained**: the harness writes each run's
   ``spec.json``, ``results.json``, ``metrics.jsonl``, a small ``model.safetensors`` and
   ``provenance.json`` into a staging folder and publishes it with the engine's own
-  :meth:`evidence.store.RunStore.seal`, under exactly the run keys the experiment expands to.
+  :meth:`evidence.store.runs.RunStore.seal`, under exactly the run keys the experiment expands to.
   So a measurement of this project measures the build system, not training.
 * ``doit``: plain doit with the same task graph (``file_dep``/``targets``), the floor.
 * ``snakemake``: a Snakefile with the same three rules.
@@ -96,7 +96,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from evidence.recipe import DataInfo, Recipe
+from evidence.numerics.recipe import DataInfo, Recipe
 
 
 def build(config: dict[str, Any], data: DataInfo) -> Recipe:
@@ -272,10 +272,10 @@ def run_files(spec_json: dict[str, Any], run_id: str, environment: dict[str, Any
 
 def _seal_chunk(root: str, specs: list[dict[str, Any]]) -> int:
     """Worker: seal each spec's synthetic run through RunStore.seal (skips runs already sealed)."""
-    from evidence.project import Project
-    from evidence.provenance import environment
-    from evidence.schema import validate
-    from evidence.store import RunStore, run_id_for
+    from evidence.core.project import Project
+    from evidence.core.provenance import environment
+    from evidence.core.schema import validate
+    from evidence.store.runs import RunStore, run_id_for
 
     project = Project.at(root)
     store = RunStore(project.runs_dir)
@@ -308,8 +308,8 @@ def evidence_template_dodo() -> str:
 
 def make_evidence(folder: Path, n: int, *, git: bool, workers: int) -> dict[str, Any]:
     """Write the evidence project and seal the runs of both states of the incremental change."""
-    from evidence.project import Project
-    from evidence.spec import expand
+    from evidence.core.project import Project
+    from evidence.experiments.spec import expand
 
     blocks = figure_blocks(n)
     main_points, alt_points = list(range(n)), [*range(n - 1), n]

@@ -7,7 +7,7 @@ MLP, CNN and the shuffled-label control, five seeds each), ``presets.toml`` (the
 picks its preset by memory fit) and ``trainers/`` into temporary
 projects under ``bench/.work/training/`` with a one-task ``dodo.py`` (``task_train`` only) and
 an empty run store, and trains all 20 runs for real (``doit train``: one ``python -m
-evidence.runner`` process per run) in three configurations, interleaved round-robin:
+evidence.train.runner`` process per run) in three configurations, interleaved round-robin:
 
 * ``default -n 1``: the experiment's own cadence (``every_seconds = 30``; each run is shorter
   than that, so it writes no periodic checkpoint), serial;
@@ -42,8 +42,8 @@ DODO = '''"""Training benchmark: the train task of the bundled example only."""
 
 from pathlib import Path
 
-from evidence import tasks
-from evidence.project import Project
+from evidence.tasks import base as tasks
+from evidence.core.project import Project
 
 PROJECT = Project.at(Path(__file__).parent)
 DOIT_CONFIG = tasks.doit_config(PROJECT)

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from evidence.errors import EXIT_BAD_INPUT, EvidenceError
-from evidence.project import Project
+from evidence.core.errors import EXIT_BAD_INPUT, EvidenceError
+from evidence.core.project import Project
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -77,7 +77,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_fsck(args: argparse.Namespace) -> int:
     """Re-hash sealed runs (all, or the given ids); exit 1 if any file differs."""
-    from evidence.tasks import fsck_action
+    from evidence.tasks.base import fsck_action
 
     failed = fsck_action(str(_project(args).root))
     return 1 if failed else 0
@@ -85,8 +85,8 @@ def cmd_fsck(args: argparse.Namespace) -> int:
 
 def cmd_rerun(args: argparse.Namespace) -> int:
     """Train runs again even though they are sealed; each gets a new run id beside the old one."""
-    from evidence.runner import execute
-    from evidence.spec import expand_all
+    from evidence.experiments.spec import expand_all
+    from evidence.train.runner import execute
 
     project = _project(args)
     chosen = [s for s in expand_all(project) if fnmatch.fnmatch(s.task_name, args.pattern)]
@@ -103,8 +103,8 @@ def cmd_gc(args: argparse.Namespace) -> int:
     """List sealed runs that no experiment declares; delete them only with --delete."""
     import shutil
 
-    from evidence.spec import expand_all
-    from evidence.store import RunStore
+    from evidence.experiments.spec import expand_all
+    from evidence.store.runs import RunStore
 
     project = _project(args)
     store = RunStore(project.runs_dir)
@@ -132,7 +132,7 @@ def cmd_gc(args: argparse.Namespace) -> int:
 def cmd_init(args: argparse.Namespace) -> int:
     """Scaffold a new project: a thin dodo.py, an experiment, a trainer template, a figure, a
     table, comparisons, an EVIDENCE.json with one claim, a paper template and a README."""
-    from evidence.scaffold import init_project
+    from evidence.ops.scaffold import init_project
 
     created = init_project(Path(args.folder))
     for path in created:
@@ -151,7 +151,7 @@ def cmd_schemas(args: argparse.Namespace) -> int:
 
 def cmd_repro(args: argparse.Namespace) -> int:
     """Rebuild everything in a clean workspace and report whether the paper reproduces."""
-    from evidence.repro import Scope, reproduce
+    from evidence.ops.repro import Scope, reproduce
 
     if args.presentation:
         scope = Scope("presentation")
@@ -169,7 +169,7 @@ def cmd_repro(args: argparse.Namespace) -> int:
 
 def cmd_why(args: argparse.Namespace) -> int:
     """Say why a task would rebuild: which input changed (old and new), or which run is missing."""
-    from evidence.why import why
+    from evidence.ops.why import why
 
     for line in why(_project(args), args.task):
         print(line)
@@ -178,7 +178,7 @@ def cmd_why(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Pack sealed runs (ids, or --experiment NAME) into a deterministic .tar.gz with ARCHIVE.json."""
-    from evidence.federation import export_runs, select_runs
+    from evidence.scale.federation import export_runs, select_runs
 
     project = _project(args)
     if not args.run_ids and not args.experiment:
@@ -193,7 +193,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Import runs sealed elsewhere (folder or archive): verify digests, identity and by load."""
-    from evidence.federation import import_source
+    from evidence.scale.federation import import_source
 
     report = import_source(_project(args), Path(args.source), accept_any=args.any)
     for line in report.lines:

@@ -50,9 +50,9 @@ config = { hidden = 32 }
 DODO = '''
 from pathlib import Path
 
-from evidence.project import Project
-from evidence.taskset import standard_tasks
-from evidence.tasks import doit_config
+from evidence.core.project import Project
+from evidence.tasks.standard import standard_tasks
+from evidence.tasks.base import doit_config
 
 PROJECT = Project.at(Path(__file__).parent)
 DOIT_CONFIG = doit_config(PROJECT)
@@ -94,8 +94,8 @@ def doit(root: Path, *args: str, timeout: float = 600) -> subprocess.CompletedPr
 TRAIN_DODO = '''
 from pathlib import Path
 
-from evidence import tasks
-from evidence.project import Project
+from evidence.tasks import base as tasks
+from evidence.core.project import Project
 
 PROJECT = Project.at(Path(__file__).parent)
 DOIT_CONFIG = tasks.doit_config(PROJECT)

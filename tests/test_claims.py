@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from evidence.claims import Format, load_evidence, render_statement, resolve_claim
-from evidence.errors import BadInputError
-from evidence.project import Project
+from evidence.core.errors import BadInputError
+from evidence.core.project import Project
+from evidence.deliver.claims import Format, load_evidence, render_statement, resolve_claim
 
 INTERVAL = {"low": 0.96, "high": 0.98, "estimate": 0.97, "confidence": 0.95, "method": "bca",
             "n_resamples": 1000, "note": ""}
@@ -73,7 +73,7 @@ def test_numeric_predicates(predicate: dict[str, Any], holds: bool) -> None:
 
 
 def test_unknown_reference_names_what_exists() -> None:
-    from evidence.errors import EvidenceError
+    from evidence.core.errors import EvidenceError
 
     with pytest.raises(EvidenceError, match=r"no aggregate entry 'missing' \(it has: acc\)"):
         resolve_claim(claim(evidence={"ref": "aggregate:missing"}), REPORT)

@@ -1,4 +1,4 @@
-"""Tests of evidence.classify: one test per label and per suspected-bug trigger."""
+"""Tests of evidence.verify.classify: one test per label and per suspected-bug trigger."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from evidence import stats
-from evidence.classify import Verdict, classify
-from evidence.stats import Comparison
+from evidence.verify import stats
+from evidence.verify.classify import Verdict, classify
+from evidence.verify.stats import Comparison
 
 B = 2_000
 CHANCE = math.log(10)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evidence import data
-from evidence.data import DataConfig
+from evidence.numerics import data
+from evidence.numerics.data import DataConfig
 
 
 def test_splits_are_disjoint_cover_everything_and_are_fixed_by_seed() -> None:

@@ -23,12 +23,12 @@ import pytest
 import torch
 from conftest import TRAIN_DODO, doit
 
-from evidence.dispatch import launch_command
-from evidence.distributed import shard_bounds
-from evidence.errors import EXIT_INTERRUPTED
-from evidence.project import Project
-from evidence.spec import RunSpec, expand_all
-from evidence.store import RunStore
+from evidence.core.errors import EXIT_INTERRUPTED
+from evidence.core.project import Project
+from evidence.experiments.spec import RunSpec, expand_all
+from evidence.scale.dispatch import launch_command
+from evidence.store.runs import RunStore
+from evidence.train.distributed import shard_bounds
 
 # Long enough (about 100 steps, a checkpoint every 4) to be interrupted at a chosen moment.
 DDP_EXPERIMENT = """
@@ -199,7 +199,7 @@ def test_killed_group_and_sigterm_on_one_rank_resume_bit_identical(
 def test_a_run_launched_with_the_wrong_world_size_is_refused(make_project: Callable[..., Path]) -> None:
     root = make_project({"dodo.py": TRAIN_DODO, "experiments/tiny.toml": experiment(2)})
     _spec, path = only_spec(root)
-    result = subprocess.run([sys.executable, "-m", "evidence.runner", "--project", str(root),
+    result = subprocess.run([sys.executable, "-m", "evidence.train.runner", "--project", str(root),
                              "--spec", str(path)], cwd=root, capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 1

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import doit
 
-from evidence.hashing import digest_file
+from evidence.core.hashing import digest_file
 
 ARTIFACTS = Path(os.environ.get("EVIDENCE_TEST_ARTIFACTS", Path(__file__).parent / "artifacts"))
 

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from evidence.devices import SlotAllocator, allocate, pin_to_cpus
+from evidence.train.devices import SlotAllocator, allocate, pin_to_cpus
 
 # A holder process: takes `count` slots, prints the devices, waits for its release file.
 HOLDER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from evidence.devices import SlotAllocator
+    from evidence.train.devices import SlotAllocator
     folder, devices, per_device, count, release = sys.argv[1:6]
     allocator = SlotAllocator(Path(folder), "cuda", [int(d) for d in devices.split(",")],
                               int(per_device))
@@ -123,7 +123,7 @@ def test_allocate_hands_cuda_devices_and_cpu_cores(tmp_path: Path, monkeypatch: 
 
 def test_runner_pins_itself_to_its_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     cores = sorted(os.sched_getaffinity(0))
-    code = ("import os; from evidence.devices import pin_to_cpus; pin_to_cpus(RANK, 1); "
+    code = ("import os; from evidence.train.devices import pin_to_cpus; pin_to_cpus(RANK, 1); "
             "print(sorted(os.sched_getaffinity(0)))")
     env = {**os.environ, "EVIDENCE_CPUS": ",".join(map(str, cores))}
     for rank in range(min(2, len(cores))):
@@ -144,7 +144,7 @@ def test_doit_parallel_runs_wait_for_cores(tmp_path: Path) -> None:
     assert everything is not None
     started = time.monotonic()
     waiting = subprocess.Popen(
-        [sys.executable, "-c", "from pathlib import Path; from evidence.devices import allocate\n"
+        [sys.executable, "-c", "from pathlib import Path; from evidence.train.devices import allocate\n"
          f"with allocate(Path({str(folder)!r}), device='cpu', world_size=1, threads=1) as a:\n"
          "    print(a.devices, flush=True)"], stdout=subprocess.PIPE, text=True)
     time.sleep(1.0)

@@ -21,15 +21,15 @@ from typing import Any
 import pytest
 from conftest import DODO, REPO, TINY_EXPERIMENT, doit, write_tree
 
-from evidence import claims, disclose
-from evidence.comparisons import load_config
-from evidence.errors import BadInputError
-from evidence.hashing import digest_bytes, digest_file
-from evidence.project import Project
-from evidence.reconcile import HandTypedNumber, Waiver
-from evidence.schema import validate
-from evidence.store import RunStore
-from evidence.verify import build_report, load_report, write_report
+from evidence.core.errors import BadInputError
+from evidence.core.hashing import digest_bytes, digest_file
+from evidence.core.project import Project
+from evidence.core.schema import validate
+from evidence.deliver import claims, disclose
+from evidence.deliver.reconcile import HandTypedNumber, Waiver
+from evidence.store.runs import RunStore
+from evidence.verify.comparisons import load_config
+from evidence.verify.report import build_report, load_report, write_report
 
 COMPARISONS = """
 schema_version = 1

@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 from conftest import TRAIN_DODO, doit
 
-from evidence.dispatch import outcome_of, slurm_parameters
-from evidence.errors import EXIT_INTERRUPTED
-from evidence.project import Project
-from evidence.settings import Settings
-from evidence.spec import expand_all
-from evidence.store import RunStore
+from evidence.core.errors import EXIT_INTERRUPTED
+from evidence.core.project import Project
+from evidence.core.settings import Settings
+from evidence.experiments.spec import expand_all
+from evidence.scale.dispatch import outcome_of, slurm_parameters
+from evidence.store.runs import RunStore
 
 SUBMITIT = """
 [dispatch]
@@ -70,7 +70,7 @@ batches = 1
 BROKEN_TRAINER = '''
 import torch
 from torch import nn
-from evidence.recipe import Recipe
+from evidence.numerics.recipe import Recipe
 
 
 def build(config, data):

@@ -13,13 +13,13 @@ import pytest
 from conftest import REPO
 from test_resume import finish, only_spec, sealed_bytes, start, wait_for
 
-from evidence import training
-from evidence.data import DataConfig, load
-from evidence.errors import BadInputError
-from evidence.project import Project
-from evidence.recipe import DataInfo
-from evidence.runner import load_trainer
-from evidence.stopping import EarlyStopping, resolve_config, spread
+from evidence.core.errors import BadInputError
+from evidence.core.project import Project
+from evidence.experiments.trainers import load_trainer
+from evidence.numerics import training
+from evidence.numerics.data import DataConfig, load
+from evidence.numerics.recipe import DataInfo
+from evidence.numerics.stopping import EarlyStopping, resolve_config, spread
 
 RULE = EarlyStopping(metric="accuracy", direction="higher", min_epochs=3, max_epochs=10, min_delta=0.01,
                      patience=2)

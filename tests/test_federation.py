@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from conftest import TRAIN_DODO, doit
 
-from evidence.federation import compare_results, tolerance
-from evidence.hashing import digest_bytes
-from evidence.store import RunStore
+from evidence.core.hashing import digest_bytes
+from evidence.scale.federation import compare_results, tolerance
+from evidence.store.runs import RunStore
 
 TWO_RUNS = """
 trainer = "mlp"

@@ -18,13 +18,15 @@ import numpy as np
 import pytest
 from conftest import write_tree
 
-from evidence import figures, plotting, stats, tables
-from evidence.errors import BadInputError, EvidenceError, GateError
-from evidence.figure_render import render
-from evidence.hashing import digest_file
-from evidence.project import Project
-from evidence.schema import validate
-from evidence.select import specs_of
+from evidence.core.errors import BadInputError, EvidenceError, GateError
+from evidence.core.hashing import digest_file
+from evidence.core.project import Project
+from evidence.core.schema import validate
+from evidence.experiments.select import specs_of
+from evidence.present import artifacts as figures
+from evidence.present import plotting, tables
+from evidence.present.render import render
+from evidence.verify import stats
 
 EPOCHS = 3
 #: tiny.toml's runs: group -> (test accuracy of seed 0, of seed 1)

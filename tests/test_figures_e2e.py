@@ -9,8 +9,8 @@ from pathlib import Path
 
 from conftest import doit, write_tree
 
-from evidence.hashing import digest_file
-from evidence.schema import validate
+from evidence.core.hashing import digest_file
+from evidence.core.schema import validate
 
 SMALL_CURVES = """
 kind = "curves"

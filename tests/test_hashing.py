@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evidence import hashing
-from evidence.hashing import canonical_json, digest_bytes, digest_file, digest_json
+from evidence.core import hashing
+from evidence.core.hashing import canonical_json, digest_bytes, digest_file, digest_json
 
 json_scalars = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8) \
     | st.floats(allow_nan=False, allow_infinity=False)

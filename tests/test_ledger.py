@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import doit
 
-from evidence import ledger, prices
-from evidence.errors import BadInputError
-from evidence.project import Project
-from evidence.schema import validate
+from evidence.core.errors import BadInputError
+from evidence.core.project import Project
+from evidence.core.schema import validate
+from evidence.deliver import ledger, prices
 
 PRICES = """
 max_age_days = 180

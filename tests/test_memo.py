@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from evidence import memo as memos
-from evidence.errors import BadInputError
-from evidence.project import Project
-from evidence.select import Selection, _SpecIndex, select
-from evidence.spec import expand, expand_cached
-from evidence.store import RunStore, run_id_for
+from evidence.core import memo as memos
+from evidence.core.errors import BadInputError
+from evidence.core.project import Project
+from evidence.experiments.select import Selection, _SpecIndex, select
+from evidence.experiments.spec import expand, expand_cached
+from evidence.store.runs import RunStore, run_id_for
 
 
 def age(path: Path, seconds: float = 60.0) -> None:
@@ -133,8 +133,8 @@ def test_a_config_edit_re_expands_without_numpy_and_a_data_edit_changes_the_data
     memos.save_all()  # as the process would at exit
     path.write_text(path.read_text().replace("config = { hidden = 32 }", "config = { hidden = 24 }"))
     age(path, 10.0)
-    code = ("import json, sys; from pathlib import Path; from evidence.project import Project; "
-            "from evidence.spec import expand_cached; "
+    code = ("import json, sys; from pathlib import Path; from evidence.core.project import Project; "
+            "from evidence.experiments.spec import expand_cached; "
             f"specs = expand_cached(Project.at(Path({str(root)!r})), Path({str(path)!r})); "
             "print(json.dumps({'numpy': 'numpy' in sys.modules, 'specs': [s.to_json() for s in specs]}))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -234,7 +234,7 @@ def test_selection_index_matches_linear_matching(make_project: Callable[..., Pat
 
 
 def test_survey_agrees_with_quick_check_and_sees_tampering(tmp_path: Path) -> None:
-    from evidence import survey as surveys
+    from evidence.store import survey as surveys
 
     project = Project.at(tmp_path)
     store = RunStore(project.runs_dir)
@@ -288,7 +288,7 @@ def test_memoised_values_reach_the_memo_file_at_exit(tmp_path: Path) -> None:
     target = tmp_path / "data.bin"
     target.write_bytes(b"x" * 1000)
     age(target)
-    code = ("from pathlib import Path; from evidence import memo; from evidence.project import Project; "
+    code = ("from pathlib import Path; from evidence import memo; from evidence.core.project import Project; "
             f"print(memo.digest(Project.at(Path({str(tmp_path)!r})), Path({str(target)!r})))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     stored = json.loads((Project.at(tmp_path).cache_dir / "memo-digests.json").read_text())

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from evidence.errors import BadInputError
-from evidence.paper import PaperInputs, markdown_to_html, render_markdown
+from evidence.core.errors import BadInputError
+from evidence.deliver.paper import PaperInputs, markdown_to_html, render_markdown
 
 
 def inputs(tmp_path: Path, statement: str = "Accuracy is 97.0%.") -> PaperInputs:

@@ -17,8 +17,8 @@ import pytest
 from matplotlib.figure import Figure
 from PIL import Image
 
-from evidence.errors import BadInputError, GateError
-from evidence.plotting import (
+from evidence.core.errors import BadInputError, GateError
+from evidence.present.plotting import (
     check_image,
     count_drawn,
     describe_spread,
@@ -148,7 +148,7 @@ def test_rebuild_is_byte_identical_across_processes(tmp_path: Path) -> None:
     """Another interpreter with another hash seed writes the same bytes (no id()/set order)."""
     pd.DataFrame(tidy_rows()).to_csv(tmp_path / "source_data.csv", index=False)
     script = textwrap.dedent(f"""
-        from evidence.plotting import make_plot, read_source_data, save_deterministic
+        from evidence.present.plotting import make_plot, read_source_data, save_deterministic
         df = read_source_data({str(tmp_path / "source_data.csv")!r})
         spec = {SPECS["points"]!r}
         spec["spread"] = "ci95"

@@ -15,12 +15,13 @@ import pytest
 import torch
 from conftest import doit
 
-from evidence import presets, training
-from evidence.errors import BadInputError
-from evidence.project import Project
-from evidence.recipe import Recipe
-from evidence.spec import expand_all
-from evidence.store import RunStore
+from evidence.core.errors import BadInputError
+from evidence.core.project import Project
+from evidence.experiments import presets
+from evidence.experiments.spec import expand_all
+from evidence.numerics import training
+from evidence.numerics.recipe import Recipe
+from evidence.store.runs import RunStore
 
 PRESETS = """
 default = "small"
@@ -66,8 +67,8 @@ name = "m"
 TRAIN_DODO = """
 from pathlib import Path
 
-from evidence import tasks
-from evidence.project import Project
+from evidence.tasks import base as tasks
+from evidence.core.project import Project
 
 PROJECT = Project.at(Path(__file__).parent)
 DOIT_CONFIG = tasks.doit_config(PROJECT)

@@ -13,9 +13,9 @@ import jsonschema
 import pytest
 from conftest import doit
 
-from evidence.errors import EvidenceError
-from evidence.provexport import PROCESS_RUN_CRATE, validate_prov_json
-from evidence.schema import load_schema
+from evidence.core.errors import EvidenceError
+from evidence.core.schema import load_schema
+from evidence.deliver.provexport import PROCESS_RUN_CRATE, validate_prov_json
 
 
 @pytest.fixture(scope="module")
@@ -108,8 +108,8 @@ def test_no_op_deliver_keeps_the_exports(delivered: Path) -> None:
 
 
 def test_inlined_prov_schema_judges_as_the_published_one() -> None:
-    from evidence.provexport import _prov_validator
-    from evidence.schema import load_schema
+    from evidence.core.schema import load_schema
+    from evidence.deliver.provexport import _prov_validator
 
     schema = load_schema("prov")
     published = jsonschema.validators.validator_for(schema)(schema)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evidence.errors import BadInputError, DriftError
-from evidence.reconcile import (
+from evidence.core.errors import BadInputError, DriftError
+from evidence.deliver.reconcile import (
     ClaimQuantity,
     Finding,
     NumberFormat,

@@ -1,6 +1,6 @@
 """Survive anything: real subprocesses, real signals, bit-identical results after resume.
 
-Every test here starts the real runner (``python -m evidence.runner``) on a small real
+Every test here starts the real runner (``python -m evidence.train.runner``) on a small real
 experiment, interrupts it with real signals at chosen or random moments, starts it again,
 and compares the sealed files byte for byte with an uninterrupted run of the same spec.
 """
@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from conftest import doit
 
-from evidence.errors import EXIT_INTERRUPTED
-from evidence.project import Project
-from evidence.spec import RunSpec, expand_all
-from evidence.store import RunStore
+from evidence.core.errors import EXIT_INTERRUPTED
+from evidence.core.project import Project
+from evidence.experiments.spec import RunSpec, expand_all
+from evidence.store.runs import RunStore
 
 # A wide MLP (about 2.5 MB of checkpoint) checkpointing every 2 steps: writes take long enough
 # to be hit by a kill, and there are a few hundred steps to land on.
@@ -55,7 +55,7 @@ SLOW_EVAL_TRAINER = '''
 import os
 import time
 
-from evidence.recipe import classification_metrics
+from evidence.numerics.recipe import classification_metrics
 from trainers.mlp import build as build_mlp
 
 
@@ -87,7 +87,7 @@ def only_spec(root: Path) -> tuple[RunSpec, Path]:
 def start(root: Path, spec_path: Path, env: dict[str, str] | None = None,
           **kwargs: object) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "evidence.runner", "--project", str(root), "--spec", str(spec_path)],
+        [sys.executable, "-m", "evidence.train.runner", "--project", str(root), "--spec", str(spec_path)],
         cwd=root, env={**os.environ, "EVIDENCE_PROGRESS": "off", **(env or {})},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)  # type: ignore[call-overload]
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from conftest import doit
 
-from evidence.progress import ProgressReporter
-from evidence.project import Project
-from evidence.spec import expand_all
-from evidence.store import RunStore
+from evidence.core.progress import ProgressReporter
+from evidence.core.project import Project
+from evidence.experiments.spec import expand_all
+from evidence.store.runs import RunStore
 
 ONE_RUN = """
 trainer = "{trainer}"
@@ -35,7 +35,7 @@ overfit_steps = {overfit}
 BROKEN_SHAPE_TRAINER = '''
 import torch
 from torch import nn
-from evidence.recipe import Recipe
+from evidence.numerics.recipe import Recipe
 
 
 def build(config, data):
@@ -49,7 +49,7 @@ def build(config, data):
 HIDDEN_STATE_TRAINER = '''
 import torch
 from torch import nn
-from evidence.recipe import Recipe
+from evidence.numerics.recipe import Recipe
 
 
 class Drifting(nn.Module):

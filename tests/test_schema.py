@@ -7,8 +7,8 @@ from importlib import resources
 import pytest
 from jsonschema import Draft4Validator, Draft202012Validator
 
-from evidence.errors import BadInputError
-from evidence.schema import load_schema, validate
+from evidence.core.errors import BadInputError
+from evidence.core.schema import load_schema, validate
 
 NAMES = sorted(p.name.removesuffix(".schema.json")
                for p in resources.files("evidence.schemas").iterdir() if p.name.endswith(".schema.json"))

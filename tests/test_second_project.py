@@ -20,7 +20,7 @@ TRAINER = '''
 import torch
 from torch import nn
 
-from evidence.recipe import Recipe, classification_metrics
+from evidence.numerics.recipe import Recipe, classification_metrics
 
 
 def metrics(logits, targets):

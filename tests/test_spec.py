@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evidence.errors import BadInputError
-from evidence.project import Project
-from evidence.spec import RunSpec, expand, expand_all, key_of, trainer_sources
+from evidence.core.errors import BadInputError
+from evidence.core.project import Project
+from evidence.experiments.spec import RunSpec, expand, expand_all, key_of, trainer_sources
 
 GOLDEN_IDENTITY = {
     "protocol": 1,

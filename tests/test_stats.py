@@ -1,4 +1,4 @@
-"""Tests of evidence.stats: against scipy on fixed inputs, hand-derived cases, and properties."""
+"""Tests of evidence.verify.stats: against scipy on fixed inputs, hand-derived cases, and properties."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from evidence import stats
-from evidence.hashing import digest_bytes
+from evidence.core.hashing import digest_bytes
+from evidence.verify import stats
 
 # Fixed, skewed data on a scale of about 1, so that BCa and percentile intervals differ.
 X = np.random.default_rng(0).gamma(2.0, 0.5, size=15)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evidence.errors import IntegrityError
-from evidence.store import RunStore, run_id_for
+from evidence.core.errors import IntegrityError
+from evidence.store.runs import RunStore, run_id_for
 
 KEY = "ab" * 32
 

@@ -8,8 +8,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from evidence.errors import BadInputError
-from evidence.tables import (
+from evidence.core.errors import BadInputError
+from evidence.present.tables import (
     build_table,
     escape_latex,
     escape_markdown,

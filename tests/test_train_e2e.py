@@ -9,9 +9,9 @@ from pathlib import Path
 
 from conftest import doit
 
-from evidence.project import Project
-from evidence.spec import expand_all
-from evidence.store import RunStore
+from evidence.core.project import Project
+from evidence.experiments.spec import expand_all
+from evidence.store.runs import RunStore
 
 
 def executed(output: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Tests of evidence.verify and evidence.comparisons on results.json dicts in the real format.
+"""Tests of evidence.verify.report and evidence.verify.comparisons on results.json dicts in the real format.
 
 Every results dict here is validated against schemas/results.schema.json, so the verify code sees
 exactly what a sealed run holds; the project-level checks use a tiny real project.
@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from evidence import stats
-from evidence.comparisons import load_config, parse_config
-from evidence.errors import BadInputError, EvidenceError
-from evidence.hashing import digest_json
-from evidence.project import Project
-from evidence.schema import validate
-from evidence.verify import (
+from evidence.core.errors import BadInputError, EvidenceError
+from evidence.core.hashing import digest_json
+from evidence.core.project import Project
+from evidence.core.schema import validate
+from evidence.verify import stats
+from evidence.verify.comparisons import load_config, parse_config
+from evidence.verify.report import (
     RunResult,
     evaluate_aggregate,
     evaluate_comparison,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import doit
 
-from evidence.schema import validate
+from evidence.core.schema import validate
 
 CONTROL_EXPERIMENT = """
 trainer = "mlp"

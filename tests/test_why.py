@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import doit
 
-from evidence.why import differences
+from evidence.ops.why import differences
 
 
 def test_differences_name_each_changed_leaf() -> None:

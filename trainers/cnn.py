@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from evidence.recipe import DataInfo, Recipe
+from evidence.numerics.recipe import DataInfo, Recipe
 
 
 def build(config: dict[str, Any], data: DataInfo) -> Recipe:

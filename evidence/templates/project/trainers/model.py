@@ -7,7 +7,7 @@ handling, the smoke check and verify-by-load work for every trainer. A trainer o
     build(config, data) -> Recipe
 
 * ``config``: the run's resolved config from experiments/*.toml (base, variant, grid point);
-* ``data``: an ``evidence.recipe.DataInfo`` (n_features, n_classes, split sizes and digests).
+* ``data``: an ``evidence.numerics.recipe.DataInfo`` (n_features, n_classes, split sizes and digests).
 
 Return a ``Recipe(model, optimizer, epochs, batch_size, scheduler=None, loss=..., metrics=...,
 directions=...)``. The defaults are a classifier's: cross-entropy loss, metrics "accuracy"
@@ -23,7 +23,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from evidence.recipe import DataInfo, Recipe
+from evidence.numerics.recipe import DataInfo, Recipe
 
 
 def build(config: dict[str, Any], data: DataInfo) -> Recipe:

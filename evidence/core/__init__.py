@@ -1,0 +1,12 @@
+"""Layer 0, the ground every other package stands on; imports nothing else of the engine.
+
+errors      the error types and exit codes (bad input 3, failure 1, interrupted 75)
+hashing     BLAKE3 digests of files, bytes and canonical JSON; atomic writes
+project     a project's folders: every path of the project is derived here
+schema      JSON Schema validation and the one TOML reader for users' files
+memo        the persistent memo of derived values, keyed by the stat of their inputs
+codedeps    which engine files a step's code depends on, derived from its imports
+progress    progress lines for long steps
+provenance  the environment and git state recorded beside every output
+settings    evidence.toml: per-project settings (dispatch, devices)
+"""

@@ -1,0 +1,241 @@
+"""A persistent memo of values derived from the project's files, keyed by the files' stat.
+
+Why it exists: every ``doit`` call rebuilds its task list from the project's files, so a no-op
+would otherwise parse and schema-validate every experiment and figure spec and digest every
+run key again (at 10,000 runs, seconds of work whose answer did not change). The memo keeps
+each derived value beside the stat signature (path, size, mtime, inode) of every file it was
+derived from, in ``.evidence/cache/memo-<namespace>.json``; a value is reused only while
+every one of those files still has the same signature, so editing any input recomputes it.
+
+Two rules keep it honest, the ones git uses for its index:
+
+* **Racily clean files are not trusted.** A file modified within :data:`RACY_SECONDS` of the
+  moment its value was computed could change again within the same timestamp tick without
+  changing its signature, so such a value is used for this process only and not stored.
+* **The memo is only a cache.** A missing, unreadable or malformed memo file is recomputed
+  from scratch; it is written atomically (last writer wins), never read for anything but
+  values this module stored, and deleting ``.evidence/`` loses nothing.
+
+Values must be JSON; callers rebuild their objects from them.
+
+**Steady scopes.** While doit builds its task list no action runs, so nothing writes to the
+project. :func:`steady` marks such a stretch (every task builder runs in one, see
+:func:`evidence.tasks.base.user_errors`): a value whose files were checked once in the scope is
+not checked again in it. Outside a scope every lookup checks its files.
+"""
+
+from __future__ import annotations
+
+import atexit
+import copy
+import itertools
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from evidence.core.hashing import write_bytes_atomic
+from evidence.core.project import Project
+
+#: Bump when the layout of stored values changes; older memo files are then ignored.
+MEMO_VERSION = 1
+#: A file modified this recently when its value was computed is "racily clean" (see above).
+RACY_SECONDS = 2.0
+
+Signature = list[Any]
+
+_scope_ids = itertools.count(1)
+_scope: int | None = None
+
+
+@contextmanager
+def steady() -> Iterator[None]:
+    """A stretch in which the project's files do not change (see the module docstring).
+
+    Leaving the outermost scope writes back every memo that changed in it.
+    """
+    global _scope
+    outer = _scope
+    if outer is None:
+        _scope = next(_scope_ids)
+    try:
+        yield
+    finally:
+        _scope = outer
+        if outer is None:
+            save_all()
+
+
+def steady_scope() -> int | None:
+    """The id of the current steady scope, None outside one."""
+    return _scope
+
+
+def signature(paths: Iterable[Path | str]) -> Signature:
+    """[path, size, mtime_ns, inode] of every path (``None`` fields for a missing one)."""
+    found: Signature = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            found.append([str(path), None, None, None])
+            continue
+        found.append([str(path), st.st_size, st.st_mtime_ns, st.st_ino])
+    return found
+
+
+def _racy(sig: Signature, now_ns: int) -> bool:
+    limit = now_ns - int(RACY_SECONDS * 1e9)
+    return any(entry[2] is not None and entry[2] >= limit for entry in sig)
+
+
+class Memo:
+    """One namespace of memoised values of one project (see the module docstring)."""
+
+    def __init__(self, cache_dir: Path, namespace: str) -> None:
+        self.path = cache_dir / f"memo-{namespace}.json"
+        self._entries: dict[str, dict[str, Any]] | None = None
+        self._volatile: dict[str, dict[str, Any]] = {}  # racily clean values: this process only
+        self._checked: dict[str, tuple[int, Any]] = {}  # key -> (steady scope it was checked in, value)
+        self._dirty = False
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if self._entries is None:
+            self._entries = {}
+            try:
+                raw = json.loads(self.path.read_bytes())
+            except (OSError, ValueError):
+                raw = None
+            if isinstance(raw, dict) and raw.get("version") == MEMO_VERSION \
+                    and isinstance(raw.get("entries"), dict):
+                self._entries = raw["entries"]
+        return self._entries
+
+    def get(self, key: str, inputs: Callable[[], Iterable[Path | str]],
+            compute: Callable[[], Any]) -> Any:
+        """The value of ``key``: stored if its input files are unchanged, else ``compute()``.
+
+        ``inputs`` lists the files the value is derived from; it is called before
+        ``compute`` (to check the stored value) and again after (the files a fresh
+        computation read, in case the list depends on the files' contents).
+        """
+        entries = self._load()
+        scope = _scope
+        if scope is not None and self._checked.get(key, (None, None))[0] == scope:
+            return self._checked[key][1]
+        for stored in (self._volatile.get(key), entries.get(key)):
+            if isinstance(stored, dict) and "value" in stored:
+                paths = [entry[0] for entry in stored.get("inputs", []) if isinstance(entry, list) and entry]
+                if paths and signature(paths) == stored["inputs"]:
+                    if scope is not None:
+                        self._checked[key] = (scope, stored["value"])
+                    return stored["value"]
+        now = time.time_ns()
+        value = compute()
+        sig = signature(inputs())
+        if _racy(sig, now):  # good for this process (same signature), never stored
+            self._volatile[key] = {"inputs": sig, "value": value}
+            if entries.pop(key, None) is not None:
+                self._dirty = True
+        else:
+            self._volatile.pop(key, None)
+            entries[key] = {"inputs": sig, "value": value}
+            self._dirty = True
+        if scope is not None:
+            self._checked[key] = (scope, value)
+        return value
+
+    def checked_signature(self, key: str) -> Signature | None:
+        """The input signature ``key``'s value was last checked (or stored) against."""
+        for stored in (self._volatile.get(key), self._load().get(key)):
+            if isinstance(stored, dict) and "inputs" in stored:
+                return list(stored["inputs"])
+        return None
+
+    def forget(self, keep: Iterable[str]) -> None:
+        """Drop every entry not in ``keep`` (specs that were deleted, renamed experiments)."""
+        entries = self._load()
+        stale = set(entries) - set(keep)
+        for key in stale:
+            del entries[key]
+        self._dirty = self._dirty or bool(stale)
+
+    def save(self) -> None:
+        """Write the memo back if anything changed (atomically; failures only cost speed)."""
+        if not self._dirty or self._entries is None:
+            return
+        try:
+            data = json.dumps({"version": MEMO_VERSION, "entries": self._entries},
+                              separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError):  # a value JSON cannot hold (a TOML date): not stored
+            self._entries = {k: v for k, v in self._entries.items() if _is_json(v)}
+            data = json.dumps({"version": MEMO_VERSION, "entries": self._entries},
+                              separators=(",", ":"), allow_nan=False)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(self.path, data.encode("utf-8"))
+        except OSError:
+            return
+        self._dirty = False
+
+
+_REGISTRY: dict[tuple[Path, str], Memo] = {}
+
+
+def save_all() -> None:
+    """Write back every memo of this process that changed.
+
+    Called when the outermost steady scope ends (doit has built its tasks) and at interpreter
+    exit (what the actions memoised), so a loop of lookups writes each memo file once, not
+    once per lookup. A process that ends without running exit handlers (a worker of ``doit
+    -n``) loses what it memoised: a memo is only a cache.
+    """
+    for memo in _REGISTRY.values():
+        memo.save()
+
+
+atexit.register(save_all)
+
+
+def of(project: Project, namespace: str) -> Memo:
+    """The memo ``namespace`` of ``project`` (one object per process; written back by
+    :func:`save_all`)."""
+    memo = _REGISTRY.get((project.root, namespace))
+    if memo is None:
+        memo = _REGISTRY[(project.root, namespace)] = Memo(project.cache_dir, namespace)
+    return memo
+
+
+SCHEMA_DIR = Path(__file__).parents[1] / "schemas"
+
+
+def validated(project: Project, path: Path, schema_name: str, parse: Callable[[], Any]) -> Any:
+    """``parse()`` (read ``path`` and check it against schema ``schema_name``), memoised while
+    the file and its schema are unchanged; an invalid file raises every time.
+
+    Returns a copy: callers may change what they get without changing what is stored.
+    """
+    value = of(project, "validated").get(f"{schema_name}:{path}",
+                                         lambda: [path, SCHEMA_DIR / f"{schema_name}.schema.json"], parse)
+    return copy.deepcopy(value)
+
+
+def digest(project: Project, path: Path) -> str:
+    """:func:`evidence.core.hashing.digest_file` of ``path``, memoised by the file's stat signature
+    (size, mtime, inode; racily clean files are hashed again), as git's index and DVC's state
+    database do: the disclosure audit checks every figure's inputs on every rebuild."""
+    from evidence.core.hashing import digest_file
+
+    value: str = of(project, "digests").get(str(path), lambda: [path], lambda: digest_file(path))
+    return value
+
+
+def _is_json(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True

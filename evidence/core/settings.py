@@ -1,0 +1,70 @@
+"""Project settings that are not experiments: ``evidence.toml`` at the project root.
+
+Where runs execute and how they share a box are properties of the *machine* a project is
+built on, not of the science: they never enter a run key, and the same experiments can be
+trained on a laptop, on a GPU box with ``doit -n 8`` or on a Slurm cluster. So they live in
+one optional file (schema ``settings``), with environment variables that win over it for one
+invocation (``EVIDENCE_EXECUTOR=slurm doit train``)::
+
+    [dispatch]
+    executor = "slurm"          # "local" (default) | "submitit-local" | "slurm"
+    partition = "gpu"
+    timeout_min = 240
+
+    [devices]
+    runs_per_device = 1
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from evidence.core.errors import BadInputError
+from evidence.core.project import Project
+from evidence.core.schema import read_toml, validate
+
+SETTINGS_FILE = "evidence.toml"
+EXECUTORS = ("local", "submitit-local", "slurm")
+
+
+@dataclass(frozen=True)
+class Settings:
+    dispatch: dict[str, Any] = field(default_factory=dict)
+    devices: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def executor(self) -> str:
+        return str(self.dispatch.get("executor", "local"))
+
+    @property
+    def runs_per_device(self) -> int:
+        return int(self.devices.get("runs_per_device", 1))
+
+    @property
+    def pin_cpus(self) -> bool:
+        return bool(self.devices.get("pin_cpus", True))
+
+
+def load_settings(project: Project) -> Settings:
+    """``evidence.toml`` (if any) with the environment's overrides applied, validated."""
+    path = project.root / SETTINGS_FILE
+    raw: dict[str, Any] = read_toml(path) or {}
+    if raw:
+        validate(raw, "settings", path)
+    dispatch = dict(raw.get("dispatch", {}))
+    devices = dict(raw.get("devices", {}))
+    executor = os.environ.get("EVIDENCE_EXECUTOR")
+    if executor:
+        if executor not in EXECUTORS:
+            raise BadInputError("EVIDENCE_EXECUTOR", f"unknown executor {executor!r}; expected one "
+                                f"of {list(EXECUTORS)}")
+        dispatch["executor"] = executor
+    per_device = os.environ.get("EVIDENCE_RUNS_PER_DEVICE")
+    if per_device:
+        if not per_device.isdigit() or int(per_device) < 1:
+            raise BadInputError("EVIDENCE_RUNS_PER_DEVICE", f"expected a positive integer, got "
+                                f"{per_device!r}")
+        devices["runs_per_device"] = int(per_device)
+    return Settings(dispatch=dispatch, devices=devices)

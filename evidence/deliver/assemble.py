@@ -1,0 +1,504 @@
+"""``doit deliver``: claims, reconcile, the disclosure gate and the paper, as build targets.
+
+The chain, each step a doit task with exact dependencies:
+
+* ``claims``: EVIDENCE.json + the verify report -> ``build/claims/claims.json`` (every claim
+  resolved: value, interval, classification, runs, predicate);
+* ``reconcile``: every human-written document vs the resolved claims -> a drift report; a
+  document stating a number that no longer matches its evidence fails the build, like a
+  compile error, unless an explicit waiver in EVIDENCE.json says why;
+* ``disclose``: audits the evidence behind every claim -> DISCLOSURES.md and
+  disclosures.json; it discloses and never blocks;
+* ``compute``: the compute and cost ledger of every sealed run -> ``build/compute/compute.json``
+  and ``compute.md`` (:mod:`evidence.deliver.ledger`; the paper cites it with ``compute_statement()`` and
+  ``compute_table()``);
+* ``paper``: the Jinja2 sources -> Markdown and HTML in ``build/deliver/``;
+* ``exports``: W3C PROV-JSON (``prov.json``) and an RO-Crate (``ro-crate-metadata.json``) of the
+  deliverable, each validated (:mod:`evidence.deliver.provexport`);
+* ``deliver``: assembles the deliverable folder (paper, figures, tables, claims, verify report,
+  disclosures, reconcile report, compute ledger, provenance exports) with a manifest of every
+  file's digest and prints a summary.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from doit.exceptions import TaskFailed
+
+from evidence.core.codedeps import code_deps
+from evidence.core.errors import BadInputError, EvidenceError
+from evidence.core.hashing import digest_file, write_bytes_atomic, write_json_atomic
+from evidence.core.project import Project
+from evidence.core.schema import validate
+from evidence.deliver import claims as claims_module
+from evidence.deliver import reconcile
+from evidence.tasks.base import TaskDict, user_errors
+
+HAND_TYPED = "hand_typed"
+
+
+def deliver_dir(project: Project) -> Path:
+    return project.build_dir / "deliver"
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text("utf-8"))
+
+
+# -- claims ----------------------------------------------------------------------------------
+
+
+def claims_action(project_root: str) -> TaskFailed | None:
+    project = Project.at(project_root)
+    path = claims_module.claims_path(project)
+    try:
+        resolved = claims_module.resolve_all(project)
+        validate(resolved, "claims", path)
+    except EvidenceError as error:
+        path.unlink(missing_ok=True)
+        return TaskFailed(str(error))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(path, resolved)
+    supported = sum(c["supported"] for c in resolved["claims"])
+    print(f"claims: {supported}/{len(resolved['claims'])} supported by their evidence")
+    return None
+
+
+# -- reconcile -------------------------------------------------------------------------------
+
+
+def _waivers(evidence: Mapping[str, Any]) -> list[reconcile.Waiver]:
+    return [reconcile.Waiver(file_glob=w["file"], line=w.get("line"), claim_id=w["claim"],
+                             reason=w["reason"]) for w in evidence.get("waivers", [])]
+
+
+def documents(project: Project, evidence: Mapping[str, Any]) -> list[Path]:
+    """Human-written documents to reconcile (globs from EVIDENCE.json, else the defaults)."""
+    config = evidence.get("reconcile", {})
+    include = tuple(config.get("include", reconcile.DEFAULT_INCLUDE))
+    return reconcile.collect_documents(project.root, include, tuple(config.get("exclude", ())))
+
+
+def paper_sources(project: Project) -> list[Path]:
+    return sorted(project.paper_dir.glob("*.j2")) if project.paper_dir.is_dir() else []
+
+
+def hand_typed_numbers(project: Project, waivers: list[reconcile.Waiver],
+                       ) -> tuple[list[reconcile.HandTypedNumber], list[reconcile.HandTypedNumber]]:
+    """Hand-typed numbers of the paper sources, split into (unwaived, waived)."""
+    import fnmatch
+
+    found = [number for source in paper_sources(project)
+             for number in reconcile.hand_typed_numbers(Path(project.relative(source)),
+                                                        source.read_text("utf-8"))]
+    waived = [n for n in found if any(w.claim_id == HAND_TYPED and fnmatch.fnmatch(n.file, w.file_glob)
+                                      and w.line in (None, n.line) for w in waivers)]
+    return [n for n in found if n not in waived], waived
+
+
+def reconcile_action(project_root: str) -> TaskFailed | None:
+    """Drift between documents and evidence fails the build; waivers are listed."""
+    project = Project.at(project_root)
+    evidence = claims_module.load_evidence(project)
+    resolved = _read_json(claims_module.claims_path(project))
+    waivers = _waivers(evidence)
+    quantities = claims_module.claim_quantities(resolved)
+    findings = reconcile.scan_documents(documents(project, evidence), quantities, root=project.root,
+                                        waivers=[w for w in waivers if w.claim_id != HAND_TYPED])
+    hand_typed, _ = hand_typed_numbers(project, waivers)
+    folder = project.build_dir / "reconcile"
+    folder.mkdir(parents=True, exist_ok=True)
+    report = reconcile.format_report(findings, hand_typed)
+    write_bytes_atomic(folder / "report.md", report.encode("utf-8"))
+    drift = reconcile.drift_findings(findings)
+    write_json_atomic(folder / "report.json", {
+        "schema_version": 1,
+        "drift": [_finding_dict(f) for f in drift],
+        "waived": [_finding_dict(f) for f in findings if f.waived],
+        "matches": [_finding_dict(f) for f in findings if f.kind == "match" and not f.waived],
+        "hand_typed": [{"file": n.file, "line": n.line, "text": n.text} for n in hand_typed]})
+    for finding in drift:
+        print(f"DRIFT {finding.file}:{finding.line}: states {finding.stated!r} for claim "
+              f"{finding.claim_id}, the evidence says {finding.expected}")
+    for number in hand_typed:
+        print(f"HAND-TYPED {number.file}:{number.line}: {number.text!r} is not produced by any claim, "
+              "figure or table")
+    if drift or hand_typed:
+        (folder / "report.json").unlink()  # no up-to-date record of a failed check
+        return TaskFailed(f"reconcile: {len(drift)} drifted number(s), {len(hand_typed)} hand-typed "
+                          "number(s) in the paper sources; update the documents to the evidence, or "
+                          "add a waiver with its reason to EVIDENCE.json")
+    print(f"reconcile: {sum(f.kind == 'match' for f in findings)} number(s) in documents match their "
+          f"evidence, {sum(f.waived for f in findings)} waived, no drift")
+    return None
+
+
+def _finding_dict(finding: reconcile.Finding) -> dict[str, Any]:
+    return {"file": finding.file, "line": finding.line, "claim": finding.claim_id,
+            "stated": finding.stated, "expected": finding.expected, "waived": finding.waived,
+            "reason": finding.waiver_reason}
+
+
+# -- disclose --------------------------------------------------------------------------------
+
+
+def disclose_action(project_root: str) -> TaskFailed | None:
+    from evidence.deliver import disclose
+    from evidence.verify.report import load_report
+
+    project = Project.at(project_root)
+    evidence = claims_module.load_evidence(project)
+    resolved = _read_json(claims_module.claims_path(project))
+    waivers = _waivers(evidence)
+    hand_typed, _ = hand_typed_numbers(project, waivers)
+    findings = disclose.audit(project, resolved, load_report(project), hand_typed=hand_typed,
+                              waivers=waivers,
+                              min_seeds=int(evidence.get("disclosure", {}).get("min_seeds", 5)))
+    disclose.write_disclosures(project, findings, project.build_dir / "disclosures",
+                               resolved_claims=resolved)
+    counts: dict[str, int] = {}
+    for finding in findings:
+        counts[finding.severity] = counts.get(finding.severity, 0) + 1
+    print("disclosures: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"))
+    return None
+
+
+def run_files_fingerprint(project: Project) -> str:
+    """Fingerprint (names, sizes, mtimes) of every sealed file: disclose reruns on tampering.
+
+    From the store's survey (:mod:`evidence.store.survey`), taken once per doit process and again
+    after a run is published.
+    """
+    from evidence.store.survey import survey
+
+    return survey(project).fingerprint
+
+
+class StoreUnchanged:
+    """doit uptodate check: the sealed store looks as it did at the task's last success.
+
+    The fingerprint is taken when doit checks the task, i.e. after the tasks it depends on (the
+    training) have run, and saved with the task's result for the next check; a value computed
+    while tasks are created would describe the store before training.
+    """
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+        current = run_files_fingerprint(self.project)
+        task.value_savers.append(lambda: {"store_fingerprint": current})
+        return bool(values.get("store_fingerprint") == current)
+
+
+# -- paper -----------------------------------------------------------------------------------
+
+
+def paper_inputs(project: Project) -> Any:
+    from evidence.deliver.paper import PaperInputs
+    from evidence.present.artifacts import figure_index, table_index
+
+    resolved = _read_json(claims_module.claims_path(project))
+    disclosures = _read_json(project.build_dir / "disclosures" / "disclosures.json")
+    figures = {f["name"]: f for f in figure_index(project) if f["built"]}
+    tables = {t["name"]: {**t, "markdown": str(project.root / t["markdown"])}
+              for t in table_index(project) if t["built"]}
+    return PaperInputs(claims={c["id"]: c for c in resolved["claims"]}, figures=figures,
+                       tables=tables, disclosures=disclosures["findings"],
+                       title=resolved.get("title", ""), extra=compute_helpers(project))
+
+
+def compute_helpers(project: Project) -> dict[str, Any]:
+    """``compute_statement()`` and ``compute_table()`` for the paper, from the compute ledger."""
+    from evidence.deliver import ledger
+
+    path = ledger.compute_dir(project) / "compute.json"
+    doc = _read_json(path) if path.is_file() else None
+
+    def need() -> Any:
+        if doc is None:
+            raise BadInputError(path, "the compute ledger is missing", hint="run `doit deliver`")
+        return doc
+
+    return {"compute_statement": lambda: ledger.statement(need()),
+            "compute_table": lambda: ledger.experiment_table(need())}
+
+
+def paper_action(project_root: str) -> TaskFailed | None:
+    from evidence.deliver.paper import markdown_to_html, render_markdown
+
+    project = Project.at(project_root)
+    out = deliver_dir(project)
+    try:
+        inputs = paper_inputs(project)
+        sources = [s for s in paper_sources(project) if s.name.endswith(".md.j2")]
+        if not sources:
+            raise BadInputError(project.paper_dir, "no paper source (*.md.j2) found")
+        out.mkdir(parents=True, exist_ok=True)
+        for source in sources:
+            stem = source.name.removesuffix(".md.j2")
+            text = render_markdown(source, inputs)
+            write_bytes_atomic(out / f"{stem}.md", text.encode("utf-8"))
+            write_bytes_atomic(out / f"{stem}.html",
+                               markdown_to_html(text, inputs.title).encode("utf-8"))
+            print(f"paper: {project.relative(out / (stem + '.md'))} and .html")
+    except EvidenceError as error:
+        return TaskFailed(str(error))
+    _copy_presentation(project, inputs, out)
+    return None
+
+
+def _copy_presentation(project: Project, inputs: Any, out: Path) -> None:
+    """Copy the figures and tables the paper links to into the deliverable."""
+    for kind, entries in (("figures", inputs.figures), ("tables", inputs.tables)):
+        target_root = out / kind
+        wanted: dict[Path, Path] = {}
+        for name in entries:
+            source = project.root / kind / name
+            for path in sorted(source.iterdir()):
+                if path.is_file() and path.suffix in (".png", ".pdf", ".svg", ".csv", ".json", ".md",
+                                                      ".tex", ".toml", ".py"):
+                    wanted[target_root / name / path.name] = path
+        if target_root.exists():  # drop what the paper no longer links to
+            for stale in sorted(target_root.rglob("*"), reverse=True):
+                if stale.is_file() and stale not in wanted:
+                    stale.unlink()
+                elif stale.is_dir() and not any(stale.iterdir()):
+                    stale.rmdir()
+        for target, path in wanted.items():
+            # copy2 keeps the mtime, so an unchanged file (same size and mtime) is not copied
+            # again: a rebuild after one figure changed copies that figure, not all of them
+            st = path.stat()
+            try:
+                have = target.stat()
+                if have.st_size == st.st_size and have.st_mtime_ns == st.st_mtime_ns:
+                    continue
+            except FileNotFoundError:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+
+
+# -- compute, exports ------------------------------------------------------------------------
+
+
+def compute_action(project_root: str) -> TaskFailed | None:
+    from evidence.deliver import ledger
+
+    project = Project.at(project_root)
+    try:
+        doc = ledger.write_ledger(project)
+    except EvidenceError as error:
+        return TaskFailed(str(error))
+    total = doc["total"]
+    print(f"compute: {total['runs']} runs, {ledger.hours_text(doc, total['device_hours'])}, "
+          f"cost {ledger.cost_text(total['cost'])} -> {project.relative(ledger.compute_dir(project))}/")
+    return None
+
+
+def exports_action(project_root: str) -> TaskFailed | None:
+    from evidence.deliver import provexport
+
+    project = Project.at(project_root)
+    assemble(project)
+    try:
+        prov_path, crate_path = provexport.export(project, deliver_dir(project))
+    except EvidenceError as error:
+        return TaskFailed(str(error))
+    print(f"exports: {project.relative(prov_path)} (PROV-JSON, valid) and {project.relative(crate_path)} "
+          "(RO-Crate, Process Run Crate profile, read back)")
+    return None
+
+
+class PricesUnchanged:
+    """doit uptodate check: which prices are stale today is what it was at the last success."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+        from evidence.deliver.prices import load_prices, stale_prices
+
+        try:
+            current = [p["key"] for p in stale_prices(load_prices(self.project))]
+        except EvidenceError:
+            current = ["(unreadable)"]
+        task.value_savers.append(lambda: {"stale_prices": current})
+        return bool(values.get("stale_prices") == current)
+
+
+# -- deliver ---------------------------------------------------------------------------------
+
+
+def package_action(project_root: str) -> TaskFailed | None:
+    """Assemble the deliverable and write its manifest (every file by digest)."""
+    project = Project.at(project_root)
+    out = assemble(project)
+    files = {p.relative_to(out).as_posix(): {"digest": digest_file(p), "size": p.stat().st_size}
+             for p in sorted(out.rglob("*")) if p.is_file() and p.name != "MANIFEST.json"}
+    write_json_atomic(out / "MANIFEST.json", {"schema_version": 1, "algorithm": "blake3", "files": files})
+    print(f"package: {project.relative(out)}/ ({len(files)} files) and its MANIFEST.json")
+    return None
+
+
+def summary_action(project_root: str) -> TaskFailed | None:
+    """Print the one-screen summary of the deliverable (on every ``doit deliver``)."""
+    project = Project.at(project_root)
+    try:
+        print(summary(project))
+    except (OSError, ValueError, KeyError) as error:
+        return TaskFailed(f"cannot summarise {project.relative(deliver_dir(project))}: {error}")
+    return None
+
+
+def assembled_files(project: Project) -> dict[Path, Path]:
+    """Report -> its copy in the deliverable folder."""
+    from evidence.deliver.ledger import compute_dir
+
+    out = deliver_dir(project)
+    return {project.build_dir / "claims" / "claims.json": out / "claims.json",
+            project.build_dir / "verify" / "report.json": out / "verify" / "report.json",
+            project.build_dir / "verify" / "summary.md": out / "verify" / "summary.md",
+            project.build_dir / "disclosures" / "DISCLOSURES.md": out / "DISCLOSURES.md",
+            project.build_dir / "disclosures" / "disclosures.json": out / "disclosures.json",
+            project.build_dir / "reconcile" / "report.md": out / "reconcile.md",
+            compute_dir(project) / "compute.json": out / "compute.json",
+            compute_dir(project) / "compute.md": out / "compute.md",
+            project.evidence_file: out / "EVIDENCE.json"}
+
+
+def assemble(project: Project) -> Path:
+    """Copy the reports into the deliverable folder (the paper task wrote the paper, figures, tables)."""
+    for source, target in assembled_files(project).items():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+    return deliver_dir(project)
+
+
+def summary(project: Project) -> str:
+    """The one-screen summary of a delivery."""
+    resolved = _read_json(claims_module.claims_path(project))
+    disclosures = _read_json(project.build_dir / "disclosures" / "disclosures.json")["findings"]
+    reconciled = _read_json(project.build_dir / "reconcile" / "report.json")
+    lines = ["", "=" * 72, f"DELIVERED: {resolved.get('title', '')}", "=" * 72]
+    supported = [c for c in resolved["claims"] if c["supported"]]
+    lines.append(f"claims: {len(supported)}/{len(resolved['claims'])} supported by their evidence")
+    for claim in resolved["claims"]:
+        mark = "ok " if claim["supported"] else "NOT"
+        label = f" [{claim['classification']}]" if claim["classification"] else ""
+        n_disc = sum(d.get("scope") == "claim" and claim["id"] in d.get("claims", [])
+                     for d in disclosures)
+        lines.append(f"  {mark} {claim['id']}: {claim['formatted']} {claim['ci_formatted']}{label}"
+                     f"{f'  ({n_disc} disclosure(s))' if n_disc else ''}")
+    counts: dict[str, int] = {}
+    for d in disclosures:
+        counts[d["severity"]] = counts.get(d["severity"], 0) + 1
+    lines.append("disclosures: " + (", ".join(f"{counts[s]} {s}" for s in ("serious", "warning", "info")
+                                              if s in counts) or "none")
+                 + f" -> {project.relative(deliver_dir(project) / 'DISCLOSURES.md')}")
+    lines.append(f"drift: {len(reconciled['drift'])} number(s); waived: {len(reconciled['waived'])}; "
+                 f"matching statements in documents: {len(reconciled['matches'])}")
+    lines.append(f"paper: {project.relative(deliver_dir(project) / 'paper.html')} "
+                 f"(and paper.md); manifest: {project.relative(deliver_dir(project) / 'MANIFEST.json')}")
+    compute = deliver_dir(project) / "compute.json"
+    if compute.is_file():
+        from evidence.deliver.ledger import cost_text, hours_text
+
+        doc = _read_json(compute)
+        total = doc["total"]
+        lines.append(f"compute: {total['runs']} runs, {hours_text(doc, total['device_hours'])}, "
+                     f"cost {cost_text(total['cost'])} -> {project.relative(compute.with_suffix('.md'))}; "
+                     "provenance: prov.json, ro-crate-metadata.json")
+    return "\n".join(lines)
+
+
+# -- task builders ---------------------------------------------------------------------------
+
+
+def _evidence_deps(project: Project) -> list[str]:
+    return [str(project.evidence_file), str(project.build_dir / "verify" / "report.json")]
+
+
+def _missing_evidence(project_root: str) -> TaskFailed:
+    path = Project.at(project_root).evidence_file
+    return TaskFailed(f"{path}: EVIDENCE.json is missing; declare the paper's claims there (see "
+                      "docs/contracts.md, or `evidence init` for a working example)")
+
+
+@user_errors
+def task_deliver(project: Project) -> Iterator[TaskDict]:
+    """claims -> reconcile -> disclose -> paper -> package, with exact dependencies."""
+    from evidence.present.artifacts import presentation_files
+
+    if not project.evidence_file.exists():
+        # No claims yet: the other targets (train, figures, verify) must still work; asking for
+        # this one says what is missing.
+        yield {"name": None, "doc": "claims, reconcile, disclosure gate and paper -> build/deliver/"}
+        yield {"name": "claims", "doc": "EVIDENCE.json is missing",
+               "actions": [(_missing_evidence, [str(project.root)])], "uptodate": [False]}
+        return
+    evidence = claims_module.load_evidence(project)
+    claims_file = str(claims_module.claims_path(project))
+    code = code_deps(__name__)
+    docs = [str(p) for p in documents(project, evidence)]
+    sources = [str(p) for p in paper_sources(project)]
+    presentation = [str(p) for p in presentation_files(project)]
+    from evidence.experiments.spec import ENGINE_NUMERIC_MODULES, NUMERICS_DIR, experiment_files
+
+    audited_inputs = [*(str(p) for p in experiment_files(project)),
+                      *(str(NUMERICS_DIR / name) for name in ENGINE_NUMERIC_MODULES)]
+    disclosures_file = str(project.build_dir / "disclosures" / "disclosures.json")
+    compute_file = str(project.build_dir / "compute" / "compute.json")
+    priced = [str(p) for p in (project.root / "prices.toml", project.root / "presets.toml") if p.is_file()]
+    yield {"name": None, "doc": "claims, reconcile, disclosure gate and paper -> build/deliver/"}
+    yield {"name": "claims", "doc": "EVIDENCE.json + verify report -> build/claims/claims.json",
+           "actions": [(claims_action, [str(project.root)])], "file_dep": [*_evidence_deps(project), *code],
+           "task_dep": ["verify:report"], "targets": [claims_file], "verbosity": 2}
+    yield {"name": "reconcile", "doc": "numbers in documents vs their evidence; drift fails the build",
+           "actions": [(reconcile_action, [str(project.root)])],
+           "file_dep": sorted({claims_file, *docs, *sources, str(project.evidence_file), *code}),
+           "targets": [str(project.build_dir / "reconcile" / "report.json")], "verbosity": 2}
+    yield {"name": "disclose", "doc": "audit the evidence behind every claim -> DISCLOSURES.md",
+           "actions": [(disclose_action, [str(project.root)])],
+           "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation,
+                               *audited_inputs, *priced, *code}),
+           "task_dep": ["figures", "tables"],
+           "uptodate": [StoreUnchanged(project), PricesUnchanged(project)],
+           "targets": [disclosures_file], "verbosity": 2}
+    yield {"name": "compute", "doc": "compute and cost of every sealed run -> build/compute/compute.json",
+           "actions": [(compute_action, [str(project.root)])],
+           "file_dep": sorted({claims_file, *priced, *audited_inputs, *code}),
+           "uptodate": [StoreUnchanged(project)],
+           # The compute statement covers every declared run, so delivering trains them all.
+           "task_dep": ["train"],
+           "targets": [compute_file], "verbosity": 2}
+    yield {"name": "paper", "doc": "paper/*.md.j2 -> build/deliver/paper.md and paper.html",
+           "actions": [(paper_action, [str(project.root)])],
+           "file_dep": sorted({claims_file, disclosures_file, compute_file, *sources, *presentation, *code}),
+           "task_dep": ["deliver:reconcile"],
+           "targets": [str(deliver_dir(project) / "paper.html")], "verbosity": 2}
+    out = deliver_dir(project)
+    yield {"name": "exports", "doc": "PROV-JSON and RO-Crate of the deliverable, each validated",
+           "actions": [(exports_action, [str(project.root)])],
+           "file_dep": sorted({claims_file, disclosures_file, compute_file, *presentation, *code,
+                               *_evidence_deps(project), str(project.build_dir / "reconcile" / "report.json"),
+                               str(out / "paper.html")}),
+           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile"],
+           "uptodate": [StoreUnchanged(project)],
+           "targets": [str(out / "prov.json"), str(out / "ro-crate-metadata.json")], "verbosity": 2}
+    exported = [str(out / "prov.json"), str(out / "ro-crate-metadata.json")]
+    yield {"name": "package", "doc": "assemble build/deliver/ with its manifest",
+           "actions": [(package_action, [str(project.root)])],
+           "file_dep": sorted({*map(str, assembled_files(project)), str(out / "paper.html"), *exported,
+                               *presentation, *code}),
+           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:compute",
+                        "deliver:exports"],
+           "targets": [str(out / "MANIFEST.json"), *map(str, assembled_files(project).values())],
+           "verbosity": 2}
+    yield {"name": "summary", "doc": "print the one-screen summary of the deliverable",
+           "actions": [(summary_action, [str(project.root)])], "task_dep": ["deliver:package"],
+           "uptodate": [False], "verbosity": 2}

@@ -1,0 +1,261 @@
+"""EVIDENCE.json: the claims a paper makes, resolved against the sealed evidence.
+
+A claim names the statistic it rests on by reference into the verify report
+(``aggregate:<id>``, ``verify:<comparison id>``, ``expected_max:<id>``), so every number
+a claim states is computed once, by the statistics module, from sealed runs. Resolution adds
+what the paper and the audits need: the value and its interval, the classification, the run
+ids and the digests of their results, whether the predicate holds, and the value formatted
+the way the claim says it is shown. The resolved form is generated, never hand-edited.
+
+Predicates (``"predicate"`` of a claim):
+
+* ``{"kind": "classification", "equals": "effect"}``: the verify verdict;
+* ``{"kind": "greater_than" | "less_than", "value": x, "of": "value" | "ci_low" | "ci_high"}``;
+* ``{"kind": "within", "target": t, "tolerance": d}``: |value - t| <= d ("at chance within 2
+  points": target 0.1, tolerance 0.02).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evidence.core.errors import BadInputError, EvidenceError
+from evidence.core.project import Project
+from evidence.core.schema import validate
+from evidence.deliver.reconcile import ClaimQuantity, NumberFormat
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+PLACEHOLDERS = ("value", "ci", "low", "high", "n", "class", "p")
+
+
+def load_evidence(project: Project) -> dict[str, Any]:
+    """Read and validate EVIDENCE.json; claim ids must be unique (memoised while unchanged)."""
+    from evidence.core import memo
+
+    path = project.evidence_file
+    value: dict[str, Any] = memo.validated(project, path, "evidence", lambda: _read_evidence(path))
+    return value
+
+
+def _read_evidence(path: Path) -> dict[str, Any]:
+    try:
+        raw: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise BadInputError(path, "EVIDENCE.json is missing",
+                            hint="create it (see docs/contracts.md) or run `evidence init`") from None
+    except json.JSONDecodeError as error:
+        raise BadInputError(path, f"not valid JSON: {error.msg} at line {error.lineno} column "
+                            f"{error.colno}") from None
+    validate(raw, "evidence", path)
+    seen: set[str] = set()
+    for index, claim in enumerate(raw["claims"]):
+        if claim["id"] in seen:
+            raise BadInputError(path, f"duplicate claim id {claim['id']!r}", field=f"claims[{index}].id")
+        seen.add(claim["id"])
+        for name in _PLACEHOLDER.findall(claim["statement"]):
+            if name not in PLACEHOLDERS:
+                raise BadInputError(path, f"unknown placeholder {{{name}}} in the statement; use "
+                                    f"{', '.join('{' + p + '}' for p in PLACEHOLDERS)}",
+                                    field=f"claims[{index}].statement")
+    return raw
+
+
+@dataclass(frozen=True)
+class Format:
+    """How a claim's value is shown: percent (x100, "%"), points (x100), or a plain number."""
+
+    style: str = "number"
+    decimals: int = 3
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any] | None) -> Format:
+        raw = raw or {}
+        style = str(raw.get("style", "number"))
+        return cls(style, int(raw.get("decimals", 1 if style in ("percent", "points") else 3)))
+
+    @property
+    def number_format(self) -> NumberFormat:
+        scale = 100.0 if self.style in ("percent", "points") else 1.0
+        return NumberFormat(scale=scale, decimals=self.decimals,
+                            suffix="%" if self.style == "percent" else "")
+
+    def render(self, value: float | None, *, signed: bool = False) -> str:
+        if value is None or not math.isfinite(value):
+            return "n/a"
+        text = self.number_format.render(value)
+        if signed and value > 0:
+            text = "+" + text
+        if self.style == "points":
+            text += " points"
+        return text
+
+    def render_interval(self, low: float | None, high: float | None, *, signed: bool = False) -> str:
+        """``[a, b]`` in the claim's format, a "points" unit once at the end: "[+0.1, +0.9] points"."""
+        if low is None or high is None:
+            return "n/a"
+        if self.style != "points":
+            return f"[{self.render(low, signed=signed)}, {self.render(high, signed=signed)}]"
+        bare = Format("number", self.decimals)
+        return f"[{bare.render(100 * low, signed=signed)}, {bare.render(100 * high, signed=signed)}] points"
+
+
+def _quantity(entry: Mapping[str, Any], kind: str, quantity: str | None,
+              ) -> tuple[float | None, float | None, float | None, int | None]:
+    """Value, interval and n of the cited report entry."""
+    if kind == "aggregate":
+        name = quantity or "mean"
+        if name in ("mean", "median", "sd", "se", "iqm"):
+            interval = entry["ci"] if name == "mean" else \
+                entry["intervals"]["iqm"]["bca"] if name == "iqm" else None
+            low = interval["low"] if interval else None
+            high = interval["high"] if interval else None
+            return entry[name], low, high, entry["n"]
+        if name == "distance_to_reference" and entry.get("reference"):
+            ref = entry["reference"]
+            return abs(ref["mean_minus_reference"]), None, ref.get("ci_max_distance"), entry["n"]
+    elif kind == "verify":
+        numbers = entry["numbers"]
+        name = quantity or "diff"
+        n = min(numbers["n_a"], numbers["n_b"])
+        if name == "diff":
+            return numbers["diff"], numbers["diff_ci"]["low"], numbers["diff_ci"]["high"], n
+        if name == "prob_improvement":
+            ci = numbers["prob_improvement_ci"]
+            return numbers["prob_improvement"], ci["low"], ci["high"], n
+        if name == "hedges_g":
+            return numbers["hedges_g"], None, None, n
+    elif kind == "expected_max":
+        name = quantity or f"expected@{entry['n_trials']}"
+        if name.startswith("expected@"):
+            k = int(name.split("@", 1)[1])
+            row = next((r for r in entry["table"] if r["k"] == k), None)
+            if row is not None:
+                return row["expected"], None, None, entry["n_trials"]
+    raise EvidenceError(f"quantity {quantity!r} is not available for a {kind} entry")
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None or (isinstance(value, float) and not math.isfinite(value)) \
+        else float(value)
+
+
+def _predicate(predicate: Mapping[str, Any] | None, resolved: Mapping[str, Any]) -> dict[str, Any] | None:
+    if not predicate:
+        return None
+    kind = predicate["kind"]
+    if kind == "classification":
+        wanted = predicate["equals"]
+        actual = resolved.get("classification")
+        ok = actual == wanted
+        if ok and wanted == "effect" and resolved.get("direction_matches_claim") is False:
+            ok = False
+        return {"holds": ok, "detail": f"classification is {actual!r}, the claim needs {wanted!r}"}
+    of = predicate.get("of", "value")
+    subject = {"value": resolved["value"], "ci_low": resolved["ci_low"],
+               "ci_high": resolved["ci_high"]}[of]
+    if subject is None:
+        return {"holds": False, "detail": f"{of} is undefined"}
+    if kind in ("greater_than", "less_than"):
+        bound = float(predicate["value"])
+        ok = subject > bound if kind == "greater_than" else subject < bound
+        sign = ">" if kind == "greater_than" else "<"
+        return {"holds": ok, "detail": f"{of} = {subject:.6g} {sign} {bound:g} is {ok}"}
+    if kind == "within":
+        target, tolerance = float(predicate["target"]), float(predicate["tolerance"])
+        ok = abs(subject - target) <= tolerance
+        return {"holds": ok, "detail": f"|{of} - {target:g}| = {abs(subject - target):.6g} "
+                f"{'<=' if ok else '>'} {tolerance:g}"}
+    raise EvidenceError(f"unknown predicate kind {kind!r}")
+
+
+def _runs_of(entry: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
+    if kind == "verify":
+        groups = [entry["a"], entry["b"], *([entry["control"]] if entry.get("control") else [])]
+        return [run for group in groups for run in group["runs"]]
+    if kind == "aggregate":
+        return [run for stratum in entry["strata"] for run in stratum["runs"]]
+    return list(entry["runs"])
+
+
+def resolve_claim(claim: Mapping[str, Any], report: Mapping[str, Any]) -> dict[str, Any]:
+    """One claim, resolved from the verify report."""
+    from evidence.verify.report import find_entry
+
+    reference = claim["evidence"]["ref"]
+    kind = reference.split(":", 1)[0]
+    entry = find_entry(report, reference)
+    value, low, high, n = _quantity(entry, kind, claim["evidence"].get("quantity"))
+    fmt = Format.from_mapping(claim.get("format"))
+    signed = kind == "verify" and (claim["evidence"].get("quantity") or "diff") == "diff"
+    resolved: dict[str, Any] = {
+        "id": claim["id"], "ref": reference, "quantity": claim["evidence"].get("quantity"),
+        "value": _float(value), "ci_low": _float(low), "ci_high": _float(high), "n": n,
+        "classification": entry.get("class"), "reason": entry.get("reason"),
+        "direction_matches_claim": entry.get("direction_matches_claim"),
+        "seeds_needed": entry.get("seeds_needed"),
+        "metric": entry.get("metric"), "split": entry.get("split"),
+        "runs": sorted({(r["run_id"], r["results_digest"]) for r in _runs_of(entry, kind)}),
+        "figures": list(claim.get("figures", [])), "tables": list(claim.get("tables", [])),
+        "tolerance": float(claim.get("tolerance", 0.0)),
+        "keywords": list(claim.get("keywords", [])),
+        "format": {"style": fmt.style, "decimals": fmt.decimals},
+    }
+    resolved["formatted"] = fmt.render(resolved["value"], signed=signed)
+    resolved["ci_formatted"] = fmt.render_interval(_float(low), _float(high), signed=signed)
+    resolved["predicate"] = _predicate(claim.get("predicate"), resolved)
+    if resolved["predicate"] is not None:
+        resolved["supported"] = bool(resolved["predicate"]["holds"])
+    else:  # no predicate: the claim stands unless verify found a problem with its evidence
+        resolved["supported"] = resolved["classification"] in (None, "effect")
+    resolved["runs"] = [{"run_id": r, "results_digest": d} for r, d in resolved["runs"]]
+    resolved["statement"] = render_statement(claim["statement"], resolved)
+    return resolved
+
+
+def render_statement(template: str, resolved: Mapping[str, Any]) -> str:
+    """The claim's sentence with its placeholders filled from the resolved values."""
+    values = {"value": resolved["formatted"], "ci": resolved["ci_formatted"],
+              "low": resolved["ci_formatted"].strip("[]").split(", ")[0],
+              "high": resolved["ci_formatted"].strip("[]").split(", ")[-1],
+              "n": str(resolved["n"]), "class": str(resolved["classification"]),
+              "p": "n/a"}
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def resolve_all(project: Project) -> dict[str, Any]:
+    """Every claim of EVIDENCE.json resolved; errors name the claim."""
+    from evidence.verify.report import load_report
+
+    evidence = load_evidence(project)
+    report = load_report(project)
+    resolved = []
+    for index, claim in enumerate(evidence["claims"]):
+        try:
+            resolved.append(resolve_claim(claim, report))
+        except EvidenceError as error:
+            raise BadInputError(project.evidence_file, f"claim {claim['id']!r}: {error.message}",
+                                field=f"claims[{index}].evidence") from None
+    return {"schema_version": 1, "title": evidence.get("title", ""), "claims": resolved}
+
+
+def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
+    """What reconcile looks for in prose: each claim with keywords, in its displayed form."""
+    quantities = []
+    for claim in resolved["claims"]:
+        if not claim["keywords"] or claim["value"] is None:
+            continue
+        fmt = Format.from_mapping(claim["format"])
+        quantities.append(ClaimQuantity(id=claim["id"], value=claim["value"],
+                                        format=fmt.number_format,
+                                        keywords=tuple(claim["keywords"])))
+    return quantities
+
+
+def claims_path(project: Project) -> Path:
+    return project.build_dir / "claims" / "claims.json"

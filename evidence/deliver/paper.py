@@ -1,0 +1,179 @@
+"""Render the paper from Jinja2 sources: every number comes from a claim, figure or table.
+
+The sources in ``paper/*.md.j2`` are Markdown with template calls; the helpers are the only
+way a number gets into the paper:
+
+* ``{{ claim("id") }}``: the claim's value as the claim formats it ("98.6%");
+* ``{{ ci("id") }}``, ``{{ n("id") }}``: its interval and number of seeds;
+* ``{{ statement("id") }}``: the claim's full sentence, followed by its disclosures;
+* ``{{ figure("name") }}``, ``{{ table("name") }}``: the figure (image, caption, links to its
+  provenance sidecar and source_data.csv) or the table (with caption and links);
+* ``{{ disclosures("id") }}``: the claim's disclosures alone; ``{{ disclosure_summary() }}``.
+
+An unknown reference, or any undefined name, fails rendering with a message that names it and
+the template line. Output is Markdown and a standalone HTML page; text that comes from user
+files (statements, captions, disclosure messages) is HTML-escaped before it is placed, so it
+cannot inject markup into the HTML page.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from evidence.core.errors import BadInputError, EvidenceError
+
+SEVERITY_MARK = {"serious": "SERIOUS", "warning": "warning", "info": "note"}
+
+
+class PaperReferenceError(EvidenceError):
+    """A template refers to a claim, figure or table that does not exist."""
+
+
+@dataclass
+class PaperInputs:
+    """Everything a paper may cite, already resolved from evidence."""
+
+    claims: Mapping[str, Mapping[str, Any]]
+    figures: Mapping[str, Mapping[str, Any]]
+    tables: Mapping[str, Mapping[str, Any]]
+    disclosures: Sequence[Mapping[str, Any]]
+    title: str = ""
+    extra: Mapping[str, Any] | None = None
+
+
+def escape(text: object) -> str:
+    """Escape user text for Markdown that becomes HTML: no raw tags, no entities injected."""
+    return html.escape(str(text), quote=False)
+
+
+def _lookup(kind: str, table: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    if name not in table:
+        known = ", ".join(sorted(table)) or "none"
+        raise PaperReferenceError(f"unknown {kind} {name!r} (known: {known})")
+    value: Mapping[str, Any] = table[name]
+    return value
+
+
+def helpers(inputs: PaperInputs, *, link_root: str = "") -> dict[str, Callable[..., str]]:
+    """The template functions; ``link_root`` prefixes figure and table links."""
+
+    def claim(name: str) -> str:
+        return escape(_lookup("claim", inputs.claims, name)["formatted"])
+
+    def ci(name: str) -> str:
+        return escape(_lookup("claim", inputs.claims, name)["ci_formatted"])
+
+    def n(name: str) -> str:
+        return escape(_lookup("claim", inputs.claims, name)["n"])
+
+    def disclosures(name: str) -> str:
+        _lookup("claim", inputs.claims, name)
+        found = [d for d in inputs.disclosures
+                 if d.get("scope", "claim") == "claim" and name in d.get("claims", [])]
+        return "\n\n".join(f"> **Disclosure ({SEVERITY_MARK.get(d['severity'], d['severity'])}):** "
+                             f"{escape(d['message'])}" for d in found)
+
+    def statement(name: str) -> str:
+        resolved = _lookup("claim", inputs.claims, name)
+        status = "" if resolved["supported"] else " *(not supported by its evidence; see below)*"
+        notes = disclosures(name)
+        return escape(resolved["statement"]) + status + (f"\n\n{notes}" if notes else "")
+
+    def figure(name: str) -> str:
+        entry = _lookup("figure", inputs.figures, name)
+        base = f"{link_root}figures/{name}/"
+        image = Path(entry["images"]["png"]).name
+        caption = escape(entry.get("caption", ""))
+        return (f"![{caption}]({base}{image})\n\n*Figure {escape(name)}.* {caption} "
+                f"[provenance]({base}{Path(entry['sidecar']).name}) · "
+                f"[source data]({base}{Path(entry['source_data']).name})")
+
+    def table(name: str) -> str:
+        entry = _lookup("table", inputs.tables, name)
+        base = f"{link_root}tables/{name}/"
+        body = Path(entry["markdown"]).read_text("utf-8").strip()  # carries its own caption line
+        return (f"{body}\n\n*Table {escape(name)}:* "
+                f"[provenance]({base}{Path(entry['sidecar']).name}) · "
+                f"[source data]({base}{Path(entry['source_data']).name})")
+
+    def disclosure_summary() -> str:
+        counts: dict[str, int] = {}
+        for d in inputs.disclosures:
+            counts[d["severity"]] = counts.get(d["severity"], 0) + 1
+        parts = [f"{counts[s]} {s}" for s in ("serious", "warning", "info") if s in counts]
+        return ", ".join(parts) if parts else "none"
+
+    return {"claim": claim, "ci": ci, "n": n, "statement": statement, "figure": figure,
+            "table": table, "disclosures": disclosures, "disclosure_summary": disclosure_summary}
+
+
+def render_markdown(source: Path, inputs: PaperInputs, *, link_root: str = "") -> str:
+    """Render one Jinja2 Markdown source; errors name the reference and the template line."""
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(source.parent)), undefined=jinja2.StrictUndefined,
+        autoescape=False, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    environment.globals.update(helpers(inputs, link_root=link_root))
+    environment.globals["title"] = escape(inputs.title)
+    environment.globals.update(inputs.extra or {})
+    try:
+        template = environment.get_template(source.name)
+        return template.render()
+    except PaperReferenceError as error:
+        line = _template_line(error)
+        raise BadInputError(f"{source}{f':{line}' if line else ''}", error.message,
+                            hint="fix the reference, or add it to EVIDENCE.json, figures/ or tables/",
+                            ) from None
+    except jinja2.UndefinedError as error:
+        line = _template_line(error)
+        raise BadInputError(f"{source}{f':{line}' if line else ''}", f"undefined name: {error.message}",
+                            hint="use claim(), figure(), table() or statement()") from None
+    except jinja2.TemplateSyntaxError as error:
+        raise BadInputError(f"{source}:{error.lineno}", f"template syntax error: {error.message}") from None
+
+
+def _template_line(error: BaseException) -> int | None:
+    tb = error.__traceback__
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.endswith(".j2"):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+HTML_PAGE = jinja2.Template("""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{ title }}</title>
+<style>
+body { font-family: Georgia, 'DejaVu Serif', serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem;
+       line-height: 1.5; color: #1a1a1a; }
+img { max-width: 100%; display: block; margin: 1rem auto; }
+table { border-collapse: collapse; margin: 1rem 0; }
+th, td { border-bottom: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: left; }
+blockquote { border-left: 4px solid #d9822b; background: #fff6ec; margin: 0.5rem 0; padding: 0.3rem 0.8rem; }
+code { background: #f3f3f3; padding: 0 0.2rem; }
+</style>
+</head>
+<body>
+{{ body }}
+</body>
+</html>
+""", autoescape=True)
+
+
+def markdown_to_html(text: str, title: str) -> str:
+    """A standalone HTML page from the rendered Markdown (tables and fenced code enabled)."""
+    import markdown
+    from markupsafe import Markup
+
+    body = markdown.markdown(text, extensions=["tables", "fenced_code"], output_format="html")
+    return HTML_PAGE.render(title=title, body=Markup(body))  # escaped upstream

@@ -1,0 +1,57 @@
+"""A project's trainer modules: loading one, and the data facts its ``build`` receives.
+
+Why one place: the runner (to train), federation (to re-evaluate imported weights) and presets
+(to estimate a preset's memory) each need "this spec's trainer module, fed the facts of its
+data". Three copies of that drifted once already; this is the only one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from types import ModuleType
+from typing import Any
+
+from evidence.core.errors import BadInputError
+from evidence.core.project import Project
+
+
+def load_trainer(project: Project, name: str) -> ModuleType:
+    """Import ``trainers/<name>.py`` of the project and check it has ``build``."""
+    path = project.trainers_dir / f"{name}.py"
+    if str(project.root) not in sys.path:
+        sys.path.insert(0, str(project.root))
+    module_spec = importlib.util.spec_from_file_location(f"trainers.{name}", path)
+    if module_spec is None or module_spec.loader is None:
+        raise BadInputError(path, "cannot import trainer module")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_spec.name] = module
+    module_spec.loader.exec_module(module)
+    if not callable(getattr(module, "build", None)):
+        raise BadInputError(path, "a trainer must define build(config, data) -> Recipe",
+                            field="build", hint="see docs/contracts.md")
+    return module
+
+
+def data_info(dataset: Any) -> Any:
+    """The :class:`~evidence.numerics.recipe.DataInfo` a trainer's ``build`` gets for ``dataset``."""
+    from evidence.numerics.recipe import DataInfo
+
+    return DataInfo(dataset=dataset.name, n_features=dataset.n_features, n_classes=dataset.n_classes,
+                    task=dataset.task, split_sizes={k: len(v.y) for k, v in dataset.splits.items()},
+                    split_digests=dict(dataset.digests))
+
+
+def load_checked_data(identity: dict[str, Any], seed: int, source: object) -> Any:
+    """The run's dataset, refused unless its split digests are the ones in the run key."""
+    from evidence.core.errors import RunFailedError
+    from evidence.numerics import data as data_module
+
+    cfg = data_module.DataConfig.from_mapping(identity["data"], source)
+    dataset = data_module.load(cfg, label_seed=seed)
+    expected = identity["data"]["split_digests"]
+    if dataset.digests != expected:
+        raise RunFailedError(f"{source}: the data on this machine does not match the split digests "
+                             f"in the run key ({dataset.digests} vs {expected})",
+                             hint="the dataset file changed; re-run doit")
+    return dataset

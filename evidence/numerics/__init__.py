@@ -1,0 +1,9 @@
+"""Layer 1: exactly the code that goes into a run key (its content, by logical name).
+
+data      datasets, fixed hash-pinned splits, their digests
+recipe    the trainer contract (a Recipe: model, optimiser, loss, metrics)
+training  the engine-owned training loop and evaluation
+stopping  early-stopping rules
+
+Editing any of these changes the key of every run that uses it (see docs/architecture.md).
+"""

@@ -1,0 +1,6 @@
+"""Layer 8: commands that are not build targets (behind the ``evidence`` CLI).
+
+why       why a task would rebuild
+repro     rebuild from a clean clone and compare
+scaffold  ``evidence init``: a new project that builds at once
+"""

@@ -1,0 +1,50 @@
+"""``evidence init``: a new project that builds end to end at once.
+
+The template lives in ``evidence/templates/project`` (installed with the package). Every file
+is copied as is, except ``gitignore`` which becomes ``.gitignore`` (a dot-file would be dropped
+by some packaging tools). Nothing is ever overwritten: an existing file is an error, and the
+check happens before the first file is written, so a refused init leaves the folder as it was.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
+
+from evidence.core.errors import BadInputError
+
+RENAMES = {"gitignore": ".gitignore"}
+
+
+def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
+    found = []
+    for child in sorted(node.iterdir(), key=lambda c: c.name):
+        if child.name == "__pycache__":
+            continue
+        name = f"{prefix}{RENAMES.get(child.name, child.name)}"
+        if child.is_dir():
+            found.extend(_walk(child, f"{name}/"))
+        else:
+            found.append((name, child))
+    return found
+
+
+def template_files() -> list[tuple[str, Traversable]]:
+    """(relative path in the new project, template file), in a stable order."""
+    return _walk(resources.files("evidence") / "templates" / "project")
+
+
+def init_project(folder: Path) -> list[str]:
+    """Create a new project in ``folder`` (which may exist but must not hold any template file)."""
+    files = template_files()
+    clashes = [name for name, _ in files if (folder / name).exists()]
+    if clashes:
+        raise BadInputError(folder, f"refusing to overwrite {', '.join(clashes[:5])}",
+                            hint="choose an empty or new folder")
+    for name, source in files:
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
+    (folder / "runs").mkdir(exist_ok=True)
+    return [name for name, _ in files]

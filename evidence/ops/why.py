@@ -1,0 +1,107 @@
+"""``evidence why TASK``: why a task would rebuild, in terms of the user's inputs.
+
+For a train task the answer is about the run key: the sealed run it would reuse, or, when there
+is none, what differs from the newest sealed run of the same experiment and label (a config
+value, the trainer's code, the engine's numerical code, the data or split digests, the seed),
+with old and new values. For every other task, doit already knows (a file_dep that changed, a
+missing target), and ``doit info`` says it; this command asks doit, in this process (a second
+interpreter would cost more than the answer).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import redirect_stderr, redirect_stdout
+from typing import Any
+
+from evidence.core.errors import EvidenceError
+from evidence.core.project import Project
+from evidence.experiments.spec import RunSpec, expand_all
+from evidence.store.runs import RunStore
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    if isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value):
+        text = value[:12] + "…"
+    return text
+
+
+def differences(old: Any, new: Any, path: str = "") -> Iterator[str]:
+    """Human-readable differences between two JSON values, one line per changed leaf."""
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        for key in sorted(set(old) | set(new)):
+            where = f"{path}.{key}" if path else str(key)
+            if key not in old:
+                yield f"{where}: added ({_short(new[key])})"
+            elif key not in new:
+                yield f"{where}: removed (was {_short(old[key])})"
+            else:
+                yield from differences(old[key], new[key], where)
+    elif old != new:
+        yield f"{path}: {_short(old)} -> {_short(new)}"
+
+
+EXPLAIN = {"engine_digest": "the engine's numerical code (training loop, data preparation) changed",
+           "trainer_digest": "the trainer's source files changed",
+           "protocol": "the protocol version changed"}
+
+
+def why_train(project: Project, spec: RunSpec) -> list[str]:
+    store = RunStore(project.runs_dir)
+    run = store.find(spec.key)
+    if run is not None:
+        finding = store.quick_check(run.run_id)
+        if finding is None:
+            return [f"up to date: sealed run runs/{run.run_id} has key {spec.key[:12]}…"]
+        return [f"would rebuild: sealed run runs/{run.run_id} fails the cheap check ({finding})"]
+    previous = []
+    for candidate in store.runs():
+        try:
+            recorded = candidate.spec
+        except (OSError, ValueError):
+            continue
+        if recorded.get("experiment") == spec.experiment and recorded.get("label") == spec.label:
+            previous.append((candidate.path.stat().st_mtime, candidate.run_id, recorded))
+    if not previous:
+        return [f"would train: no sealed run of {spec.task_name} exists (key {spec.key[:12]}…)"]
+    _, run_id, recorded = max(previous)
+    lines = [f"would train: the key changed since runs/{run_id} ({recorded['key'][:12]}… -> "
+             f"{spec.key[:12]}…) because:"]
+    for line in differences(recorded["identity"], spec.identity):
+        field = line.split(":", 1)[0]
+        lines.append(f"  {line}" + (f"  ({EXPLAIN[field]})" if field in EXPLAIN else ""))
+    return lines
+
+
+def doit_info(project: Project, task: str) -> list[str]:
+    """``doit info TASK`` for the project, run in this process; its output lines."""
+    from doit.cmd_base import DodoTaskLoader
+    from doit.doit_cmd import DoitMain
+
+    out = io.StringIO()
+    cwd = os.getcwd()
+    try:
+        with redirect_stdout(out), redirect_stderr(out):
+            code = DoitMain(DodoTaskLoader()).run(["info", "--file", str(project.root / "dodo.py"), task])
+    finally:
+        os.chdir(cwd)
+    text = out.getvalue()
+    if code == 3 and f"KeyError: {task!r}" in text:
+        raise EvidenceError(f"no task named {task!r} in {project.root / 'dodo.py'}",
+                            hint="`doit list --all` names every task")
+    if code == 3:
+        raise EvidenceError(f"`doit info {task}` failed:\n{text.strip()}")
+    return text.strip().splitlines()
+
+
+def why(project: Project, task: str) -> list[str]:
+    """Why ``task`` would rebuild: a train task in terms of its run key, any other as doit says."""
+    if task.startswith("train:") or ":" not in task:
+        name = task.removeprefix("train:")
+        for spec in expand_all(project):
+            if spec.task_name == name:
+                return why_train(project, spec)
+    return doit_info(project, task)

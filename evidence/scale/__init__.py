@@ -1,0 +1,5 @@
+"""Layer 4: runs beyond this process and this machine.
+
+dispatch    launching a run locally, under torchrun or through submitit (Slurm)
+federation  exporting sealed runs and importing them on another machine, re-derived
+"""

@@ -1,0 +1,8 @@
+"""Layer 3: running one training run to a sealed result, in its own process.
+
+runner       the run's life: prepare, smoke, resume, train, verify by load, seal
+checkpoint   atomic, digest-verified checkpoints and resume
+meter        time, memory peaks and compute of a run (recorded in its provenance)
+distributed  torchrun process groups, one process per device
+devices      device discovery and CPU/GPU slot allocation
+"""

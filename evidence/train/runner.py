@@ -1,0 +1,446 @@
+"""Execute one run spec: lock, resume, train, verify by load, seal.
+
+The runner is what makes a run survive anything:
+
+* a lock per run key (``filelock``; the OS drops it when its holder dies) so two ``doit``
+  processes never train the same run twice;
+* on every start it loads the newest valid checkpoint from the run's durable work folder and
+  continues from there; a fresh start only happens when there is none (or on ``--force``,
+  which mints a new run id and never touches the old work);
+* SIGTERM, SIGINT and SIGUSR2 (what clusters send before a time limit) write a checkpoint and
+  exit with :data:`EXIT_INTERRUPTED`; SIGKILL loses at most one checkpoint interval;
+* before sealing, the final weights are re-read from disk into a freshly built model and
+  re-evaluated; any difference from the logged numbers refuses the seal.
+
+It runs in its own process (``python -m evidence.train.runner``) so that a crash, a signal or the
+thread settings of one run cannot affect doit or other runs. A run with ``world_size`` N runs as
+N such processes under torchrun; they cooperate through :mod:`evidence.train.distributed` (rank 0
+locks, writes and seals; all ranks agree on every checkpoint and every stop).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from evidence.core.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_TASK_ERROR,
+    EvidenceError,
+    RunFailedError,
+    RunInterruptedError,
+)
+from evidence.core.hashing import write_json_atomic
+from evidence.core.progress import ProgressReporter
+from evidence.core.project import Project
+from evidence.experiments.spec import RunSpec
+from evidence.experiments.trainers import data_info, load_checked_data, load_trainer
+from evidence.numerics.stopping import EarlyStopping
+from evidence.store.runs import RunStore, SealedRun
+from evidence.train import distributed, meter
+
+PROGRESS_FILE = "status.json"
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def lock_for(project: Project, key: str) -> Any:
+    from filelock import FileLock
+
+    folder = project.state_dir / "locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(folder / f"{key}.lock"))
+
+
+class _Signals:
+    """Turns SIGTERM/SIGINT/SIGUSR2 into a flag checked between steps (never mid-step)."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+
+    def install(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR2):
+            signal.signal(sig, self._handle)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.received = signum
+
+
+@dataclass
+class Outcome:
+    run: SealedRun
+    cached: bool
+
+
+class Execution:
+    """One attempt at one run, in one process."""
+
+    def __init__(self, project: Project, spec: RunSpec, run_id: str,
+                 group: distributed.Group = distributed.LOCAL) -> None:
+        self.project = project
+        self.group = group
+        self.spec = spec
+        self.run_id = run_id
+        self.work = project.work_dir / run_id
+        self.signals = _Signals()
+        self.execution = spec.execution
+        self.cadence = spec.execution.get("checkpoint", {})
+        self.last_checkpoint: int | None = None
+        self.stopper: EarlyStopping | None = None
+
+    def status(self, state: str, **extra: Any) -> None:
+        if not self.group.is_main:
+            return
+        record = {"run_id": self.run_id, "experiment": self.spec.experiment,
+                  "label": self.spec.label, "pid": os.getpid(), "state": state,
+                  "updated_at": time.time(), **extra}
+        self.work.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(self.work / PROGRESS_FILE, record)
+
+    def run(self) -> SealedRun:
+        import torch
+
+        from evidence.numerics import training
+        from evidence.train.checkpoint import CheckpointDir, remove_folder
+
+        started = time.time()
+        cpu_started = time.process_time()
+        self.work.mkdir(parents=True, exist_ok=True)
+        self._keep_recorded_preset()
+        if self.group.is_main:
+            write_json_atomic(self.work / "spec.json", self.spec.to_json())
+        self.signals.install()
+        threads = int(self.execution.get("threads", 1))
+        training.configure_determinism(threads)
+        trainer = load_trainer(self.project, self.spec.trainer)
+        identity = self.spec.identity
+        dataset = load_checked_data(identity, self.spec.seed, self.spec.task_name)
+        info = data_info(dataset)
+        source = f"trainers/{self.spec.trainer}.py"
+
+        def build() -> Any:
+            training.seed_everything(self.spec.seed)
+            recipe = trainer.build(self.spec.config, info)
+            if isinstance(getattr(recipe, "model", None), torch.nn.Module):
+                self.group.place(recipe.model)
+            try:
+                recipe.check(source)
+            except AttributeError:
+                raise RunFailedError(f"{source}: build() must return an evidence.numerics.recipe.Recipe, "
+                                     f"got {type(recipe).__name__}") from None
+            except (TypeError, ValueError) as error:
+                raise RunFailedError(str(error)) from None
+            self._check_preset_knobs(recipe, source)
+            return recipe
+
+        smoke = self.execution.get("smoke", {})
+        self.status("smoke")
+        try:
+            training.smoke_check(build(), dataset, int(smoke.get("batches", 2)),
+                                 int(smoke.get("overfit_steps", 0)))
+        except (RuntimeError, ValueError, TypeError, IndexError) as error:
+            raise RunFailedError(f"{self.spec.task_name}: {error}",
+                                 hint="fix the trainer or config; nothing long ran") from error
+
+        recipe = build()
+        try:
+            self.stopper = EarlyStopping.from_config(self.spec.config.get("early_stopping"),
+                                                     recipe.directions, source)
+        except ValueError as error:
+            raise RunFailedError(str(error)) from None
+        self.group.diverge_rng(self.spec.seed)
+        checkpoints = CheckpointDir(self.work / "checkpoints", int(self.cadence.get("keep", 3)))
+        if self.group.is_main:
+            checkpoints.clean_temporaries()
+        progress = training.Progress()
+        resumed = self.group.load_checkpoint(checkpoints)
+        meta: dict[str, Any] = {"wall_seconds": 0.0, "cpu_seconds": 0.0, "resumes": 0,
+                "started_at": now_iso(), "checkpoint_seconds": 0.0, "checkpoints_written": 0}
+        if resumed is not None:
+            checkpoint, state = resumed
+            if state.get("key") != self.spec.key:
+                raise RunFailedError(f"checkpoint {checkpoint.path} belongs to another run")
+            recipe.model.load_state_dict(state["model"])
+            recipe.optimizer.load_state_dict(state["optimizer"])
+            if recipe.scheduler is not None and state.get("scheduler") is not None:
+                recipe.scheduler.load_state_dict(state["scheduler"])
+            training.set_rng_state(self.group.rng_from(state))
+            progress = training.Progress.from_dict(state["progress"])
+            meta = dict(state["meta"])
+            meta["resumes"] = int(meta["resumes"]) + 1
+            if self.group.is_main:
+                print(f"resuming {self.spec.task_name} from step {checkpoint.step} "
+                      f"(epoch {progress.epoch}, batch {progress.batch})", file=sys.stderr)
+
+        def elapsed() -> dict[str, Any]:
+            return {**meta, "wall_seconds": meta["wall_seconds"] + time.time() - started,
+                    "cpu_seconds": meta["cpu_seconds"] + time.process_time() - cpu_started,
+                    **meter.peaks(meta)}
+
+        def save(p: training.Progress) -> None:
+            t0 = time.perf_counter()
+            rng = self.group.rng_record(training.rng_state())  # collective under DDP
+            if not self.group.is_main:
+                self.last_checkpoint = p.step
+                return
+            state = {"format": 1, "key": self.spec.key, "model": recipe.model.state_dict(),
+                     "optimizer": recipe.optimizer.state_dict(),
+                     "scheduler": recipe.scheduler.state_dict() if recipe.scheduler else None,
+                     **rng, "progress": p.to_dict(), "meta": elapsed()}
+            state["meta"]["checkpoints_written"] = int(meta["checkpoints_written"]) + 1
+            checkpoints.save(state, p.step, p.epoch)
+            meta["checkpoints_written"] = state["meta"]["checkpoints_written"]
+            meta["checkpoint_seconds"] = float(meta["checkpoint_seconds"]) + \
+                time.perf_counter() - t0
+            self.last_checkpoint = p.step
+
+        self.last_checkpoint = checkpoints.latest_step()
+        every_steps = int(self.cadence.get("every_steps", 0))
+        every_seconds = float(self.cadence.get("every_seconds", 30.0))
+        last_save = time.monotonic()
+        reporter = ProgressReporter(self.spec.task_name, sys.stderr)
+        reporter.enabled = reporter.enabled and self.group.is_main  # one progress line per run
+        last_status = 0.0
+
+        def after_step(p: training.Progress, total: int, *, report: bool = True) -> None:
+            nonlocal last_save, last_status
+            due = (every_steps and p.step % every_steps == 0) or \
+                (every_seconds and time.monotonic() - last_save >= every_seconds)
+            received, due = self.group.agree(self.signals.received or 0, bool(due))
+            if received:
+                save(p)
+                self.group.barrier()  # no rank leaves before rank 0's checkpoint is on disk
+                name = signal.Signals(received).name
+                raise RunInterruptedError(f"{self.spec.task_name} interrupted by {name} at step "
+                                          f"{p.step}/{total}; checkpoint written",
+                                          hint="run `doit train` again to resume")
+            if due:
+                save(p)
+                last_save = time.monotonic()
+            if report:
+                reporter.update(p.step, total, p.epoch, p.loss_sum / max(p.batch, 1))
+            if time.monotonic() - last_status >= 1.0:
+                self.status("training", step=p.step, total_steps=total, epoch=p.epoch,
+                             last_checkpoint=self.last_checkpoint)
+                last_status = time.monotonic()
+
+        def after_epoch(p: training.Progress, total: int) -> None:
+            after_step(p, total, report=False)
+
+        self.status("training", step=progress.step, last_checkpoint=self.last_checkpoint)
+        training.run_epochs(recipe, dataset, self.spec.seed, progress, after_step, after_epoch,
+                            self.group.step_fn(recipe.model), self.stopper)
+        reporter.close()
+        if not self.group.is_main:  # rank 0 evaluates, verifies and seals; wait for it
+            self.group.barrier()
+            return SealedRun(self.project.runs_dir / self.run_id)
+        self.status("evaluating", step=progress.step)
+        final = training.final_evaluation(recipe, dataset)
+        diagnostics = training.prediction_diagnostics(recipe, dataset["test"])
+        staging = self.work / "seal"
+        if staging.exists():
+            remove_folder(staging)
+        staging.mkdir()
+        from safetensors.torch import load_file, save_file
+
+        weights = {k: v.detach().cpu().clone().contiguous()
+                   for k, v in recipe.model.state_dict().items()}
+        save_file(weights, str(staging / "model.safetensors"), metadata={"run_key": self.spec.key})
+        # Verify by load: trust the file on disk, not the model in memory.
+        fresh = build()
+        fresh.model.load_state_dict(load_file(str(staging / "model.safetensors"),
+                                              device=str(self.group.device)), strict=True)
+        reloaded = training.final_evaluation(fresh, dataset)
+        if reloaded != final:
+            raise RunFailedError(f"{self.spec.task_name}: verify-by-load failed: the saved weights "
+                                 f"give {reloaded}, the training process logged {final}",
+                                 hint="the run was not sealed; check the model's state_dict")
+        results = self._results(recipe, final, diagnostics, progress)
+        from evidence.core.schema import validate
+
+        validate(results, "results", staging / "results.json")
+        write_json_atomic(staging / "results.json", results)
+        write_json_atomic(staging / "spec.json", self.spec.to_json())
+        with (staging / "metrics.jsonl").open("w", encoding="utf-8") as handle:
+            for row in progress.history:
+                handle.write(json.dumps(row, sort_keys=True) + "\n")
+        write_json_atomic(staging / "provenance.json", self._provenance(elapsed(), threads,
+                                                                        torch.__version__))
+        run = RunStore(self.project.runs_dir).seal(staging, self.run_id, self.spec.key)
+        remove_folder(self.work)
+        self.group.barrier()
+        return run
+
+    def _results(self, recipe: Any, final: dict[str, dict[str, float]],
+                 diagnostics: dict[str, float], progress: Any) -> dict[str, Any]:
+        from evidence.numerics.recipe import chance_loss
+
+        metrics = {name: {"direction": direction,
+                          "values": {split: final[split][name] for split in ("train", "val", "test")}}
+                   for name, direction in sorted(recipe.directions.items())}
+        for name, block in metrics.items():
+            bad = {s: v for s, v in block["values"].items() if not math.isfinite(v)}
+            if bad:  # JSON cannot hold NaN: record it as a diagnostic the verify step flags
+                diagnostics[f"nonfinite_{name}"] = 1.0
+                block["values"] = {s: (v if math.isfinite(v) else 0.0)
+                                   for s, v in block["values"].items()}
+        diag: dict[str, Any] = {"initial_loss": progress.initial_loss, **diagnostics}
+        if "max_prediction_entropy" in diagnostics:
+            n_classes = round(math.exp(diagnostics["max_prediction_entropy"]))
+            diag["n_classes"] = n_classes
+            diag["chance_loss"] = chance_loss(n_classes)
+        return {
+            "schema_version": 1, "run_id": self.run_id, "key": self.spec.key,
+            "experiment": self.spec.experiment, "label": self.spec.label,
+            "group": self.spec.group, "role": self.spec.role, "trainer": self.spec.trainer,
+            "seed": self.spec.seed, "config": self.spec.config,
+            "selection_metric": recipe.selection_metric, "metrics": metrics,
+            "evaluations": [
+                {"split": "train", "when": "before_training", "purpose": "diagnostic"},
+                {"split": "val", "when": "every_epoch",
+                 "purpose": "selection" if self.stopper else "monitoring"},  # it picks the stop
+                {"split": "train", "when": "final", "purpose": "report"},
+                {"split": "val", "when": "final", "purpose": "selection"},
+                {"split": "test", "when": "final", "purpose": "report"},
+            ],
+            "diagnostics": diag, "epochs": progress.epoch, "steps": progress.step,
+            **({"early_stopping": self.stopper.record(progress.stopping, progress.epoch)}
+               if self.stopper else {}),
+        }
+
+    def _provenance(self, meta: dict[str, Any], threads: int, torch_version: str) -> dict[str, Any]:
+        from evidence.core.provenance import environment, git_state
+
+        return {"schema_version": 1, "run_id": self.run_id, "git": git_state(self.project.root),
+                "environment": {**environment(), "devices": self.group.describe(),
+                                "torch": torch_version},
+                "started_at": meta["started_at"], "finished_at": now_iso(),
+                "wall_seconds": round(meta["wall_seconds"], 3),
+                "cpu_seconds": round(meta["cpu_seconds"], 3),
+                "checkpoint_seconds": round(meta["checkpoint_seconds"], 4),
+                "checkpoints_written": meta["checkpoints_written"],
+                "resumes": meta["resumes"], "threads": threads,
+                "source": {"kind": "local", "host": os.uname().nodename},
+                "compute": meter.run_compute(meta, self.group.describe(), threads),
+                "preset": self.spec.execution.get("preset")}
+
+    def _keep_recorded_preset(self) -> None:
+        """On resume the work folder's spec.json wins: keep the preset record it was started with."""
+        try:
+            recorded = json.loads((self.work / "spec.json").read_text("utf-8"))
+        except (OSError, ValueError):
+            return
+        preset = (recorded.get("execution") or {}).get("preset")
+        if recorded.get("key") == self.spec.key and preset and preset != self.execution.get("preset"):
+            self.spec = replace(self.spec, execution={**self.spec.execution, "preset": preset})
+            self.execution = self.spec.execution
+
+    def _check_preset_knobs(self, recipe: Any, source: str) -> None:
+        """A trainer must honour the batch size, accumulation and precision its preset sets."""
+        values = (self.execution.get("preset") or {}).get("values", {})
+        for knob in ("batch_size", "grad_accum", "precision"):
+            if knob in values and getattr(recipe, knob, None) != self.spec.config.get(knob):
+                raise RunFailedError(f"{source}: the config sets {knob} = {self.spec.config.get(knob)!r} "
+                                     f"(preset {self.execution['preset']['name']!r}) but build() returns "
+                                     f"a Recipe with {knob} = {getattr(recipe, knob, None)!r}",
+                                     hint=f"pass config[{knob!r}] to the Recipe")
+
+
+def execute(project: Project, spec: RunSpec, *, force: bool = False,
+            on_wait: Callable[[], None] | None = None,
+            group: distributed.Group = distributed.LOCAL) -> Outcome:
+    """Train ``spec`` unless a sealed run of its key exists (or ``force``); return the run.
+
+    Under DDP only rank 0 takes the run's lock and looks at the store; the other ranks wait for
+    its decision (cached, or the run id to train under).
+    """
+    store = RunStore(project.runs_dir)
+    if not group.is_main:
+        cached, run_id = group.broadcast(None)
+        if cached:
+            return Outcome(SealedRun(store.root / run_id), cached=True)
+        return Outcome(Execution(project, spec, run_id, group).run(), cached=False)
+    lock = lock_for(project, spec.key)
+    from filelock import Timeout
+
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        if on_wait:
+            on_wait()
+        lock.acquire()
+    try:
+        existing = store.find(spec.key)
+        if existing is not None and not force:
+            group.broadcast((True, existing.run_id))
+            return Outcome(existing, cached=True)
+        run_id = store.next_run_id(spec.key)
+        group.broadcast((False, run_id))
+        execution = Execution(project, spec, run_id, group)
+        try:
+            return Outcome(execution.run(), cached=False)
+        except RunInterruptedError:
+            execution.status("interrupted", last_checkpoint=execution.last_checkpoint)
+            raise
+        except EvidenceError as error:
+            execution.status("failed", error=error.message, last_checkpoint=execution.last_checkpoint)
+            raise
+    finally:
+        lock.release()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m evidence.train.runner --project ROOT --spec SPEC.json [--force] [--outcome FILE]``.
+
+    ``--outcome`` names a file where rank 0 records its exit code: torchrun reports any failing
+    worker as exit code 1, and the caller must still tell an interrupted run (resumable) from a
+    failed one.
+    """
+    parser = argparse.ArgumentParser(prog="python -m evidence.train.runner")
+    parser.add_argument("--project", required=True)
+    parser.add_argument("--spec", required=True)
+    parser.add_argument("--force", action="store_true")
+    parser.add_argument("--outcome", help="write rank 0's exit code and message to this JSON file")
+    args = parser.parse_args(argv)
+    project = Project.at(args.project)
+    group: distributed.Group = distributed.LOCAL
+    code, message = EXIT_TASK_ERROR, "the runner crashed (see the traceback above)"
+    try:
+        spec = RunSpec.from_json(json.loads(Path(args.spec).read_text("utf-8")))
+        group = distributed.init_from_env(spec.identity)
+        from evidence.train.devices import pin_to_cpus
+
+        pin_to_cpus(group.local_rank, int(spec.execution.get("threads", 1)))
+        outcome = execute(project, spec, force=args.force, group=group,
+                          on_wait=lambda: print(f"waiting: another process is training "
+                                                f"{spec.task_name}", file=sys.stderr))
+        code, message = 0, f"{'cached' if outcome.cached else 'sealed'} {spec.task_name} -> " \
+                           f"runs/{outcome.run.run_id}"
+    except RunInterruptedError as error:
+        code, message = EXIT_INTERRUPTED, error.format()
+    except EvidenceError as error:
+        code, message = error.exit_code, error.format()
+    finally:
+        if args.outcome and group.is_main:
+            write_json_atomic(args.outcome, {"exit_code": code, "message": message})
+        group.close()
+    if group.is_main:
+        print(message, file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

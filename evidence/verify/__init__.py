@@ -1,0 +1,7 @@
+"""Layer 5: statistics over sealed runs: effect, noise, insufficient evidence or bug.
+
+stats        intervals, effect sizes, power, expected validation performance
+classify     the verdict of one comparison, with its reason
+comparisons  comparisons.toml: what verify checks
+report       the verify report (build/verify/report.json)
+"""

@@ -1,0 +1,208 @@
+"""``comparisons.toml``: what ``doit verify`` checks, declared once by selection.
+
+The file (schema ``comparisons``) lives at the project root and has three kinds of entries:
+
+* ``[[comparison]]``: A vs B on one metric and split (``a``, ``b``, optional ``control``: the
+  shuffled-label control runs A must beat), the claimed direction and the statistical
+  settings (``min_seeds`` 5, ``confidence`` 0.95, ``n_resamples`` 10000 by default);
+* ``[[aggregate]]``: one metric over seeds with bootstrap intervals; ``selection`` may be a list
+  of selections (strata, e.g. datasets), resampled stratified; optional ``reference`` (a number
+  or ``"chance"``) to measure the interval against;
+* ``[[expected_max]]``: expected validation performance over a hyperparameter grid.
+
+Runs are named by selections (:class:`evidence.experiments.select.Selection`), never by run id, so adding a
+seed or retraining changes the evidence without touching this file. Everything that can be
+checked before a run exists is checked here, at task-creation time, so a typo is doit's
+one-line exit-3 error naming the file and the field, not a failure after an hour of training.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from evidence.core.errors import BadInputError
+from evidence.core.project import Project
+from evidence.core.schema import read_toml, validate
+from evidence.experiments.select import SPEC_FILTERS, Selection, specs_of
+
+#: Which way a comparison is claimed to go (the same values as :data:`evidence.verify.classify.Claim`).
+Claim = Literal["a_better", "b_better", "differ"]
+
+COMPARISONS_FILE = "comparisons.toml"
+
+
+@dataclass(frozen=True)
+class Named:
+    """A selection, the name reasons and the summary use for it, and its field in the file."""
+
+    name: str
+    selection: Selection
+    field: str
+
+
+@dataclass(frozen=True)
+class ComparisonEntry:
+    id: str
+    description: str
+    a: Named
+    b: Named
+    control: Named | None
+    metric: str
+    split: str
+    claimed: Claim
+    min_seeds: int
+    confidence: float
+    n_resamples: int
+    field: str
+
+
+@dataclass(frozen=True)
+class AggregateEntry:
+    id: str
+    description: str
+    strata: tuple[Named, ...]
+    stratified: bool
+    metric: str
+    split: str
+    confidence: float
+    n_resamples: int
+    reference: float | str | None
+    field: str
+
+
+@dataclass(frozen=True)
+class ExpectedMaxEntry:
+    id: str
+    description: str
+    selection: Named
+    metric: str | None
+    split: str
+    field: str
+
+
+@dataclass(frozen=True)
+class VerifyConfig:
+    """A parsed, validated comparisons.toml."""
+
+    source: str
+    comparisons: tuple[ComparisonEntry, ...]
+    aggregates: tuple[AggregateEntry, ...]
+    expected_max: tuple[ExpectedMaxEntry, ...]
+
+    def named(self) -> list[Named]:
+        """Every selection the file makes, in file order."""
+        out: list[Named] = []
+        for c in self.comparisons:
+            out += [c.a, c.b, *([c.control] if c.control else [])]
+        for a in self.aggregates:
+            out += a.strata
+        out += [e.selection for e in self.expected_max]
+        return out
+
+
+def _default_name(selection: Selection) -> str:
+    """``cnn`` for {group = "cnn"}: filter values (``key=value`` for config keys), else the experiment."""
+    def text(value: Any) -> str:
+        return "|".join(map(str, value)) if isinstance(value, tuple) else str(value)
+    parts = [text(v) if k in SPEC_FILTERS else f"{k}={text(v)}" for k, v in selection.where]
+    return ",".join(parts) or selection.experiment
+
+
+def _named(raw: Mapping[str, Any], source: str, field: str) -> Named:
+    selection = Selection.from_mapping(raw, source, field)
+    return Named(str(raw.get("name") or _default_name(selection)), selection, field)
+
+
+def parse_config(raw: Mapping[str, Any], source: str, *, check_schema: bool = True) -> VerifyConfig:
+    """Validate a parsed comparisons.toml (schema, unique ids) and apply the defaults."""
+    if check_schema:
+        validate(raw, "comparisons", source)
+    comparisons = []
+    for i, c in enumerate(raw.get("comparison", [])):
+        f = f"comparison[{i}]"
+        comparisons.append(ComparisonEntry(
+            id=c["id"], description=c.get("description", ""), a=_named(c["a"], source, f"{f}.a"),
+            b=_named(c["b"], source, f"{f}.b"),
+            control=_named(c["control"], source, f"{f}.control") if "control" in c else None,
+            metric=c["metric"], split=c.get("split", "test"), claimed=cast(Claim, c["claimed"]),
+            min_seeds=c.get("min_seeds", 5), confidence=float(c.get("confidence", 0.95)),
+            n_resamples=c.get("n_resamples", 10_000), field=f))
+    aggregates = []
+    for i, g in enumerate(raw.get("aggregate", [])):
+        f = f"aggregate[{i}]"
+        listed = isinstance(g["selection"], list)
+        strata = tuple(_named(s, source, f"{f}.selection[{j}]")
+                       for j, s in enumerate(g["selection"])) if listed \
+            else (_named(g["selection"], source, f"{f}.selection"),)
+        names = [s.name for s in strata]
+        for j, name in enumerate(names):
+            if name in names[:j]:
+                raise BadInputError(source, f"two strata are both named {name!r}; give them distinct "
+                                    "names (name = ...)", field=f"{f}.selection[{j}].name")
+        aggregates.append(AggregateEntry(
+            id=g["id"], description=g.get("description", ""), strata=strata, stratified=listed,
+            metric=g["metric"], split=g.get("split", "test"),
+            confidence=float(g.get("confidence", 0.95)), n_resamples=g.get("n_resamples", 10_000),
+            reference=g.get("reference"), field=f))
+    expected = [ExpectedMaxEntry(id=e["id"], description=e.get("description", ""),
+                                 selection=_named(e["selection"], source, f"expected_max[{i}].selection"),
+                                 metric=e.get("metric"), split=e.get("split", "val"),
+                                 field=f"expected_max[{i}]")
+                for i, e in enumerate(raw.get("expected_max", []))]
+    for entries in (comparisons, aggregates, expected):
+        seen: set[str] = set()
+        for entry in entries:
+            if entry.id in seen:
+                raise BadInputError(source, f"the id {entry.id!r} is used twice", field=f"{entry.field}.id")
+            seen.add(entry.id)
+    return VerifyConfig(source, tuple(comparisons), tuple(aggregates), tuple(expected))
+
+
+def comparisons_path(project: Project) -> Path:
+    return project.root / COMPARISONS_FILE
+
+
+def load_config(project: Project) -> VerifyConfig | None:
+    """Parse and check ``comparisons.toml`` against the project; None when there is none.
+
+    Beyond the schema: every experiment exists, every selection matches at least one run spec,
+    and A, B and the control select disjoint runs (comparing a run with itself is a typo).
+    Errors name the file and the field.
+    """
+    path = comparisons_path(project)
+    if not path.is_file():
+        return None
+    from evidence.core import memo
+
+    source = str(path)
+
+    def parse() -> dict[str, Any] | None:
+        raw = read_toml(path)
+        if raw is not None:
+            validate(raw, "comparisons", source)
+        return raw
+
+    raw = memo.validated(project, path, "comparisons", parse)
+    if raw is None:
+        return None
+    config = parse_config(raw, source, check_schema=False)
+    keys: dict[Named, set[str]] = {}
+    for named in config.named():
+        experiment = named.selection.experiment
+        if not (project.experiments_dir / f"{experiment}.toml").is_file():
+            raise BadInputError(source, f"experiment {experiment!r} does not exist (no "
+                                f"experiments/{experiment}.toml)", field=f"{named.field}.experiment")
+        matched = {s.key for s in specs_of(project, experiment) if named.selection.matches(s)}
+        if not matched:
+            raise BadInputError(source, f"the filters {named.selection.to_dict()['where']} match no "
+                                f"run of experiment {experiment!r}", field=f"{named.field}.where")
+        keys[named] = matched
+    for c in config.comparisons:
+        for other in (c.b, c.control):
+            if other is not None and keys[c.a] & keys[other]:
+                raise BadInputError(source, f"{other.field.rsplit('.', 1)[1]} selects some of the same "
+                                    "runs as a", field=other.field)
+    return config

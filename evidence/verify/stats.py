@@ -1,0 +1,645 @@
+"""The numerics behind ``verify``: aggregates over seeds, bootstrap intervals, A-vs-B comparisons,
+power analysis and expected validation performance.
+
+Everything here is a pure function of its inputs. Functions that draw random numbers take an
+explicit ``rng: np.random.Generator`` and use nothing else (no global NumPy state, no
+``random_state=None``), so an interval is a deterministic function of the data and the generator;
+:func:`rng_for` derives that generator from a stable identifier such as a comparison id, which
+makes a rebuilt report print the same interval every time.
+
+Conventions (after google-research/rliable):
+
+* a *statistic* is a callable ``statistic(x) -> y`` that reduces the **last** axis: ``x`` has
+  shape ``(..., n)`` and ``y`` shape ``(...)``. :func:`mean`, :func:`median`, :func:`iqm`,
+  :func:`sd` and :func:`se` are statistics. This lets the bootstrap evaluate all resamples in
+  one vectorised call with ``x`` of shape ``(n_resamples, n)``.
+* values are per-seed scores in the metric's own unit (accuracy as a fraction, loss in nats...);
+  every difference and interval is in that same unit.
+* ``direction`` is ``"higher"`` or ``"lower"``: which way is better (see docs/formats.md).
+* undefined quantities (a standard deviation from one seed, a t statistic with zero variance)
+  are ``NaN`` and the result says why in a ``note``; nothing here warns or raises on such data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+from scipy import special
+
+from evidence.core.hashing import digest_bytes
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+
+def _sps() -> ModuleType:
+    """``scipy.stats``, imported on first use.
+
+    Importing it costs about a second here (it parses the docstrings of every distribution),
+    and most callers (a figure's bootstrap CI, a table's mean) never need it; the tests that
+    need it (Welch's t, the IQM, power) pay once per process.
+    """
+    from scipy import stats
+
+    return stats
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+Direction = Literal["higher", "lower"]
+CIMethod = Literal["percentile", "bca"]
+#: A statistic reduces the last axis: shape (..., n) -> (...).
+Statistic = Callable[[FloatArray], FloatArray]
+_MultiStatistic = Callable[[Sequence[FloatArray]], FloatArray]
+
+#: Largest per-group sample size :func:`seeds_needed` searches.
+MAX_SEEDS = 10_000
+
+
+def rng_for(identifier: str) -> np.random.Generator:
+    """A generator seeded from a stable identifier (e.g. ``"digits/accuracy/cnn-vs-mlp"``).
+
+    The seed is the first 16 hex digits (64 bits) of the BLAKE3 digest of the UTF-8 string, so
+    the same comparison always gets the same bootstrap resamples, on any machine and in any
+    process, and different comparisons get unrelated ones.
+    """
+    return np.random.default_rng(int(digest_bytes(identifier.encode("utf-8"))[:16], 16))
+
+
+def _as_array(values: npt.ArrayLike) -> FloatArray:
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim == 0 or x.shape[-1] == 0:
+        raise ValueError("a statistic needs at least one value along the last axis")
+    return x
+
+
+def _as_1d(values: npt.ArrayLike, name: str = "values") -> FloatArray:
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of per-seed values, "
+                         f"got shape {x.shape}")
+    return x
+
+
+# --------------------------------------------------------------------------- aggregates
+
+
+def mean(values: npt.ArrayLike) -> FloatArray:
+    """Arithmetic mean over the last axis; shape (..., n) -> (...), in the values' unit."""
+    return np.asarray(np.mean(_as_array(values), axis=-1), dtype=np.float64)
+
+
+def sd(values: npt.ArrayLike) -> FloatArray:
+    """Sample standard deviation (ddof=1) over the last axis; NaN where n < 2.
+
+    ddof=1 because seeds are a sample from the distribution of training outcomes, and the
+    spread of that distribution is what a reader wants to know.
+    """
+    x = _as_array(values)
+    if x.shape[-1] < 2:
+        return np.full(x.shape[:-1], np.nan)
+    return np.asarray(np.std(x, axis=-1, ddof=1), dtype=np.float64)
+
+
+def se(values: npt.ArrayLike) -> FloatArray:
+    """Standard error of the mean, sd / sqrt(n), over the last axis; NaN where n < 2."""
+    x = _as_array(values)
+    return np.asarray(sd(x) / math.sqrt(x.shape[-1]), dtype=np.float64)
+
+
+def median(values: npt.ArrayLike) -> FloatArray:
+    """Median over the last axis; shape (..., n) -> (...)."""
+    return np.asarray(np.median(_as_array(values), axis=-1), dtype=np.float64)
+
+
+def iqm(values: npt.ArrayLike) -> FloatArray:
+    """Interquartile mean over the last axis: the mean of the middle 50% of values.
+
+    As in rliable (Agarwal et al. 2021): ``scipy.stats.trim_mean(x, 0.25)``, which drops
+    ``floor(0.25 n)`` values at each end. It is robust to a few outlier seeds (unlike the
+    mean) yet uses half the data (unlike the median).
+    """
+    return np.asarray(_sps().trim_mean(_as_array(values), 0.25, axis=-1), dtype=np.float64)
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A bootstrap confidence interval for one statistic, in the statistic's unit.
+
+    ``method`` is the method actually used ("percentile", "bca", or "none" when the interval is
+    undefined and ``low``/``high`` are NaN); ``note`` says why it differs from the one asked for.
+    """
+
+    low: float
+    high: float
+    estimate: float
+    confidence: float
+    method: str
+    n_resamples: int
+    note: str = ""
+
+    @property
+    def defined(self) -> bool:
+        """Whether both ends are finite numbers."""
+        return math.isfinite(self.low) and math.isfinite(self.high)
+
+    def contains(self, value: float) -> bool:
+        """Whether ``value`` lies in the closed interval (False if the interval is undefined)."""
+        return self.defined and self.low <= value <= self.high
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _undefined(estimate: float, confidence: float, n_resamples: int, note: str) -> Interval:
+    return Interval(math.nan, math.nan, estimate, confidence, "none", n_resamples, note)
+
+
+def _draw_indices(sizes: Sequence[int], n_resamples: int,
+                  rng: np.random.Generator) -> list[IntArray]:
+    """Resample indices, one (n_resamples, n_j) array per sample, drawn in sample order.
+
+    The draw order matches ``scipy.stats.bootstrap`` (one ``integers(0, n, (B, n))`` call per
+    sample), so with the same generator state both see identical resamples.
+    """
+    return [rng.integers(0, n, (n_resamples, n)) for n in sizes]
+
+
+def _bca_levels(samples: Sequence[FloatArray], statistic: _MultiStatistic,
+                theta_b: FloatArray, estimate: float,
+                alpha: float) -> tuple[FloatArray | None, str]:
+    """The BCa-adjusted quantile levels (Efron 1987; Efron & Tibshirani 1993, eq. 14.14-14.15).
+
+    Bias correction z0 from the share of bootstrap estimates below the estimate (ties count
+    one half); acceleration from the jackknife, generalised to several independent samples by
+    leaving out one observation of one sample at a time (Efron & Tibshirani 1993, eq. 15.36,
+    as scipy does). Returns ``(None, why)`` where BCa is undefined.
+    """
+    n_b = theta_b.shape[-1]
+    p0 = (np.count_nonzero(theta_b < estimate) + np.count_nonzero(theta_b <= estimate)) / (2 * n_b)
+    if not 0.0 < p0 < 1.0:
+        return None, "the estimate lies outside the bootstrap distribution"
+    z0 = float(special.ndtri(p0))
+    influences: list[tuple[int, FloatArray]] = []
+    for j, sample in enumerate(samples):
+        n = sample.shape[-1]
+        if n < 2:
+            continue  # (n - 1) = 0 weights this sample's jackknife terms to zero
+        keep = ~np.eye(n, dtype=bool)
+        leave_one_out = np.broadcast_to(np.arange(n), (n, n))[keep].reshape(n, n - 1)
+        args = [np.broadcast_to(other, (n, other.shape[-1])) for other in samples]
+        args[j] = sample[leave_one_out]
+        theta_i = np.asarray(statistic(args), dtype=np.float64)
+        influences.append((n, (n - 1) * (np.mean(theta_i) - theta_i)))
+    # a_hat is scale-free; dividing by the largest |u| keeps u^3 and (sum u^2)^1.5 from
+    # underflowing or overflowing on data of tiny or huge magnitude.
+    scale = max((float(np.max(np.abs(u))) for _, u in influences), default=0.0)
+    if not math.isfinite(scale) or scale == 0.0:
+        return None, "the jackknife estimates are all equal, so the acceleration is undefined"
+    nums = sum(float(np.sum((u / scale) ** 3)) / n**3 for n, u in influences)
+    dens = sum(float(np.sum((u / scale) ** 2)) / n**2 for n, u in influences)
+    a_hat = 1 / 6 * nums / dens ** (3 / 2)
+    z_alpha = float(special.ndtri(alpha))
+    num = z0 + np.array([z_alpha, -z_alpha])
+    denom = 1 - a_hat * num
+    if np.any(denom <= 0):
+        return None, f"the acceleration a = {a_hat:.3g} is too large for this confidence level"
+    return np.asarray(special.ndtr(z0 + num / denom), dtype=np.float64), ""
+
+
+def _bootstrap(samples: Sequence[FloatArray], statistic: _MultiStatistic, *,
+               indices: Sequence[IntArray], confidence: float, method: CIMethod) -> Interval:
+    """Interval for ``statistic(samples)`` from the resamples given by ``indices``."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if method not in ("percentile", "bca"):
+        raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
+    n_resamples = int(indices[0].shape[0])
+    estimate = float(statistic(samples))
+    theta_b = np.asarray(statistic([s[i] for s, i in zip(samples, indices, strict=True)]),
+                         dtype=np.float64)
+    if not (math.isfinite(estimate) and np.all(np.isfinite(theta_b))):
+        return _undefined(estimate, confidence, n_resamples,
+                          "the statistic is not finite on the data or on some resamples")
+    alpha = (1 - confidence) / 2
+    levels: FloatArray = np.array([alpha, 1 - alpha])
+    used = "percentile"
+    note = ""
+    if method == "bca":
+        bca, why = _bca_levels(samples, statistic, theta_b, estimate, alpha)
+        if bca is None:
+            note = f"BCa is undefined here ({why}); used the percentile interval"
+        else:
+            levels, used = bca, "bca"
+    low, high = np.quantile(theta_b, levels)
+    return Interval(float(low), float(high), estimate, confidence, used, n_resamples, note)
+
+
+def bootstrap_ci(values: npt.ArrayLike, statistic: Statistic, *, rng: np.random.Generator,
+                 confidence: float = 0.95, n_resamples: int = 10_000,
+                 method: CIMethod = "bca") -> Interval:
+    """Bootstrap confidence interval for ``statistic`` of per-seed ``values`` (shape (n,)).
+
+    Resamples are drawn as one (n_resamples, n) index array from ``rng`` and the statistic is
+    evaluated on all of them in one call. ``method="percentile"`` takes the alpha/2 and
+    1 - alpha/2 quantiles (linear interpolation) of the bootstrap distribution; ``"bca"``
+    (default) shifts those levels for bias and skew (bias-corrected and accelerated, Efron
+    1987, jackknife acceleration), which has second-order accurate coverage. Where BCa is
+    undefined (e.g. all values equal) the percentile interval is returned and ``note`` says
+    so. With n = 1 there is no sampling variation to resample and the interval is NaN.
+    """
+    x = _as_1d(values)
+    estimate = float(statistic(x))
+    if x.size < 2:
+        return _undefined(estimate, confidence, n_resamples,
+                          "one value has no sampling distribution to resample")
+    indices = _draw_indices([x.size], n_resamples, rng)
+    return _bootstrap([x], lambda s: statistic(s[0]), indices=indices,
+                      confidence=confidence, method=method)
+
+
+def stratified_bootstrap_ci(groups: Mapping[str, npt.ArrayLike], statistic: Statistic, *,
+                            rng: np.random.Generator, confidence: float = 0.95,
+                            n_resamples: int = 10_000, method: CIMethod = "bca") -> Interval:
+    """Bootstrap interval with resampling *within* each group (task or dataset) independently.
+
+    ``groups`` maps a group name to its per-seed values (shape (n_g,)). Each resample draws
+    n_g values with replacement from every group, so every group keeps its size and weight;
+    this is rliable's stratified bootstrap, which avoids resamples that over- or under-represent
+    a task. The statistic receives the **concatenation** of the groups' resamples along the last
+    axis (shape (..., sum n_g), groups in mapping order), as rliable's aggregate metrics do over
+    the flattened runs-by-tasks matrix; so :func:`iqm` gives the IQM over all runs of all tasks.
+    Groups are resampled in mapping order. BCa uses the multi-sample jackknife.
+    """
+    if not groups:
+        raise ValueError("stratified_bootstrap_ci needs at least one group")
+    samples = [_as_1d(v, f"group {k!r}") for k, v in groups.items()]
+    estimate = float(statistic(np.concatenate(samples)))
+    if all(s.size < 2 for s in samples):
+        return _undefined(estimate, confidence, n_resamples,
+                          "every group has one value, so there is nothing to resample")
+    indices = _draw_indices([s.size for s in samples], n_resamples, rng)
+    return _bootstrap(samples, lambda ss: statistic(np.concatenate(ss, axis=-1)),
+                      indices=indices, confidence=confidence, method=method)
+
+
+def aggregate(values: npt.ArrayLike, *, rng: np.random.Generator, confidence: float = 0.95,
+              n_resamples: int = 10_000) -> dict[str, Any]:
+    """Summary of per-seed values (shape (n,)) for a results table: one dict of plain numbers.
+
+    Keys: ``n``, ``mean``, ``sd`` (ddof=1), ``se``, ``median``, ``iqm``, ``ci_low``/``ci_high``
+    (bootstrap CI of the mean), ``ci_method`` (the method used: "bca", "percentile" or "none"),
+    ``ci_note`` (why it is not BCa, or ""), ``confidence``, ``n_resamples``. BCa is used by
+    default; with n < 3 or all values equal its jackknife acceleration is meaningless, so the
+    percentile interval is used and ``ci_note`` says so. Undefined numbers are NaN (use
+    :func:`jsonable` before writing JSON).
+    """
+    x = _as_1d(values)
+    method: CIMethod = "bca"
+    why = ""
+    if x.size < 3:
+        method, why = "percentile", f"n = {x.size} < 3 is too few for BCa; used percentile"
+    elif bool(np.all(x == x[0])):
+        method, why = "percentile", "all values are equal; BCa is undefined, used percentile"
+    # NaN or inf seeds (a diverged run) must give NaN summaries, not RuntimeWarnings.
+    with np.errstate(invalid="ignore", over="ignore"):
+        ci = bootstrap_ci(x, mean, rng=rng, confidence=confidence, n_resamples=n_resamples,
+                          method=method)
+        return {
+            "n": int(x.size), "mean": float(mean(x)), "sd": float(sd(x)), "se": float(se(x)),
+            "median": float(median(x)), "iqm": float(iqm(x)),
+            "ci_low": ci.low, "ci_high": ci.high, "ci_method": ci.method,
+            "ci_note": ci.note if ci.method == "none" else (why or ci.note),
+            "confidence": confidence, "n_resamples": n_resamples,
+        }
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by None (JSON null), recursively.
+
+    Canonical JSON (:mod:`evidence.core.hashing`) rejects NaN; the results here use NaN for
+    "undefined", so pass them through this before writing.
+    """
+    if isinstance(value, float | np.floating):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+class WelchTest(NamedTuple):
+    """Welch's unequal-variance t-test: t statistic, Welch-Satterthwaite df, two-sided p."""
+
+    statistic: float
+    df: float
+    pvalue: float
+    note: str = ""
+
+
+def welch_t_test(a: npt.ArrayLike, b: npt.ArrayLike) -> WelchTest:
+    """Welch's two-sided t-test of mean(a) = mean(b); a: shape (n_a,), b: shape (n_b,).
+
+    Equal to ``scipy.stats.ttest_ind(a, b, equal_var=False)`` where that is defined; NaN (with
+    a note, and without scipy's precision-loss warning) when a group has fewer than two values
+    or both groups have zero variance.
+    """
+    x, y = _as_1d(a, "a"), _as_1d(b, "b")
+    n1, n2 = x.size, y.size
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        return WelchTest(math.nan, math.nan, math.nan, "the values are not all finite")
+    if min(n1, n2) < 2:
+        return WelchTest(math.nan, math.nan, math.nan,
+                         "Welch's t-test needs at least two values per group")
+    vn1 = float(np.var(x, ddof=1)) / n1
+    vn2 = float(np.var(y, ddof=1)) / n2
+    if vn1 + vn2 == 0.0:
+        return WelchTest(math.nan, math.nan, math.nan,
+                         "both groups have zero variance, so the t statistic is undefined")
+    df = (vn1 + vn2) ** 2 / (vn1**2 / (n1 - 1) + vn2**2 / (n2 - 1))
+    t = (float(np.mean(x)) - float(np.mean(y))) / math.sqrt(vn1 + vn2)
+    p = 2 * float(_sps().t.sf(abs(t), df))
+    return WelchTest(t, df, p)
+
+
+def _prob_improvement_stat(direction: Direction) -> _MultiStatistic:
+    """P(A better than B) as a statistic of two samples of shapes (..., n_a) and (..., n_b)."""
+
+    def statistic(samples: Sequence[FloatArray]) -> FloatArray:
+        a, b = samples
+        n_a, n_b = a.shape[-1], b.shape[-1]
+        # Mann-Whitney U of A from average ranks: counts pairs with a > b, ties as one half.
+        ranks = _sps().rankdata(np.concatenate([a, b], axis=-1), axis=-1)
+        u_a = np.sum(ranks[..., :n_a], axis=-1) - n_a * (n_a + 1) / 2
+        u = u_a if direction == "higher" else n_a * n_b - u_a
+        return np.asarray(u / (n_a * n_b), dtype=np.float64)
+
+    return statistic
+
+
+def probability_of_improvement(a: npt.ArrayLike, b: npt.ArrayLike, *,
+                               direction: Direction) -> float:
+    """P(A better than B): the share of (seed of A, seed of B) pairs where A wins, ties 1/2.
+
+    Equals the Mann-Whitney U statistic of A divided by n_a n_b (Agarwal et al. 2021 use it as
+    "probability of improvement"). With ``direction="lower"`` a win means a smaller value.
+    0.5 means no tendency either way; it ignores how *much* better, so one outlier seed cannot
+    move it far.
+    """
+    _check_direction(direction)
+    return float(_prob_improvement_stat(direction)([_as_1d(a, "a"), _as_1d(b, "b")]))
+
+
+def hedges_g(a: npt.ArrayLike, b: npt.ArrayLike, *, direction: Direction) -> float:
+    """Hedges' g: standardised mean difference, positive when A is better.
+
+    Cohen's d = (mean_a - mean_b) / pooled SD (pooled with n - 1 weights), negated for
+    ``direction="lower"``, times the exact small-sample bias correction
+    J(df) = Gamma(df/2) / (sqrt(df/2) Gamma((df-1)/2)), df = n_a + n_b - 2 (Hedges 1981).
+    Unitless. NaN when a group has fewer than two values or the pooled SD is zero.
+    """
+    _check_direction(direction)
+    x, y = _as_1d(a, "a"), _as_1d(b, "b")
+    if min(x.size, y.size) < 2 or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        return math.nan
+    df = x.size + y.size - 2
+    pooled = ((x.size - 1) * float(np.var(x, ddof=1))
+              + (y.size - 1) * float(np.var(y, ddof=1))) / df
+    if pooled == 0.0:
+        return math.nan
+    d = (float(np.mean(x)) - float(np.mean(y))) / math.sqrt(pooled)
+    j = math.exp(math.lgamma(df / 2) - 0.5 * math.log(df / 2) - math.lgamma((df - 1) / 2))
+    return j * d if direction == "higher" else -j * d
+
+
+def _check_direction(direction: str) -> None:
+    if direction not in ("higher", "lower"):
+        raise ValueError(f"direction must be 'higher' or 'lower', got {direction!r}")
+
+
+def _mean_diff(samples: Sequence[FloatArray]) -> FloatArray:
+    return np.asarray(np.mean(samples[0], axis=-1) - np.mean(samples[1], axis=-1),
+                      dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A vs B over seeds, in the metric's unit; see :func:`compare`.
+
+    ``diff`` = mean_a - mean_b is *not* oriented (for a loss, negative means A is better);
+    ``prob_improvement`` and ``hedges_g`` *are* oriented by ``direction`` (A better > 0.5, > 0).
+    """
+
+    direction: Direction
+    n_a: int
+    n_b: int
+    mean_a: float
+    mean_b: float
+    sd_a: float
+    sd_b: float
+    diff: float
+    diff_ci: Interval
+    welch_t: float
+    welch_df: float
+    welch_p: float
+    prob_improvement: float
+    prob_improvement_ci: Interval
+    hedges_g: float
+    confidence: float
+    n_resamples: int
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict (intervals as nested dicts, notes as a list); NaN stays NaN."""
+        out = asdict(self)
+        out["notes"] = list(self.notes)
+        return out
+
+
+def compare(a: npt.ArrayLike, b: npt.ArrayLike, *, direction: Direction,
+            rng: np.random.Generator, confidence: float = 0.95, n_resamples: int = 10_000,
+            method: CIMethod = "bca") -> Comparison:
+    """Compare per-seed values of A (shape (n_a,)) and B (shape (n_b,)).
+
+    * ``diff`` = mean_a - mean_b with a bootstrap CI from *independent* resampling of A and B
+      (the seeds of A and B are not paired);
+    * Welch's t-test (no equal-variance assumption; two-sided p);
+    * P(A better) (:func:`probability_of_improvement`) with a bootstrap CI on the same resamples;
+    * Hedges' g (:func:`hedges_g`).
+
+    The resample indices for A are drawn first, then B's, so the diff CI equals
+    ``scipy.stats.bootstrap((a, b), mean_a - mean_b, rng=<same state>)``. Degenerate data do not
+    raise: undefined numbers are NaN and ``notes`` says why (intervals need two values per group).
+    """
+    _check_direction(direction)
+    x, y = _as_1d(a, "a"), _as_1d(b, "b")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        return _non_finite_comparison(x, y, direction, confidence, n_resamples)
+    notes: list[str] = []
+    welch = welch_t_test(x, y)
+    if welch.note:
+        notes.append(welch.note)
+    p_imp = probability_of_improvement(x, y, direction=direction)
+    g = hedges_g(x, y, direction=direction)
+    if math.isnan(g):
+        notes.append("Hedges' g is undefined (fewer than two values in a group, or zero "
+                     "pooled standard deviation)")
+    diff = float(np.mean(x) - np.mean(y))
+    if min(x.size, y.size) < 2:
+        why = "a group with one value has no sampling distribution to resample"
+        notes.append(f"the intervals are undefined: {why}")
+        diff_ci = _undefined(diff, confidence, n_resamples, why)
+        p_ci = _undefined(p_imp, confidence, n_resamples, why)
+    else:
+        indices = _draw_indices([x.size, y.size], n_resamples, rng)
+        diff_ci = _bootstrap([x, y], _mean_diff, indices=indices, confidence=confidence,
+                             method=method)
+        p_ci = _bootstrap([x, y], _prob_improvement_stat(direction), indices=indices,
+                          confidence=confidence, method=method)
+    return Comparison(
+        direction=direction, n_a=int(x.size), n_b=int(y.size),
+        mean_a=float(np.mean(x)), mean_b=float(np.mean(y)),
+        sd_a=float(sd(x)), sd_b=float(sd(y)), diff=diff, diff_ci=diff_ci,
+        welch_t=welch.statistic, welch_df=welch.df, welch_p=welch.pvalue,
+        prob_improvement=p_imp, prob_improvement_ci=p_ci, hedges_g=g,
+        confidence=confidence, n_resamples=n_resamples, notes=tuple(notes),
+    )
+
+
+def _non_finite_comparison(x: FloatArray, y: FloatArray, direction: Direction,
+                           confidence: float, n_resamples: int) -> Comparison:
+    """A comparison of data containing NaN or inf: the means as they are, the rest NaN."""
+    why = "some values are NaN or infinite"
+    with np.errstate(invalid="ignore", over="ignore"):
+        mean_a, mean_b = float(np.mean(x)), float(np.mean(y))
+        diff = mean_a - mean_b
+    nan = math.nan
+    return Comparison(
+        direction=direction, n_a=int(x.size), n_b=int(y.size), mean_a=mean_a, mean_b=mean_b,
+        sd_a=nan, sd_b=nan, diff=diff, diff_ci=_undefined(diff, confidence, n_resamples, why),
+        welch_t=nan, welch_df=nan, welch_p=nan, prob_improvement=nan,
+        prob_improvement_ci=_undefined(nan, confidence, n_resamples, why), hedges_g=nan,
+        confidence=confidence, n_resamples=n_resamples,
+        notes=(f"{why}; every statistic is undefined",),
+    )
+
+
+# --------------------------------------------------------------------------- power
+
+
+def t_test_power(effect_size_d: float, n_per_group: int, *, alpha: float = 0.05) -> float:
+    """Power of a two-sided two-sample t-test (equal n, equal variances) at effect size d.
+
+    Exact, via the noncentral t distribution: with df = 2n - 2 and noncentrality
+    d sqrt(n / 2), power = P(T > t_crit) + P(T < -t_crit) for T ~ nct(df, ncp) and t_crit the
+    1 - alpha/2 quantile of the central t(df).
+    """
+    if n_per_group < 2:
+        raise ValueError("a two-sample t-test needs at least 2 per group")
+    df = 2 * n_per_group - 2
+    ncp = abs(effect_size_d) * math.sqrt(n_per_group / 2)
+    crit = float(_sps().t.ppf(1 - alpha / 2, df))
+    return float(_sps().nct.sf(crit, df, ncp) + _sps().nct.cdf(-crit, df, ncp))
+
+
+def seeds_needed(effect_size_d: float, *, alpha: float = 0.05, power: float = 0.8,
+                 max_n: int = MAX_SEEDS) -> int | None:
+    """Seeds per group to detect ``effect_size_d`` (Cohen's d or Hedges' g, sign ignored).
+
+    Method: two-sample t-test power analysis, noncentral t (see :func:`t_test_power`): the
+    smallest n >= 2 per group whose two-sided power at level ``alpha`` reaches ``power``.
+    Power grows with n, so the search doubles n upward from 2 and then bisects, which finds
+    the same n as stepping up one at a time. E.g. d = 0.5 needs 64 per group (Cohen 1988).
+
+    Returns None when no finite n suffices (d = 0) or n would exceed ``max_n``; raises
+    ValueError for a NaN effect size or an invalid alpha/power.
+    """
+    if math.isnan(effect_size_d):
+        raise ValueError("the effect size is NaN; it is undefined for these data")
+    if not (0.0 < alpha < 1.0 and 0.0 < power < 1.0):
+        raise ValueError(f"alpha and power must be in (0, 1), got {alpha} and {power}")
+    d = abs(effect_size_d)
+    if d == 0.0:
+        return None
+    if math.isinf(d):
+        return 2
+    lo, hi = 1, 2  # invariant: power(lo) < target (lo = 1 means "below the minimum")
+    while t_test_power(d, hi, alpha=alpha) < power:
+        if hi >= max_n:
+            return None
+        lo, hi = hi, min(2 * hi, max_n)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if t_test_power(d, mid, alpha=alpha) >= power:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+# --------------------------------------------------------------------------- expected max
+
+
+def _sorted_scores(scores: npt.ArrayLike, direction: Direction) -> FloatArray:
+    _check_direction(direction)
+    x = _as_1d(scores, "scores")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("scores must be finite")
+    # The expected minimum of x is minus the expected maximum of -x.
+    return np.sort(x if direction == "higher" else -x)
+
+
+def expected_max_validation(scores: npt.ArrayLike, *,
+                            direction: Direction = "higher") -> FloatArray:
+    """Expected validation performance (Dodge et al. 2019, "Show Your Work", EMNLP).
+
+    ``scores``: shape (n,), the validation score of each of n hyperparameter trials. Returns
+    shape (n,): element k-1 is the expected best score among k trials drawn i.i.d. with
+    replacement from the empirical distribution, E[max] = sum_i v_(i) ((i/n)^k - ((i-1)/n)^k)
+    with v_(1) <= ... <= v_(n). Element 0 is the mean, element n-1 approaches the best score.
+    For ``direction="lower"`` it is the expected minimum. It answers "how good would this
+    method look with a budget of k trials?", so methods tuned with different budgets can be
+    compared fairly.
+
+    Computed in the equivalent summation-by-parts form
+    v_(n) - sum_{i<n} (v_(i+1) - v_(i)) (i/n)^k, whose terms shrink with k, so the curve is
+    non-decreasing in k even in floating point (non-increasing for "lower").
+    """
+    v = _sorted_scores(scores, direction)
+    n = v.size
+    gaps = np.diff(v)  # shape (n - 1,), all >= 0
+    cdf = np.arange(1, n) / n  # F(v_(i)) for i < n
+    out = np.empty(n)
+    for k in range(1, n + 1):
+        out[k - 1] = v[-1] - float(np.sum(gaps * cdf**k))
+    return out if direction == "higher" else -out
+
+
+def expected_max_validation_var(scores: npt.ArrayLike, *,
+                                direction: Direction = "higher") -> FloatArray:
+    """Variance of the best-of-k score, shape (n,), for k = 1..n (same setting as above).
+
+    E[max^2] - E[max]^2 with the same order-statistic weights; the square root gives the
+    +/- band Dodge et al. plot around the expected-max curve. Clipped at 0 against rounding.
+    """
+    v = _sorted_scores(scores, direction)
+    n = v.size
+    upper = np.arange(1, n + 1) / n
+    lower = np.arange(0, n) / n
+    out = np.empty(n)
+    for k in range(1, n + 1):
+        w = upper**k - lower**k
+        first = float(np.sum(w * v))
+        out[k - 1] = max(float(np.sum(w * v**2)) - first**2, 0.0)
+    return out
