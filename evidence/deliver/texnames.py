@@ -1,0 +1,53 @@
+"""LaTeX macro names of claims: one rule, shared by the writer of claims.tex and by reconcile.
+
+Why a rule and not a table: a LaTeX paper cites ``\\evCnnTestAccuracy`` and the build must know,
+without any other file, which claim that is. TeX control words are letters only, so a claim id
+maps to ``ev`` + its ``_``/``-``/``.``-separated parts, each capitalised (``cnn_test_accuracy`` ->
+``evCnnTestAccuracy``). An id with a digit or any other character cannot be spelled as a control
+word and is refused when EVIDENCE.json is loaded, naming the claim.
+
+Each claim has these macros (suffix -> what it expands to):
+``""`` the formatted value, ``Low``/``High`` the interval's ends, ``Interval`` the whole interval
+text, ``N`` the number of runs, ``Supported`` ``true``/``false``, ``Disclosure`` the findings text
+(empty when there are none). ``\\evProjectDisclosures`` holds the project-wide findings.
+"""
+
+from __future__ import annotations
+
+import re
+
+PREFIX = "ev"
+SUFFIXES = ("", "Low", "High", "Interval", "N", "Supported", "Disclosure")
+PROJECT_DISCLOSURES = "evProjectDisclosures"
+_PART = re.compile(r"[A-Za-z]+")
+_SEPARATORS = re.compile(r"[_.\-]")
+_MACRO = re.compile(r"\\(" + PREFIX + r"[A-Z][A-Za-z]*)")
+
+
+def macro_base(claim_id: str) -> str | None:
+    """``ev`` + CamelCase of the id, or None when the id cannot be a TeX control word."""
+    parts = [p for p in _SEPARATORS.split(claim_id) if p]
+    if not parts or not all(_PART.fullmatch(p) for p in parts):
+        return None
+    return PREFIX + "".join(p[0].upper() + p[1:] for p in parts)
+
+
+def macro_index(claim_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """Every macro name (without backslash) -> (claim id, suffix); ids that cannot be macros are
+    skipped (the loader refuses them) and two ids with the same name raise ValueError."""
+    index: dict[str, tuple[str, str]] = {}
+    for claim_id in claim_ids:
+        base = macro_base(claim_id)
+        if base is None:
+            continue
+        for suffix in SUFFIXES:
+            name = base + suffix
+            if name in index and index[name][0] != claim_id:
+                raise ValueError(f"claims {index[name][0]!r} and {claim_id!r} both become \\{name}")
+            index[name] = (claim_id, suffix)
+    return index
+
+
+def cited_macros(text: str) -> list[tuple[int, str]]:
+    """(offset, name) of every ``\\ev...`` control word in a TeX source."""
+    return [(m.start(), m[1]) for m in _MACRO.finditer(text)]
