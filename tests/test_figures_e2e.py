@@ -52,6 +52,9 @@ experiment = "tiny"
 
 BLANK_PLOT = """
 from matplotlib.figure import Figure
+import pytest
+
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
 
 def plot(df, spec):
     return Figure()

@@ -58,6 +58,8 @@ import time
 from evidence.numerics.recipe import classification_metrics
 from trainers.mlp import build as build_mlp
 
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
+
 
 def build(config, data):
     recipe = build_mlp(config, data)

@@ -21,6 +21,9 @@ import torch
 from torch import nn
 
 from evidence.numerics.recipe import Recipe, classification_metrics
+import pytest
+
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
 
 
 def metrics(logits, targets):
