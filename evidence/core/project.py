@@ -31,6 +31,12 @@ def safe_name(name: str, *, source: object, field: str) -> str:
     return name
 
 
+#: Files a figure or table step writes into its folder (the spec and plot code there are inputs).
+GENERATED_ARTIFACT_FILES = frozenset({
+    "source_data.csv", "figure.png", "figure.pdf", "figure.svg", "table.md", "table.tex",
+})
+
+
 @dataclass(frozen=True)
 class Project:
     """The folders of one project, all derived from its root."""
@@ -119,6 +125,21 @@ class Project:
     @property
     def evidence_file(self) -> Path:
         return self.root / "EVIDENCE.json"
+
+    def is_generated(self, rel: str) -> bool:
+        """Whether the project-relative POSIX path ``rel`` is written by the build, not by a person.
+
+        Generated: everything under build/, the run store and the engine state, and the files
+        a figure or table step writes beside its spec (data, images, tables, sidecars). What is
+        left is input: code, configs, specs, paper sources, documents. "Dirty" (uncommitted
+        changes) is about inputs only; a rebuilt output is not a change of the science.
+        """
+        parts = rel.split("/")
+        if parts[0] in {"build", ".evidence", self.runs_dir.name}:
+            return True
+        if len(parts) == 3 and parts[0] in {"figures", "tables"}:
+            return parts[2] in GENERATED_ARTIFACT_FILES or parts[2].endswith(".provenance.json")
+        return False
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the project root, POSIX style (for records and messages)."""

@@ -26,8 +26,14 @@ TRACKED_PACKAGES = (
 def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
     """Commit, branch and dirty flag of the repository holding ``root`` (None if not in git).
 
-    Untracked files count as dirty only under folders that hold code or configuration: the
-    evidence store itself (runs/) and generated output are expected to be untracked.
+    "Dirty" means uncommitted changes (staged, unstaged or untracked) to *inputs*: code,
+    configs, specs, paper sources, documents. Generated outputs (build/, runs/, a figure's
+    images and data; :meth:`Project.is_generated`) are left out: rebuilding them is not a change
+    of the science, and counting them made every rebuilt deliverable "dirty".
+
+    ``inputs_commit`` is the last commit that changed an input: what a generated output
+    records, so that committing the outputs themselves (a commit that changes no input) does not
+    make them out of date.
     """
     try:
         import git
@@ -45,12 +51,45 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
         branch: str | None = repo.active_branch.name
     except TypeError:
         branch = None  # detached head
+    from evidence.core.project import Project
+
+    project = Project.at(root)
+    top = Path(str(repo.working_tree_dir)).resolve()
+
+    def is_input(repo_path: str) -> bool:
+        if "__pycache__/" in repo_path:
+            return False
+        try:
+            rel = (top / repo_path).relative_to(project.root).as_posix()
+        except ValueError:
+            return True  # outside the project (the engine's own code, say): an input
+        return not project.is_generated(rel)
+
     changed = {str(item.a_path) for item in repo.index.diff(None)}
     if commit:
         changed |= {str(item.a_path) for item in repo.index.diff("HEAD")}
-    dirty_files = sorted(changed)
+    changed |= set(repo.untracked_files)
+    dirty_files = sorted(p for p in changed if is_input(p))
     return {"commit": commit, "branch": branch, "dirty": bool(dirty_files),
-            "dirty_files": dirty_files[:50]}
+            "dirty_files": dirty_files[:50], "inputs_commit": _inputs_commit(repo, project, top)}
+
+
+def _inputs_commit(repo: Any, project: Any, top: Path) -> str | None:
+    """The last commit that changed a file of the project that is not generated."""
+    try:
+        prefix = project.root.relative_to(top).as_posix()
+    except ValueError:
+        return None
+    base = "" if prefix == "." else prefix + "/"
+    excluded = [f":(exclude,glob){base}{name}/**" for name in ("build", ".evidence", project.runs_dir.name)]
+    excluded += [f":(exclude,glob){base}{kind}/*/{name}" for kind in ("figures", "tables")
+                 for name in ("source_data.csv", "figure.png", "figure.pdf", "figure.svg", "table.md",
+                              "table.tex", "*.provenance.json")]
+    try:
+        found = repo.git.log("-1", "--format=%H", "--", base or ".", *excluded).strip()
+    except Exception:
+        return None
+    return found or None
 
 
 def package_versions(names: tuple[str, ...] = TRACKED_PACKAGES) -> dict[str, str | None]:

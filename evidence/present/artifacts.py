@@ -364,7 +364,8 @@ def make_sidecar(art: Artifact, step: str, runs: list[str], inputs: dict[str, st
               "selections": [s.to_dict() | ({"series": n} if n else {})
                              for s, n in art.selections],
               "runs": runs, "inputs": inputs, "code": {"digest": digest_json(files), "files": files},
-              "git": {"commit": git.get("commit"), "dirty": git.get("dirty")},
+              # the last commit of the inputs, not HEAD: committing the outputs changes no input
+              "git": {"commit": git.get("inputs_commit"), "dirty": git.get("dirty")},
               "packages": provenance.package_versions(), "outputs": outputs, **extra}
     if art.spec.get("kind"):
         record["kind"] = art.spec["kind"]

@@ -69,3 +69,32 @@ def task_action(step: Callable[..., Any]) -> Callable[..., TaskFailed | None]:
 
     return action
 
+
+
+def guard_outputs(project: Project, task: TaskDict) -> TaskDict:
+    """Make a task's targets tamper-evident (:mod:`evidence.core.outputs`).
+
+    Its targets' digests are recorded when its actions succeed, and the task is out of date
+    when a target no longer has the recorded digest: an output edited by hand is rebuilt from
+    its inputs, never used or shipped as edited.
+    """
+    from evidence.core.outputs import TargetsIntact, record_outputs
+
+    targets = [str(t) for t in task.get("targets", [])]
+    if not targets or not task.get("actions"):
+        return task
+    return {**task, "actions": [*task["actions"], (record_outputs, [str(project.root), targets])],
+            "uptodate": [*task.get("uptodate", []), TargetsIntact(project.root, targets)]}
+
+
+def guarded(builder: Callable[[Project], Any]) -> Callable[[Project], Any]:
+    """``builder`` with :func:`guard_outputs` applied to every task it yields."""
+
+    @wraps(builder)
+    def wrapper(project: Project) -> Any:
+        result = builder(project)
+        if isinstance(result, dict):
+            return guard_outputs(project, result)
+        return (guard_outputs(project, task) for task in result)
+
+    return wrapper

@@ -16,19 +16,21 @@ from evidence.core.project import Project
 from evidence.tasks import artifacts as figure_tasks
 from evidence.tasks import deliver, train
 from evidence.tasks import verify as verify_tasks
+from evidence.tasks.base import guarded
 
 Builder = Callable[[Project], Any]
 
 STANDARD: tuple[tuple[str, Builder, str], ...] = (
     ("train", train.task_train, "Train every run that is not already sealed in runs/."),
     ("fsck", train.task_fsck, "Re-hash every sealed run; name each file whose digest differs."),
-    ("figures", figure_tasks.task_figures,
+    ("figures", guarded(figure_tasks.task_figures),
      "results.json -> source_data.csv -> figure + provenance sidecar, for figures/<name>/."),
-    ("tables", figure_tasks.task_tables,
+    ("tables", guarded(figure_tasks.task_tables),
      "results.json -> source_data.csv -> table.md/.tex + provenance sidecar, for tables/<name>/."),
-    ("verify", verify_tasks.task_verify,
+    ("verify", guarded(verify_tasks.task_verify),
      "Classify every comparison of comparisons.toml: effect, noise, insufficient evidence or bug."),
-    ("deliver", deliver.task_deliver, "Claims, reconcile, disclosure gate and paper -> build/deliver/."),
+    ("deliver", guarded(deliver.task_deliver),
+     "Claims, reconcile, disclosure gate and paper -> build/deliver/."),
 )
 
 

@@ -1,0 +1,152 @@
+"""The record of every generated output: its digest when the build wrote it.
+
+doit decides that a target is up to date from its own database and the target's existence; it
+never looks at what a target contains. So an output edited by hand (a number changed in
+``build/claims/claims.json``, a sentence in ``build/deliver/paper.html``) would be used by the
+next step, or certified by the next manifest, as if the build had written it. This module keeps,
+for each output, the digest it had when the build wrote it (one small record per output under
+``.evidence/outputs/``, written atomically, so parallel doit processes never contend for one
+file), and answers two questions: which of these outputs differ from what the build wrote
+(:func:`edited_outputs`: the step that writes them runs again), and is this output still what the
+build wrote (:func:`check_output`: a step refuses, naming the file, before it reads one that is not).
+
+An output without a record (a fresh clone, a committed deliverable) is not "edited": it is
+unknown, and doit rebuilds it anyway because its own database has no entry for it either.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evidence.core.errors import IntegrityError
+from evidence.core.hashing import digest_bytes, digest_file, write_json_atomic
+
+
+@dataclass(frozen=True)
+class EditedOutput:
+    """An output whose content is not what the build wrote."""
+
+    path: Path
+    recorded: str
+    found: str | None  # None: the file is gone
+
+    def describe(self, root: Path) -> str:
+        rel = _relative(self.path, root)
+        if self.found is None:
+            return f"{rel} was removed after the build wrote it"
+        return (f"{rel} was changed after the build wrote it (written as blake3 "
+                f"{self.recorded[:12]}, now {self.found[:12]})")
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def records_dir(root: str | os.PathLike[str]) -> Path:
+    return Path(root).resolve() / ".evidence" / "outputs"
+
+
+def _record_path(root: Path, path: Path) -> Path:
+    key = digest_bytes(_relative(path, root).encode("utf-8"))[:32]
+    return records_dir(root) / f"{key}.json"
+
+
+def _read_record(root: Path, path: Path) -> dict[str, Any] | None:
+    try:
+        record = json.loads(_record_path(root, path).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None  # no record (or an unreadable one): the output is unknown, not edited
+    if not isinstance(record, dict) or record.get("path") != _relative(path, root):
+        return None
+    return record
+
+
+def record_outputs(root: str | os.PathLike[str], paths: Iterable[str | os.PathLike[str]]) -> None:
+    """Record the digest of each existing output in ``paths``, as the build just wrote it."""
+    base = Path(root).resolve()
+    for item in paths:
+        path = Path(item)
+        if not path.is_file():
+            continue
+        target = _record_path(base, path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(target, {"path": _relative(path, base), "digest": digest_file(path),
+                                   "size": path.stat().st_size}, indent=None)
+
+
+def forget_outputs(root: str | os.PathLike[str], paths: Iterable[str | os.PathLike[str]]) -> None:
+    """Drop the records of outputs the build removed on purpose."""
+    base = Path(root).resolve()
+    for item in paths:
+        _record_path(base, Path(item)).unlink(missing_ok=True)
+
+
+def recorded_digest(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> str | None:
+    record = _read_record(Path(root).resolve(), Path(path))
+    return None if record is None else str(record["digest"])
+
+
+def edited_output(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> EditedOutput | None:
+    """The output at ``path`` if its content is not what the build recorded, else None."""
+    base, target = Path(root).resolve(), Path(path)
+    record = _read_record(base, target)
+    if record is None:
+        return None
+    if not target.is_file():
+        return EditedOutput(target, str(record["digest"]), None)
+    # Size first: a changed size needs no hashing; the same size is hashed, never trusted.
+    if target.stat().st_size == record.get("size"):
+        found = digest_file(target)
+        if found == record["digest"]:
+            return None
+    else:
+        found = digest_file(target)
+    return EditedOutput(target, str(record["digest"]), found)
+
+
+def edited_outputs(root: str | os.PathLike[str],
+                   paths: Iterable[str | os.PathLike[str]]) -> list[EditedOutput]:
+    return [e for p in paths if (e := edited_output(root, p)) is not None]
+
+
+def check_output(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> Path:
+    """``path``, after checking it is what the build wrote; an edited output is refused by name."""
+    edited = edited_output(root, path)
+    if edited is not None:
+        raise IntegrityError(edited.describe(Path(root)) + "; the build does not use or ship "
+                            "an output edited by hand",
+                            hint="delete it and run the build again to regenerate it (change the "
+                                 "inputs, not the outputs)")
+    return Path(path)
+
+
+def read_checked_json(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> Any:
+    """The JSON output at ``path``, refused if it was edited after the build wrote it."""
+    return json.loads(check_output(root, path).read_text("utf-8"))
+
+
+class TargetsIntact:
+    """doit ``uptodate`` check: every target of the task is what the task last wrote.
+
+    False when a target was edited or removed by hand, so doit runs the task again and the
+    output is rebuilt from its inputs instead of being used (or shipped) as edited. A task whose
+    targets carry no record yet is left to doit's own rules.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], targets: Iterable[str]) -> None:
+        self.root = str(root)
+        self.targets = list(targets)
+
+    def __call__(self) -> bool:
+        edited = edited_outputs(self.root, self.targets)
+        for item in edited:
+            print(f"REBUILD {item.describe(Path(self.root))}")
+        return not edited
