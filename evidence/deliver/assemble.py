@@ -30,6 +30,7 @@ from typing import Any
 
 from evidence.core.errors import BadInputError, DriftError, EvidenceError
 from evidence.core.hashing import digest_file, write_bytes_atomic, write_json_atomic
+from evidence.core.outputs import check_output, forget_outputs, read_checked_json, record_outputs
 from evidence.core.project import Project
 from evidence.core.schema import validate
 from evidence.deliver import claims as claims_module
@@ -44,6 +45,11 @@ def deliver_dir(project: Project) -> Path:
 
 def _read_json(path: Path) -> Any:
     return json.loads(path.read_text("utf-8"))
+
+
+def _read_output(project: Project, path: Path) -> Any:
+    """A JSON output of an earlier step, refused (naming it) if it was edited after it was written."""
+    return read_checked_json(project.root, path)
 
 
 # -- claims ----------------------------------------------------------------------------------
@@ -100,7 +106,7 @@ def reconcile_action(project_root: str) -> None:
     """Drift between documents and evidence fails the build; waivers are listed."""
     project = Project.at(project_root)
     evidence = claims_module.load_evidence(project)
-    resolved = _read_json(claims_module.claims_path(project))
+    resolved = _read_output(project, claims_module.claims_path(project))
     waivers = _waivers(evidence)
     quantities = claims_module.claim_quantities(resolved)
     findings = reconcile.scan_documents(documents(project, evidence), quantities, root=project.root,
@@ -147,7 +153,7 @@ def disclose_action(project_root: str) -> None:
 
     project = Project.at(project_root)
     evidence = claims_module.load_evidence(project)
-    resolved = _read_json(claims_module.claims_path(project))
+    resolved = _read_output(project, claims_module.claims_path(project))
     waivers = _waivers(evidence)
     hand_typed, _ = hand_typed_numbers(project, waivers)
     findings = disclose.audit(project, resolved, load_report(project), hand_typed=hand_typed,
@@ -179,8 +185,8 @@ def paper_inputs(project: Project) -> Any:
     from evidence.deliver.paper import PaperInputs
     from evidence.present.artifacts import figure_index, table_index
 
-    resolved = _read_json(claims_module.claims_path(project))
-    disclosures = _read_json(project.disclosures_dir / "disclosures.json")
+    resolved = _read_output(project, claims_module.claims_path(project))
+    disclosures = _read_output(project, project.disclosures_dir / "disclosures.json")
     figures = {f["name"]: f for f in figure_index(project) if f["built"]}
     tables = {t["name"]: {**t, "markdown": str(project.root / t["markdown"])}
               for t in table_index(project) if t["built"]}
@@ -194,7 +200,7 @@ def compute_helpers(project: Project) -> dict[str, Any]:
     from evidence.deliver import ledger
 
     path = ledger.compute_dir(project) / "compute.json"
-    doc = _read_json(path) if path.is_file() else None
+    doc = _read_output(project, path) if path.is_file() else None
 
     def need() -> Any:
         if doc is None:
@@ -221,6 +227,7 @@ def paper_action(project_root: str) -> None:
         write_bytes_atomic(out / f"{stem}.md", text.encode("utf-8"))
         write_bytes_atomic(out / f"{stem}.html",
                            markdown_to_html(text, inputs.title).encode("utf-8"))
+        record_outputs(project.root, [out / f"{stem}.md", out / f"{stem}.html"])
         print(f"paper: {project.relative(out / (stem + '.md'))} and .html")
     _copy_presentation(project, inputs, out)
 
@@ -240,19 +247,17 @@ def _copy_presentation(project: Project, inputs: Any, out: Path) -> None:
             for stale in sorted(target_root.rglob("*"), reverse=True):
                 if stale.is_file() and stale not in wanted:
                     stale.unlink()
+                    forget_outputs(project.root, [stale])
                 elif stale.is_dir() and not any(stale.iterdir()):
                     stale.rmdir()
         for target, path in wanted.items():
-            # copy2 keeps the mtime, so an unchanged file (same size and mtime) is not copied
-            # again: a rebuild after one figure changed copies that figure, not all of them
-            st = path.stat()
-            try:
-                have = target.stat()
-                if have.st_size == st.st_size and have.st_mtime_ns == st.st_mtime_ns:
-                    continue
-            except FileNotFoundError:
+            # Compared by content, not by size and mtime: a copy edited by hand (whatever its
+            # mtime) is replaced by the source; an unchanged one is not written again.
+            if not (target.is_file() and target.stat().st_size == path.stat().st_size
+                    and digest_file(target) == digest_file(path)):
                 target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, target)
+                shutil.copy2(path, target)
+        record_outputs(project.root, wanted)
 
 
 # -- compute, exports ------------------------------------------------------------------------
@@ -283,11 +288,13 @@ def exports_action(project_root: str) -> None:
 
 def package_action(project_root: str) -> None:
     """Assemble the deliverable and write its manifest (every file by digest)."""
+    from evidence.deliver.manifest import write_manifest
+
     project = Project.at(project_root)
     out = assemble(project)
-    files = {p.relative_to(out).as_posix(): {"digest": digest_file(p), "size": p.stat().st_size}
-             for p in sorted(out.rglob("*")) if p.is_file() and p.name != "MANIFEST.json"}
-    write_json_atomic(out / "MANIFEST.json", {"schema_version": 1, "algorithm": "blake3", "files": files})
+    # the figure and table copies again from their sources: a copy edited by hand is restored
+    _copy_presentation(project, paper_inputs(project), out)
+    files = write_manifest(project, out)["files"]
     print(f"package: {project.relative(out)}/ ({len(files)} files) and its MANIFEST.json")
 
 
@@ -320,15 +327,17 @@ def assemble(project: Project) -> Path:
     """Copy the reports into the deliverable folder (the paper task wrote the paper, figures, tables)."""
     for source, target in assembled_files(project).items():
         target.parent.mkdir(parents=True, exist_ok=True)
+        check_output(project.root, source)  # an edited report is not shipped
         shutil.copy2(source, target)
+        record_outputs(project.root, [target])
     return deliver_dir(project)
 
 
 def summary(project: Project) -> str:
     """The one-screen summary of a delivery."""
-    resolved = _read_json(claims_module.claims_path(project))
-    disclosures = _read_json(project.disclosures_dir / "disclosures.json")["findings"]
-    reconciled = _read_json(project.reconcile_dir / "report.json")
+    resolved = _read_output(project, claims_module.claims_path(project))
+    disclosures = _read_output(project, project.disclosures_dir / "disclosures.json")["findings"]
+    reconciled = _read_output(project, project.reconcile_dir / "report.json")
     lines = ["", "=" * 72, f"DELIVERED: {resolved.get('title', '')}", "=" * 72]
     supported = [c for c in resolved["claims"] if c["supported"]]
     lines.append(f"claims: {len(supported)}/{len(resolved['claims'])} supported by their evidence")
@@ -353,7 +362,7 @@ def summary(project: Project) -> str:
     if compute.is_file():
         from evidence.deliver.ledger import cost_text, hours_text
 
-        doc = _read_json(compute)
+        doc = _read_output(project, compute)
         total = doc["total"]
         lines.append(f"compute: {total['runs']} runs, {hours_text(doc, total['device_hours'])}, "
                      f"cost {cost_text(total['cost'])} -> {project.relative(compute.with_suffix('.md'))}; "

@@ -33,13 +33,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from evidence.core.errors import EvidenceError
+from evidence.core.errors import EvidenceError, IntegrityError
 from evidence.core.project import Project
 
 PROCESS_RUN_CRATE = "https://w3id.org/ro/wfrun/process/0.5"
 NAMESPACES = {"ev": "https://evidence.dev/ns#", "file": "urn:evidence:file:",
               "run": "urn:evidence:run:", "claim": "urn:evidence:claim:"}
 RUN_FILES = ("spec.json", "results.json")
+#: Run files the figure and table provenance cite as inputs, shipped beside RUN_FILES.
+CITED_RUN_FILES = ("metrics.jsonl",)
 
 
 def _json(path: Path) -> Any:
@@ -223,7 +225,7 @@ def write_crate(project: Project, out: Path, claims: Mapping[str, Any], runs: It
     crate.name = title or "evidence deliverable"
     crate.description = ("The deliverable of `doit deliver`: paper, figures, tables, claims and the runs "
                          "behind them.")
-    crate.datePublished = datetime.now(UTC).strftime("%Y-%m-%d")
+    crate.datePublished = publication_date(project)
     crate.root_dataset["conformsTo"] = [{"@id": PROCESS_RUN_CRATE}]
     crate.add(ContextEntity(crate, PROCESS_RUN_CRATE, properties={
         "@type": "CreativeWork", "name": "Process Run Crate", "version": "0.5"}))
@@ -298,6 +300,23 @@ def read_back(out: Path) -> Any:
     return crate
 
 
+def publication_date(project: Project) -> str:
+    """The date of the last commit of the inputs (today's date outside git or before a commit).
+
+    Not the date of the build: the same inputs must give the same deliverable byte for byte, so
+    a rebuild on another day of a clean clone changes no committed file.
+    """
+    from evidence.core.provenance import git_state
+
+    commit = git_state(project.root).get("inputs_commit")
+    if commit:
+        import git
+
+        when = git.Repo(project.root, search_parent_directories=True).commit(commit).committed_datetime
+        return when.astimezone(UTC).strftime("%Y-%m-%d")
+    return datetime.now(UTC).strftime("%Y-%m-%d")
+
+
 # -- the deliver step --------------------------------------------------------------------------
 
 
@@ -305,13 +324,24 @@ def copy_runs(project: Project, out: Path, runs: Iterable[str]) -> None:
     """Copy spec.json and results.json of the used runs into ``out/runs/`` (writable copies)."""
     import shutil
 
+    from evidence.core.outputs import forget_outputs, record_outputs
+    from evidence.store.runs import RunStore
+
+    store = RunStore(project.runs_dir)
+    damaged = [str(finding) for run_id in runs if (finding := store.quick_check(run_id))]
+    if damaged:  # a run that fails its check is not shipped (nor cited) as evidence
+        raise IntegrityError(f"sealed run {damaged[0]} (the deliverable uses it)",
+                             hint="run `doit fsck` to name every damaged file; `doit train` retrains")
     target = out / "runs"
     if target.exists():
+        forget_outputs(project.root, [p for p in target.rglob("*") if p.is_file()])
         shutil.rmtree(target)
     for run_id in runs:
         (target / run_id).mkdir(parents=True)
-        for name in RUN_FILES:
+        # metrics.jsonl too: figure and table provenance cite it, and a cited file is shipped
+        for name in (*RUN_FILES, *(n for n in CITED_RUN_FILES if (project.runs_dir / run_id / n).is_file())):
             shutil.copyfile(project.runs_dir / run_id / name, target / run_id / name)
+    record_outputs(project.root, [p for p in target.rglob("*") if p.is_file()])
 
 
 def export(project: Project, out: Path) -> tuple[Path, Path]:
@@ -327,4 +357,7 @@ def export(project: Project, out: Path) -> tuple[Path, Path]:
     prov_path = out / "prov.json"
     write_bytes_atomic(prov_path, (json.dumps(document, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     write_crate(project, out, claims, runs, str(claims.get("title", "")))
+    from evidence.core.outputs import record_outputs
+
+    record_outputs(project.root, [prov_path, out / "ro-crate-metadata.json"])
     return prov_path, out / "ro-crate-metadata.json"

@@ -9,6 +9,7 @@ reads, and its code, derived from the imports of the module that defines it
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from evidence.core.codedeps import code_deps, module_of
@@ -71,6 +72,21 @@ class PricesUnchanged:
         return bool(values.get("stale_prices") == current)
 
 
+class DeliverableIntact:
+    """doit uptodate check: build/deliver/ is what its MANIFEST.json certifies, file by file."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+
+    def __call__(self) -> bool:
+        from evidence.deliver.manifest import manifest_problems
+
+        problems = manifest_problems(self.out)
+        for problem in problems if (self.out / "MANIFEST.json").is_file() else []:
+            print(f"CHANGED {problem}")
+        return not problems
+
+
 def _evidence_deps(project: Project) -> list[str]:
     return [str(project.evidence_file), str(project.verify_dir / "report.json")]
 
@@ -122,21 +138,22 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
     yield {"name": "reconcile", "doc": "numbers in documents vs their evidence; drift fails the build",
            **step(steps.reconcile_action, project),
            "file_dep": sorted({claims_file, *docs, *sources, str(project.evidence_file)}),
-           "targets": [str(project.reconcile_dir / "report.json")], "verbosity": 2}
+           "targets": [str(project.reconcile_dir / "report.json"), str(project.reconcile_dir / "report.md")],
+           "verbosity": 2}
     yield {"name": "disclose", "doc": "audit the evidence behind every claim -> DISCLOSURES.md",
            **step(steps.disclose_action, project),
            "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation,
                                *audited_inputs, *priced}),
            "task_dep": ["figures", "tables"],
            "uptodate": [StoreUnchanged(project), PricesUnchanged(project)],
-           "targets": [disclosures_file], "verbosity": 2}
+           "targets": [disclosures_file, str(project.disclosures_dir / "DISCLOSURES.md")], "verbosity": 2}
     yield {"name": "compute", "doc": "compute and cost of every sealed run -> build/compute/compute.json",
            **step(steps.compute_action, project),
            "file_dep": sorted({claims_file, *priced, *audited_inputs}),
            "uptodate": [StoreUnchanged(project)],
            # The compute statement covers every declared run, so delivering trains them all.
            "task_dep": ["train"],
-           "targets": [compute_file], "verbosity": 2}
+           "targets": [compute_file, str(project.compute_dir / "compute.md")], "verbosity": 2}
     yield {"name": "paper", "doc": "paper/*.md.j2 -> build/deliver/paper.md and paper.html",
            **step(steps.paper_action, project),
            "file_dep": sorted({claims_file, disclosures_file, compute_file, *sources, *presentation}),
@@ -158,6 +175,9 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
                                *presentation}),
            "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:compute",
                         "deliver:exports"],
+           # every file of the deliverable as its manifest says, else the package step runs and
+           # refuses (naming the file) to certify what the build did not write
+           "uptodate": [DeliverableIntact(out)],
            "targets": [str(out / "MANIFEST.json"), *map(str, steps.assembled_files(project).values())],
            "verbosity": 2}
     yield {"name": "summary", "doc": "print the one-screen summary of the deliverable",

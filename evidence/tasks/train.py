@@ -87,12 +87,30 @@ def fsck_action(project_root: str) -> None:
     bad = report.bad_runs()
     print(f"fsck: {len(report.checked)} sealed runs checked, {len(bad)} with problems, "
           f"{len(report.findings)} finding(s)")
+    deliverable = deliverable_findings(project)
     if bad:
         raise EvidenceError(f"{len(bad)} sealed run(s) failed the integrity check; re-train them "
                             "with `evidence rerun` or restore them from a copy")
+    if deliverable:
+        raise EvidenceError(f"{len(deliverable)} file(s) of {project.relative(project.deliver_dir)}/ differ "
+                            "from its MANIFEST.json", hint="run `doit deliver` to rebuild the deliverable")
+
+
+def deliverable_findings(project: Project) -> list[str]:
+    """The deliverable checked against its MANIFEST.json (nothing to check before a delivery)."""
+    from evidence.deliver.manifest import manifest_problems
+
+    out = project.deliver_dir
+    if not out.is_dir():
+        return []
+    problems = manifest_problems(out)
+    for problem in problems:
+        print(f"CORRUPT {project.relative(out)}/{problem}")
+    print(f"fsck: {project.relative(out)}/ checked against its MANIFEST.json, {len(problems)} finding(s)")
+    return problems
 
 
 def task_fsck(project: Project) -> TaskDict:
-    return {"doc": "re-hash every sealed run; name each file whose digest differs",
+    return {"doc": "re-hash every sealed run and the deliverable; name each file whose digest differs",
             "actions": [(fsck_action, [str(project.root)])], "uptodate": [False],
             "verbosity": 2}

@@ -1,0 +1,84 @@
+"""The deliverable's MANIFEST.json: written only over files the build wrote, checked before it ships.
+
+A manifest certifies every file of ``build/deliver/`` by digest. It must never certify a file
+edited by hand, so :func:`write_manifest` first checks each file against the digest the build
+recorded when it wrote it (:mod:`evidence.core.outputs`) and refuses, naming the file, if one
+differs or was not written by the build at all. :func:`manifest_problems` checks a deliverable
+against its manifest (``doit fsck``, ``evidence repro``): a changed, missing or unlisted file is
+named. The manifest also records the git state of the inputs the deliverable was built from.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evidence.core.errors import IntegrityError
+from evidence.core.hashing import digest_file, write_json_atomic
+from evidence.core.outputs import edited_output, record_outputs, recorded_digest
+from evidence.core.project import Project
+from evidence.core.provenance import git_state
+
+MANIFEST = "MANIFEST.json"
+
+
+def deliverable_files(out: Path) -> list[Path]:
+    return [p for p in sorted(out.rglob("*")) if p.is_file() and p.name != MANIFEST]
+
+
+def source_state(project: Project) -> dict[str, Any]:
+    """The git state of the inputs (stable across commits that only add outputs)."""
+    state = git_state(project.root)
+    return {"inputs_commit": state.get("inputs_commit"), "dirty": state.get("dirty"),
+            "dirty_files": state.get("dirty_files", [])}
+
+
+def unrecorded_or_edited(project: Project, out: Path) -> list[str]:
+    """Files of the deliverable that the build did not write as they are now."""
+    problems = []
+    for path in deliverable_files(out):
+        rel = project.relative(path)
+        edited = edited_output(project.root, path)
+        if edited is not None:
+            problems.append(edited.describe(project.root))
+        elif recorded_digest(project.root, path) is None:
+            problems.append(f"{rel} was not written by the build")
+    return problems
+
+
+def write_manifest(project: Project, out: Path) -> dict[str, Any]:
+    """MANIFEST.json over every file of ``out``; refuses if any was not written by the build."""
+    problems = unrecorded_or_edited(project, out)
+    if problems:
+        raise IntegrityError(f"{problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1
+                                                else "") + "; the manifest certifies only what the "
+                             "build wrote", hint=f"delete {project.relative(out)}/ and run `doit deliver`")
+    files = {p.relative_to(out).as_posix(): {"digest": digest_file(p), "size": p.stat().st_size}
+             for p in deliverable_files(out)}
+    doc = {"schema_version": 1, "algorithm": "blake3", "source": source_state(project), "files": files}
+    write_json_atomic(out / MANIFEST, doc)
+    record_outputs(project.root, [out / MANIFEST])
+    return doc
+
+
+def manifest_problems(out: Path) -> list[str]:
+    """Every file of the deliverable ``out`` that differs from its MANIFEST.json, by name."""
+    path = out / MANIFEST
+    try:
+        manifest = json.loads(path.read_text("utf-8"))
+        listed = manifest["files"]
+    except FileNotFoundError:
+        return [f"{MANIFEST} is missing"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return [f"{MANIFEST} is unreadable: {error}"]
+    problems = []
+    present = {p.relative_to(out).as_posix(): p for p in deliverable_files(out)}
+    for name, entry in sorted(listed.items()):
+        file = present.get(name)
+        if file is None:
+            problems.append(f"{name} is listed in {MANIFEST} but missing")
+        elif file.stat().st_size != entry.get("size") or digest_file(file) != entry.get("digest"):
+            problems.append(f"{name} differs from its digest in {MANIFEST}")
+    problems += [f"{name} is not listed in {MANIFEST}" for name in sorted(set(present) - set(listed))]
+    return problems
