@@ -217,10 +217,14 @@ def paper_action(project_root: str) -> None:
     project = Project.at(project_root)
     out = deliver_dir(project)
     inputs = paper_inputs(project)
+    from evidence.deliver.latex import main_sources
+
     sources = [s for s in paper_sources(project) if s.name.endswith(".md.j2")]
-    if not sources:
-        raise BadInputError(project.paper_dir, "no paper source (*.md.j2) found")
+    if not sources and not main_sources(project):
+        raise BadInputError(project.paper_dir,
+                            "no paper source (*.md.j2, or *.tex with \\documentclass) found")
     out.mkdir(parents=True, exist_ok=True)
+    write_claims_tex(project, inputs, out)
     for source in sources:
         stem = source.name.removesuffix(".md.j2")
         text = render_markdown(source, inputs)
@@ -230,6 +234,30 @@ def paper_action(project_root: str) -> None:
         record_outputs(project.root, [out / f"{stem}.md", out / f"{stem}.html"])
         print(f"paper: {project.relative(out / (stem + '.md'))} and .html")
     _copy_presentation(project, inputs, out)
+
+
+def write_claims_tex(project: Project, inputs: Any, out: Path) -> None:
+    """build/deliver/claims.tex: every claim as LaTeX macros, with its disclosures."""
+    from evidence.deliver.claimstex import claims_tex
+
+    target = out / "claims.tex"
+    text = claims_tex(list(inputs.claims.values()), inputs.disclosures, inputs.title)
+    write_bytes_atomic(target, text.encode("utf-8"))
+    record_outputs(project.root, [target])
+    print(f"paper: {project.relative(target)} ({len(inputs.claims)} claim(s) as LaTeX macros)")
+
+
+def pdf_action(project_root: str) -> None:
+    """paper/*.tex -> build/deliver/*.pdf where a TeX toolchain exists (one line where none does)."""
+    from evidence.deliver.latex import compile_pdf
+
+    project = Project.at(project_root)
+    inputs = paper_inputs(project)
+    figures = {name: Path(project.root / f["images"]["pdf"]) for name, f in inputs.figures.items()
+               if f["images"].get("pdf")}
+    tables = {name: project.root / "tables" / name / "table.tex" for name in inputs.tables
+              if (project.root / "tables" / name / "table.tex").is_file()}
+    compile_pdf(project, figures, tables)
 
 
 def _copy_presentation(project: Project, inputs: Any, out: Path) -> None:

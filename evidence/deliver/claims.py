@@ -28,6 +28,7 @@ from typing import Any
 from evidence.core.errors import BadInputError, EvidenceError
 from evidence.core.project import Project
 from evidence.core.schema import validate
+from evidence.deliver import texnames
 from evidence.deliver.reconcile import ClaimQuantity, NumberFormat
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -54,10 +55,22 @@ def _read_evidence(path: Path) -> dict[str, Any]:
                             f"{error.colno}") from None
     validate(raw, "evidence", path)
     seen: set[str] = set()
+    macros: dict[str, str] = {}
     for index, claim in enumerate(raw["claims"]):
         if claim["id"] in seen:
             raise BadInputError(path, f"duplicate claim id {claim['id']!r}", field=f"claims[{index}].id")
         seen.add(claim["id"])
+        # every claim is a LaTeX macro in claims.tex (deliver.texnames): an id that cannot be one
+        # is refused here, by name, not when a LaTeX paper first fails to compile
+        macro = texnames.macro_base(claim["id"])
+        if macro is None:
+            raise BadInputError(path, f"claim id {claim['id']!r} cannot become a LaTeX macro name "
+                                "(use letters separated by '_', '-' or '.'; no digits)",
+                                field=f"claims[{index}].id")
+        if macro in macros:
+            raise BadInputError(path, f"claim ids {macros[macro]!r} and {claim['id']!r} both become "
+                                f"the LaTeX macro \\{macro}", field=f"claims[{index}].id")
+        macros[macro] = claim["id"]
         for name in _PLACEHOLDER.findall(claim["statement"]):
             if name not in PLACEHOLDERS:
                 raise BadInputError(path, f"unknown placeholder {{{name}}} in the statement; use "

@@ -221,6 +221,24 @@ def compare_files(original: Project, repro: Project) -> list[dict[str, Any]]:
     return rows
 
 
+#: Files of the deliverable that a presentation-only rebuild (same runs) must reproduce byte for byte.
+EXACT_DELIVERABLE_FILES = ("paper.md", "paper.html", "claims.json", "claims.tex")
+
+
+def compare_deliverable(original: Project, repro: Project, *, exact: bool) -> list[str]:
+    """Problems of the committed deliverable: files that differ from its MANIFEST.json and, when
+    the rebuild used the same runs (``exact``), papers that the rebuild does not reproduce."""
+    from evidence.deliver.manifest import manifest_problems
+
+    out = original.deliver_dir
+    problems = [f"{original.relative(out)}/{p}" for p in manifest_problems(out)]
+    for name in EXACT_DELIVERABLE_FILES if exact else ():
+        committed, rebuilt = out / name, repro.deliver_dir / name
+        if committed.is_file() and (not rebuilt.is_file() or rebuilt.read_bytes() != committed.read_bytes()):
+            problems.append(f"{original.relative(committed)} is not what the rebuild writes")
+    return problems
+
+
 def _numeric_environment(env: Mapping[str, Any]) -> dict[str, Any]:
     """The parts of an environment that can change a number: Python, machine, packages, CPU kernels."""
     devices = env.get("devices") or {}
@@ -277,6 +295,8 @@ def report_markdown(result: Mapping[str, Any]) -> str:
                                             f"max weight difference {row['max_weight_difference']:.3g}")
             suffix = "" if env["same"] else " (environment differs, see above)"
             lines.append(f"- {row['run']}: DIFFERS: {detail}{suffix}")
+    lines += ["", "## The committed deliverable", ""]
+    lines += [f"- {p}" for p in result.get("deliverable", [])] or ["- every file as its MANIFEST.json says"]
     lines += ["", "## Figures and tables", ""]
     for row in result["files"]:
         lines.append(f"- {row['file']}: {'byte-identical' if row['identical'] else 'DIFFERS'}")
@@ -298,17 +318,20 @@ def reproduce(project: Project, scope: Scope, *, jobs: int = 2) -> dict[str, Any
     if scope.mode == "claim":
         claims = [c for c in claims if c["claim"] == scope.target]
     fresh = [r for r in runs if not r["reused"]]
+    deliverable = compare_deliverable(project, workspace, exact=scope.mode == "presentation")
     result = {
         "schema_version": 1, "scope": {"mode": scope.mode, "target": scope.target},
         "build_exit_code": code, "runs": runs, "claims": claims, "files": files,
-        "environment": compare_environments(project),
+        "deliverable": deliverable, "environment": compare_environments(project),
     }
     n_claims = sum(c["reproduced"] for c in claims)
     result["summary"] = (f"{sum(r['identical'] for r in fresh)}/{len(fresh)} runs identical, "
                          f"{n_claims}/{len(claims)} claims reproduced, "
                          f"{sum(f['identical'] for f in files)}/{len(files)} figure and table files "
                          f"identical" + (f", {len(reused_ids)} runs reused" if reused_ids else ""))
-    result["reproduced"] = code == 0 and n_claims == len(claims)
+    if deliverable:
+        result["summary"] += f"; the committed deliverable has {len(deliverable)} problem(s)"
+    result["reproduced"] = code == 0 and n_claims == len(claims) and not deliverable
     out = project.repro_dir
     write_json_atomic(out / "report.json", _finite(result))
     write_bytes_atomic(out / "report.md", report_markdown(result).encode("utf-8"))

@@ -87,6 +87,25 @@ class DeliverableIntact:
         return not problems
 
 
+def pdf_task(project: Project, claims_file: str, disclosures_file: str,
+             presentation: list[str]) -> TaskDict:
+    """paper/*.tex -> build/deliver/*.pdf; without a TeX toolchain, one line and no target."""
+    from doit.tools import config_changed
+
+    from evidence.deliver import latex
+
+    tool = latex.toolchain()
+    targets = [str(p) for p in latex.pdf_targets(project)] if tool else []
+    return {"name": "pdf", "doc": "paper/*.tex + claims.tex + figures and tables -> build/deliver/*.pdf",
+            **step(steps.pdf_action, project),
+            "file_dep": sorted({claims_file, disclosures_file, *presentation,
+                                *(str(p) for p in latex.latex_sources(project))}),
+            "task_dep": ["deliver:paper"],
+            # which toolchain (or none) is part of the result: installing one builds the PDF
+            "uptodate": [config_changed({"toolchain": tool and tool[0]})],
+            "targets": targets, "verbosity": 2}
+
+
 def _evidence_deps(project: Project) -> list[str]:
     return [str(project.evidence_file), str(project.verify_dir / "report.json")]
 
@@ -158,7 +177,9 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            **step(steps.paper_action, project),
            "file_dep": sorted({claims_file, disclosures_file, compute_file, *sources, *presentation}),
            "task_dep": ["deliver:reconcile"],
-           "targets": [str(steps.deliver_dir(project) / "paper.html")], "verbosity": 2}
+           "targets": [str(steps.deliver_dir(project) / "paper.html"),
+                       str(steps.deliver_dir(project) / "claims.tex")], "verbosity": 2}
+    yield pdf_task(project, claims_file, disclosures_file, presentation)
     out = steps.deliver_dir(project)
     yield {"name": "exports", "doc": "PROV-JSON and RO-Crate of the deliverable, each validated",
            **step(steps.exports_action, project),
@@ -174,7 +195,7 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            "file_dep": sorted({*map(str, steps.assembled_files(project)), str(out / "paper.html"), *exported,
                                *presentation}),
            "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:compute",
-                        "deliver:exports"],
+                        "deliver:exports", "deliver:pdf"],
            # every file of the deliverable as its manifest says, else the package step runs and
            # refuses (naming the file) to certify what the build did not write
            "uptodate": [DeliverableIntact(out)],
