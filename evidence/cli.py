@@ -134,7 +134,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     table, comparisons, an EVIDENCE.json with one claim, a paper template and a README."""
     from evidence.ops.scaffold import init_project
 
-    created = init_project(Path(args.folder))
+    created = init_project(Path(args.folder), paper=args.paper)
     for path in created:
         print(f"created {path}")
     print(f"next: cd {args.folder} && doit deliver   (then read README.md: what to edit first)")
@@ -230,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     gc.set_defaults(func=cmd_gc)
     init = sub.add_parser("init", help="scaffold a new project in FOLDER")
     init.add_argument("folder")
+    init.add_argument("--paper", choices=("markdown", "latex", "both"), default="markdown",
+                      help="the paper as a Markdown template (paper.md/.html), LaTeX sources "
+                           "(paper.tex -> paper.pdf, citing claims.tex), or both")
     init.set_defaults(func=cmd_init)
     sub.add_parser("schemas", help=cmd_schemas.__doc__).set_defaults(func=cmd_schemas)
     why = sub.add_parser("why", help=cmd_why.__doc__)

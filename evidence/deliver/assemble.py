@@ -85,6 +85,14 @@ def documents(project: Project, evidence: Mapping[str, Any]) -> list[Path]:
     return reconcile.collect_documents(project.root, include, tuple(config.get("exclude", ())))
 
 
+def paper_outputs(project: Project) -> list[Path]:
+    """What the paper step writes: ``<stem>.md`` and ``.html`` per Markdown source, and claims.tex."""
+    out = deliver_dir(project)
+    pages = [out / f"{s.name.removesuffix('.md.j2')}.{ext}" for s in paper_sources(project)
+             if s.name.endswith(".md.j2") for ext in ("html", "md")]
+    return [*pages, out / "claims.tex"]
+
+
 def paper_sources(project: Project) -> list[Path]:
     return sorted(project.paper_dir.glob("*.j2")) if project.paper_dir.is_dir() else []
 
@@ -384,8 +392,10 @@ def summary(project: Project) -> str:
                  + f" -> {project.relative(deliver_dir(project) / 'DISCLOSURES.md')}")
     lines.append(f"drift: {len(reconciled['drift'])} number(s); waived: {len(reconciled['waived'])}; "
                  f"matching statements in documents: {len(reconciled['matches'])}")
-    lines.append(f"paper: {project.relative(deliver_dir(project) / 'paper.html')} "
-                 f"(and paper.md); manifest: {project.relative(deliver_dir(project) / 'MANIFEST.json')}")
+    written = (*paper_outputs(project), *sorted(deliver_dir(project).glob("*.pdf")))
+    papers = [project.relative(p) for p in written if p.is_file()]
+    lines.append(f"paper: {', '.join(papers)}; manifest: "
+                 f"{project.relative(deliver_dir(project) / 'MANIFEST.json')}")
     compute = deliver_dir(project) / "compute.json"
     if compute.is_file():
         from evidence.deliver.ledger import cost_text, hours_text

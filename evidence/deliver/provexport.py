@@ -282,8 +282,9 @@ def write_crate(project: Project, out: Path, claims: Mapping[str, Any], runs: It
                          object=[*results.values(), *[f for f in [add("verify/report.json")] if f]],
                          result=[claims_file, *claim_entities],
                          properties={"@type": "CreateAction", "name": "resolve the claims of EVIDENCE.json"})
-    for rel in ("paper.md", "paper.html", "compute.json", "compute.md", "prov.json", "DISCLOSURES.md",
-                "disclosures.json", "EVIDENCE.json", "reconcile.md"):
+    for rel in ("paper.md", "paper.html", "claims.tex", "compute.json", "compute.md", "prov.json",
+                "DISCLOSURES.md", "disclosures.json", "EVIDENCE.json", "reconcile.md",
+                *sorted(p.name for p in out.glob("*.pdf"))):
         add(rel)
     crate.write(out)
     return read_back(out)

@@ -15,6 +15,9 @@ from pathlib import Path
 from evidence.core.errors import BadInputError
 
 RENAMES = {"gitignore": ".gitignore"}
+#: Paper layouts ``evidence init --paper`` offers: the Markdown template, LaTeX sources, or both.
+PAPER_LAYOUTS = ("markdown", "latex", "both")
+MARKDOWN_PAPER = "paper/paper.md.j2"
 
 
 def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
@@ -30,14 +33,27 @@ def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
     return found
 
 
-def template_files() -> list[tuple[str, Traversable]]:
-    """(relative path in the new project, template file), in a stable order."""
-    return _walk(resources.files("evidence") / "templates" / "project")
+def template_files(paper: str = "markdown") -> list[tuple[str, Traversable]]:
+    """(relative path in the new project, template file), in a stable order.
+
+    ``paper``: ``markdown`` (paper/paper.md.j2, rendered to paper.md and paper.html), ``latex``
+    (paper/paper.tex, compiled to paper.pdf, from ``templates/latex``) or ``both``.
+    """
+    if paper not in PAPER_LAYOUTS:
+        raise BadInputError("--paper", f"unknown paper layout {paper!r}; use one of "
+                            f"{', '.join(PAPER_LAYOUTS)}")
+    templates = resources.files("evidence") / "templates"
+    files = _walk(templates / "project")
+    if paper == "latex":
+        files = [(name, source) for name, source in files if name != MARKDOWN_PAPER]
+    if paper in ("latex", "both"):
+        files += _walk(templates / "latex")
+    return sorted(files, key=lambda item: item[0])
 
 
-def init_project(folder: Path) -> list[str]:
+def init_project(folder: Path, paper: str = "markdown") -> list[str]:
     """Create a new project in ``folder`` (which may exist but must not hold any template file)."""
-    files = template_files()
+    files = template_files(paper)
     clashes = [name for name, _ in files if (folder / name).exists()]
     if clashes:
         raise BadInputError(folder, f"refusing to overwrite {', '.join(clashes[:5])}",

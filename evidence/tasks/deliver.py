@@ -173,26 +173,29 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            # The compute statement covers every declared run, so delivering trains them all.
            "task_dep": ["train"],
            "targets": [compute_file, str(project.compute_dir / "compute.md")], "verbosity": 2}
+    papers = [str(p) for p in steps.paper_outputs(project)]
+    from evidence.deliver import latex
+
+    pdfs = [str(p) for p in latex.pdf_targets(project)] if latex.toolchain() else []
     yield {"name": "paper", "doc": "paper/*.md.j2 -> build/deliver/paper.md and paper.html",
            **step(steps.paper_action, project),
            "file_dep": sorted({claims_file, disclosures_file, compute_file, *sources, *presentation}),
            "task_dep": ["deliver:reconcile"],
-           "targets": [str(steps.deliver_dir(project) / "paper.html"),
-                       str(steps.deliver_dir(project) / "claims.tex")], "verbosity": 2}
+           "targets": papers, "verbosity": 2}
     yield pdf_task(project, claims_file, disclosures_file, presentation)
     out = steps.deliver_dir(project)
     yield {"name": "exports", "doc": "PROV-JSON and RO-Crate of the deliverable, each validated",
            **step(steps.exports_action, project),
            "file_dep": sorted({claims_file, disclosures_file, compute_file, *presentation,
                                *_evidence_deps(project), str(project.reconcile_dir / "report.json"),
-                               str(out / "paper.html")}),
-           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile"],
+                               *papers, *pdfs}),
+           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:pdf"],
            "uptodate": [StoreUnchanged(project)],
            "targets": [str(out / "prov.json"), str(out / "ro-crate-metadata.json")], "verbosity": 2}
     exported = [str(out / "prov.json"), str(out / "ro-crate-metadata.json")]
     yield {"name": "package", "doc": "assemble build/deliver/ with its manifest",
            **step(steps.package_action, project),
-           "file_dep": sorted({*map(str, steps.assembled_files(project)), str(out / "paper.html"), *exported,
+           "file_dep": sorted({*map(str, steps.assembled_files(project)), *papers, *pdfs, *exported,
                                *presentation}),
            "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:compute",
                         "deliver:exports", "deliver:pdf"],
