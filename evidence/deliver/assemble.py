@@ -200,7 +200,8 @@ def paper_inputs(project: Project) -> Any:
               for t in table_index(project) if t["built"]}
     return PaperInputs(claims={c["id"]: c for c in resolved["claims"]}, figures=figures,
                        tables=tables, disclosures=disclosures["findings"],
-                       title=resolved.get("title", ""), extra=compute_helpers(project))
+                       title=resolved.get("title", ""), extra=compute_helpers(project),
+                       authors=tuple(claims_module.load_evidence(project).get("authors", [])))
 
 
 def compute_helpers(project: Project) -> dict[str, Any]:

@@ -8,7 +8,10 @@ way a number gets into the paper:
 * ``{{ statement("id") }}``: the claim's full sentence, followed by its disclosures;
 * ``{{ figure("name") }}``, ``{{ table("name") }}``: the figure (image, caption, links to its
   provenance sidecar and source_data.csv) or the table (with caption and links);
-* ``{{ disclosures("id") }}``: the claim's disclosures alone; ``{{ disclosure_summary() }}``.
+* ``{{ disclosures("id") }}``: the claim's disclosures alone; ``{{ disclosure_summary() }}``;
+* ``{{ project_disclosures() }}``: findings that affect every claim; ``{{ disclosures_link() }}``;
+  a paper that does not call them gets both appended, so neither can be left out;
+* ``{{ title }}`` and ``{{ authors }}`` from EVIDENCE.json.
 
 An unknown reference, or any undefined name, fails rendering with a message that names it and
 the template line. Output is Markdown and a standalone HTML page; text that comes from user
@@ -45,6 +48,7 @@ class PaperInputs:
     disclosures: Sequence[Mapping[str, Any]]
     title: str = ""
     extra: Mapping[str, Any] | None = None
+    authors: Sequence[str] = ()
 
 
 def escape(text: object) -> str:
@@ -60,8 +64,11 @@ def _lookup(kind: str, table: Mapping[str, Any], name: str) -> Mapping[str, Any]
     return value
 
 
-def helpers(inputs: PaperInputs, *, link_root: str = "") -> dict[str, Callable[..., str]]:
-    """The template functions; ``link_root`` prefixes figure and table links."""
+def helpers(inputs: PaperInputs, *, link_root: str = "",
+            called: set[str] | None = None) -> dict[str, Callable[..., str]]:
+    """The template functions; ``link_root`` prefixes figure and table links; ``called`` collects
+    the names of the helpers that must appear in every paper once they have been used."""
+    called = set() if called is None else called
 
     def claim(name: str) -> str:
         return escape(_lookup("claim", inputs.claims, name)["formatted"])
@@ -85,12 +92,22 @@ def helpers(inputs: PaperInputs, *, link_root: str = "") -> dict[str, Callable[.
         notes = disclosures(name)
         return escape(resolved["statement"]) + status + (f"\n\n{notes}" if notes else "")
 
+    numbers: dict[tuple[str, str], int] = {}
+
+    def number(kind: str, name: str) -> int:
+        """Figures and tables are numbered in the order the paper first shows them."""
+        key = (kind, name)
+        if key not in numbers:
+            numbers[key] = sum(k == kind for k, _ in numbers) + 1
+        return numbers[key]
+
     def figure(name: str) -> str:
         entry = _lookup("figure", inputs.figures, name)
         base = f"{link_root}figures/{name}/"
         image = Path(entry["images"]["png"]).name
-        caption = escape(entry.get("caption", ""))
-        return (f"![{caption}]({base}{image})\n\n*Figure {escape(name)}.* {caption} "
+        # the spec's caption (or title), never the folder name: readers do not see internal names
+        caption = escape(entry.get("caption") or entry.get("title") or "")
+        return (f"![{caption}]({base}{image})\n\n*Figure {number('figure', name)}.* {caption} "
                 f"[provenance]({base}{Path(entry['sidecar']).name}) · "
                 f"[source data]({base}{Path(entry['source_data']).name})")
 
@@ -98,9 +115,22 @@ def helpers(inputs: PaperInputs, *, link_root: str = "") -> dict[str, Callable[.
         entry = _lookup("table", inputs.tables, name)
         base = f"{link_root}tables/{name}/"
         body = Path(entry["markdown"]).read_text("utf-8").strip()  # carries its own caption line
-        return (f"{body}\n\n*Table {escape(name)}:* "
+        return (f"{body}\n\n*Table {number('table', name)}:* "
                 f"[provenance]({base}{Path(entry['sidecar']).name}) · "
                 f"[source data]({base}{Path(entry['source_data']).name})")
+
+    def project_disclosures() -> str:
+        """The findings that affect every claim (a stale price, a dirty tree), as the audit wrote them."""
+        called.add("project_disclosures")
+        found = [d for d in inputs.disclosures if d.get("scope") == "project"]
+        if not found:
+            return "No finding affects the whole project."
+        return "\n\n".join(f"> **Disclosure ({SEVERITY_MARK.get(d['severity'], d['severity'])}):** "
+                           f"{escape(d['message'])}" for d in found)
+
+    def disclosures_link() -> str:
+        called.add("disclosures_link")
+        return f"[DISCLOSURES.md]({link_root}DISCLOSURES.md)"
 
     def disclosure_summary() -> str:
         counts: dict[str, int] = {}
@@ -110,7 +140,20 @@ def helpers(inputs: PaperInputs, *, link_root: str = "") -> dict[str, Callable[.
         return ", ".join(parts) if parts else "none"
 
     return {"claim": claim, "ci": ci, "n": n, "statement": statement, "figure": figure,
-            "table": table, "disclosures": disclosures, "disclosure_summary": disclosure_summary}
+            "table": table, "disclosures": disclosures, "disclosure_summary": disclosure_summary,
+            "project_disclosures": project_disclosures, "disclosures_link": disclosures_link}
+
+
+def required_footer(inputs: PaperInputs, called: set[str], *, link_root: str = "") -> str:
+    """What every paper shows even if its template forgot it: the project-wide findings and the
+    link to DISCLOSURES.md (a finding that affects every claim is never left out of the paper)."""
+    parts = []
+    project = [d for d in inputs.disclosures if d.get("scope") == "project"]
+    if project and "project_disclosures" not in called:
+        parts.append("## Findings that affect every claim\n\n" + helpers(inputs)["project_disclosures"]())
+    if "disclosures_link" not in called:
+        parts.append(f"Every finding of the audit: [DISCLOSURES.md]({link_root}DISCLOSURES.md).")
+    return "\n\n".join(parts)
 
 
 def render_markdown(source: Path, inputs: PaperInputs, *, link_root: str = "") -> str:
@@ -118,12 +161,16 @@ def render_markdown(source: Path, inputs: PaperInputs, *, link_root: str = "") -
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(source.parent)), undefined=jinja2.StrictUndefined,
         autoescape=False, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
-    environment.globals.update(helpers(inputs, link_root=link_root))
+    called: set[str] = set()
+    environment.globals.update(helpers(inputs, link_root=link_root, called=called))
     environment.globals["title"] = escape(inputs.title)
+    environment.globals["authors"] = escape(", ".join(inputs.authors))
     environment.globals.update(inputs.extra or {})
     try:
         template = environment.get_template(source.name)
-        return template.render()
+        text = template.render()
+        footer = required_footer(inputs, called, link_root=link_root)
+        return text.rstrip("\n") + "\n\n" + footer + "\n" if footer else text
     except PaperReferenceError as error:
         line = _template_line(error)
         raise BadInputError(f"{source}{f':{line}' if line else ''}", error.message,

@@ -319,18 +319,19 @@ def reproduce(project: Project, scope: Scope, *, jobs: int = 2) -> dict[str, Any
         claims = [c for c in claims if c["claim"] == scope.target]
     fresh = [r for r in runs if not r["reused"]]
     deliverable = compare_deliverable(project, workspace, exact=scope.mode == "presentation")
-    result = {
+    result: dict[str, Any] = {
         "schema_version": 1, "scope": {"mode": scope.mode, "target": scope.target},
         "build_exit_code": code, "runs": runs, "claims": claims, "files": files,
         "deliverable": deliverable, "environment": compare_environments(project),
     }
     n_claims = sum(c["reproduced"] for c in claims)
-    result["summary"] = (f"{sum(r['identical'] for r in fresh)}/{len(fresh)} runs identical, "
-                         f"{n_claims}/{len(claims)} claims reproduced, "
-                         f"{sum(f['identical'] for f in files)}/{len(files)} figure and table files "
-                         f"identical" + (f", {len(reused_ids)} runs reused" if reused_ids else ""))
+    summary = (f"{sum(r['identical'] for r in fresh)}/{len(fresh)} runs identical, "
+               f"{n_claims}/{len(claims)} claims reproduced, "
+               f"{sum(f['identical'] for f in files)}/{len(files)} figure and table files "
+               f"identical" + (f", {len(reused_ids)} runs reused" if reused_ids else ""))
     if deliverable:
-        result["summary"] += f"; the committed deliverable has {len(deliverable)} problem(s)"
+        summary += f"; the committed deliverable has {len(deliverable)} problem(s)"
+    result["summary"] = summary
     result["reproduced"] = code == 0 and n_claims == len(claims) and not deliverable
     out = project.repro_dir
     write_json_atomic(out / "report.json", _finite(result))

@@ -413,7 +413,8 @@ def _index(project: Project, artifact: str) -> list[dict[str, Any]]:
         record = memos.validated(project, art.sidecar, "sidecar", partial(read_sidecar, art.sidecar)) \
             if built else {}
         entry = {"name": art.name, "kind": art.spec.get("kind", art.source),
-                 "caption": record.get("caption"), "spread": record.get("spread"),
+                 "title": art.spec.get("title"), "caption": record.get("caption"),
+                 "spread": record.get("spread"),
                  "sidecar": art.rel(art.sidecar), "source_data": art.rel(art.source_data),
                  "built": built}
         files = {fmt: art.rel(p) for fmt, p in art.outputs.items()}

@@ -287,53 +287,97 @@ def _jitter(n: int, width: float = 0.12) -> np.ndarray:
     return np.linspace(-width, width, n) if n > 1 else np.zeros(n)
 
 
+def _panels(spec: Mapping[str, Any], groups: list[str]) -> list[dict[str, Any]]:
+    """The spec's ``panels`` (each ``{groups, ylim?, chance?}``) checked against the drawn groups;
+    one panel of every group when there are none."""
+    raw = spec.get("panels")
+    if not raw:
+        return [{"groups": groups}]
+    where = _where(spec)
+    panels, seen = [], []
+    for index, panel in enumerate(raw):
+        unknown = [g for g in panel["groups"] if g not in groups]
+        if unknown:
+            raise BadInputError(where, f"panel {index} names group(s) {unknown} that the figure does not "
+                                f"draw (groups: {groups})", field=f"panels[{index}].groups")
+        seen += panel["groups"]
+        panels.append({"chance": False, **panel})
+    missing = [g for g in groups if g not in seen]
+    if missing:
+        raise BadInputError(where, f"groups {missing} are in no panel", field="panels")
+    return panels
+
+
 def plot_points(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
     """Final metric by group: every seed as a dot, the mean with error bars of the spread.
 
     Spec: ``metric``, ``split`` (required), ``spread``, ``n_resamples``, ``ci_seed``,
-    ``chance`` (a number, or ``{"value": v, "label": text}``), ``chance_label``, and the common
-    keys (module docstring).
+    ``chance`` (a number, or ``{"value": v, "label": text}``), ``chance_label``, ``panels``
+    (a list of ``{groups = [...], ylim = [lo, hi], chance = true}``: side-by-side panels, each on
+    its own scale, the chance line only where ``chance`` is set), and the common keys (module
+    docstring).
     """
     metric, split, rows, groups = _prepare(df, spec, final=True)
     spread, n_resamples, seed = check_spread(spec, _where(spec))
     ns, summary = [], []
+    panels = _panels(spec, groups)
     with figure_style():
         fig, ax, size_px = _new_figure(spec)
-        for i, group in enumerate(groups):
-            color = _color(spec, group, i)
-            mine = rows.loc[rows["group"].astype(str) == group]
-            mine = mine.sort_values(["seed", "run_id"], kind="mergesort")
-            values = _floats(mine["value"])
-            ns.append(len(values))
-            ax.scatter(i + _jitter(len(values)), values, s=18, color=color, alpha=0.6,
-                       linewidths=0, zorder=2, gid=f"{GID_PREFIX}obs-{i}")
-            s = summarize(values, spread, n_resamples=n_resamples, seed=seed,
-                          rng_id=bootstrap_id(spec, group))
-            has_bar = math.isfinite(s.low) and math.isfinite(s.high)
-            yerr = [[s.mean - s.low], [s.high - s.mean]] if has_bar else None
-            bars = ax.errorbar([i], [s.mean], yerr=yerr, fmt="D", markersize=6, color="black",
-                               markerfacecolor=color, capsize=4, elinewidth=1.2, zorder=3)
-            data_line, caps, cols = bars.lines
-            data_line.set_gid(f"{GID_PREFIX}series-{i}")
-            for k, artist in enumerate([*caps, *cols]):
-                artist.set_gid(f"{GID_PREFIX}bar-{i}-{k}")
-            summary.append({"group": group, "n": s.n, "mean": s.mean, "spread": s.spread,
-                            "low": s.low, "high": s.high})
-        ax.set_xticks(range(len(groups)), labels=[_label(spec, g) for g in groups])
-        ax.set_xlim(-0.6, len(groups) - 0.4)
-        _axes_text(ax, spec, "", f"{metric} ({split})")
+        if len(panels) > 1:
+            # one panel per group list, each on its own y scale: a 0.4-point difference between
+            # two models at 98% is visible beside a control at 10%, not squashed onto one 0-1 axis
+            fig.delaxes(ax)
+            ratios = [len(p["groups"]) + 0.6 for p in panels]
+            axes = list(fig.subplots(1, len(panels), squeeze=False, gridspec_kw={"width_ratios": ratios})[0])
+            if spec.get("title"):
+                fig.suptitle(str(spec["title"]))
+        else:
+            axes = [ax]
         chance_text = ""
-        chance = spec.get("chance")
-        if chance is not None:
-            if isinstance(chance, Mapping):
-                value = float(chance["value"])
-                chance_label = str(chance.get("label", "chance"))
-            else:
-                value, chance_label = float(chance), str(spec.get("chance_label", "chance"))
-            ax.axhline(value, color="0.45", linestyle="--", linewidth=1.0, label=chance_label,
-                       zorder=1)
-            ax.legend(loc=spec.get("legend_loc", "best"), frameon=False)
-            chance_text = f" Dashed line: {chance_label} ({value:g})."
+        for panel_ax, panel in zip(axes, panels, strict=True):
+            local = panel["groups"]
+            for j, group in enumerate(local):
+                i = groups.index(group)
+                color = _color(spec, group, i)
+                mine = rows.loc[rows["group"].astype(str) == group]
+                mine = mine.sort_values(["seed", "run_id"], kind="mergesort")
+                values = _floats(mine["value"])
+                ns.append(len(values))
+                panel_ax.scatter(j + _jitter(len(values)), values, s=18, color=color, alpha=0.6,
+                                 linewidths=0, zorder=2, gid=f"{GID_PREFIX}obs-{i}")
+                s = summarize(values, spread, n_resamples=n_resamples, seed=seed,
+                              rng_id=bootstrap_id(spec, group))
+                has_bar = math.isfinite(s.low) and math.isfinite(s.high)
+                yerr = [[s.mean - s.low], [s.high - s.mean]] if has_bar else None
+                bars = panel_ax.errorbar([j], [s.mean], yerr=yerr, fmt="D", markersize=6, color="black",
+                                         markerfacecolor=color, capsize=4, elinewidth=1.2, zorder=3)
+                data_line, caps, cols = bars.lines
+                data_line.set_gid(f"{GID_PREFIX}series-{i}")
+                for k, artist in enumerate([*caps, *cols]):
+                    artist.set_gid(f"{GID_PREFIX}bar-{i}-{k}")
+                summary.append({"group": group, "n": s.n, "mean": s.mean, "spread": s.spread,
+                                "low": s.low, "high": s.high})
+            panel_ax.set_xticks(range(len(local)), labels=[_label(spec, g) for g in local])
+            panel_ax.set_xlim(-0.6, len(local) - 0.4)
+            first = panel_ax is axes[0]
+            panel_spec = {**spec, "ylim": panel.get("ylim") if len(panels) > 1 else spec.get("ylim")}
+            if not first:
+                panel_spec["ylabel"] = ""  # one y label, on the first panel
+            _axes_text(panel_ax, panel_spec, "", f"{metric} ({split})")
+            chance = spec.get("chance")
+            if chance is not None and panel.get("chance", True):
+                if isinstance(chance, Mapping):
+                    value = float(chance["value"])
+                    chance_label = str(chance.get("label", "chance"))
+                else:
+                    value, chance_label = float(chance), str(spec.get("chance_label", "chance"))
+                panel_ax.axhline(value, color="0.45", linestyle="--", linewidth=1.0, label=chance_label,
+                                 zorder=1)
+                panel_ax.legend(loc=spec.get("legend_loc", "best"), frameon=False)
+                chance_text = f" Dashed line: {chance_label} ({value:g})."
+    if len(panels) > 1:
+        chance_text += " Panels have their own y scales: " + "; ".join(
+            ", ".join(_label(spec, g) for g in p["groups"]) for p in panels) + "."
     bars_text = "error bars: " + describe_spread(spread, ns, n_resamples=n_resamples, seed=seed,
                                                  rng_id=bootstrap_id(spec, "<group>"))
     caption = (f"Final {metric} on {split} by group. Dots: individual seeds; diamonds: mean; "
