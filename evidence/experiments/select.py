@@ -9,12 +9,14 @@ that says which target to build, not a silently smaller sample.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evidence.core.errors import BadInputError, EvidenceError
+from evidence.core.errors import BadInputError, EvidenceError, IntegrityError
+from evidence.core.hashing import digest_file
 from evidence.core.project import Project, safe_name
 from evidence.experiments.spec import RunSpec, expand_cached
 from evidence.store.runs import RunStore, SealedRun, run_id_for
@@ -156,7 +158,36 @@ def select(project: Project, selection: Selection, *, require_sealed: bool = Fal
         if missing:
             raise EvidenceError(f"{len(missing)} selected run(s) are not trained: "
                                 f"{', '.join(missing[:5])}", hint="run `doit train` first")
+        for c in chosen:
+            problem = damaged(store, c.run_id)
+            if problem:  # a damaged run is never read into a figure, a table or a statistic
+                raise IntegrityError(f"sealed run {project.relative(project.runs_dir)}/{problem} "
+                                     f"({c.spec.task_name}); it is not used",
+                                     hint="`doit fsck` names every damaged file; restore the run "
+                                          "from a copy, or `evidence rerun` it")
     return chosen
+
+
+#: The files of a run that presentation and statistics read, re-hashed before each use.
+READ_FILES = ("results.json", "metrics.jsonl")
+
+
+def damaged(store: RunStore, run_id: str) -> str | None:
+    """Why a sealed run must not be used (its quick check fails, or a file read from it differs
+    from its manifest digest), or None. The read files are small; the weights are fsck's."""
+    finding = store.quick_check(run_id)
+    if finding is not None:
+        return str(finding)
+    run_path = store.path(run_id)
+    try:
+        listed = json.loads((run_path / "manifest.json").read_text("utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return f"{run_id}/manifest.json: unreadable ({error})"
+    for name in READ_FILES:
+        entry = listed.get(name)
+        if entry is not None and digest_file(run_path / name) != entry.get("digest"):
+            return f"{run_id}/{name}: content differs from its manifest digest"
+    return None
 
 
 def results_paths(project: Project, runs: Sequence[SelectedRun]) -> list[str]:
