@@ -16,6 +16,7 @@ import git
 import pytest
 
 from evidence.core.errors import BadInputError, IntegrityError
+from evidence.core.hashing import digest_file
 from evidence.core.outputs import TargetsIntact, check_output, edited_output, record_outputs
 from evidence.core.project import Project
 from evidence.core.provenance import git_state
@@ -270,3 +271,28 @@ def test_a_panel_naming_an_unknown_group_is_bad_input() -> None:
     with pytest.raises(BadInputError, match=r"panel 0 names group\(s\) \['resnet'\]") as caught:
         make_plot(read_source_data(folder / "source_data.csv"), spec)
     assert caught.value.field == "panels[0].groups"
+
+
+def test_repro_does_not_pass_an_edited_deliverable(tmp_path: Path) -> None:
+    """`evidence repro` compares the committed deliverable with its manifest and, for a
+    presentation-only rebuild, with the rebuilt papers: an edit is named, not REPRODUCED."""
+    from evidence.ops.repro import compare_deliverable
+
+    project, out = _deliverable(tmp_path)
+    (out / "paper.md").write_text("98.6%")
+    record_outputs(tmp_path, [out / "paper.md"])
+    write_manifest(project, out)
+    rebuilt = Project.at(tmp_path / "rebuild")
+    shutil.copytree(out, rebuilt.deliver_dir)
+    assert compare_deliverable(project, rebuilt, exact=True) == []
+    (out / "paper.html").write_text("<p>99.6%</p>")  # edited after delivery
+    assert compare_deliverable(project, rebuilt, exact=False) == [
+        "build/deliver/paper.html differs from its digest in MANIFEST.json"]
+    (out / "paper.md").write_text("99.6%")
+    manifest = json.loads((out / "MANIFEST.json").read_text())  # a forged manifest is not enough
+    for name in ("paper.md", "paper.html"):
+        manifest["files"][name] = {"digest": digest_file(out / name), "size": (out / name).stat().st_size}
+    (out / "MANIFEST.json").write_text(json.dumps(manifest))
+    assert compare_deliverable(project, rebuilt, exact=True) == [
+        "build/deliver/paper.md is not what the rebuild writes",
+        "build/deliver/paper.html is not what the rebuild writes"]
