@@ -7,6 +7,7 @@ schema      JSON Schema validation and the one TOML reader for users' files
 memo        the persistent memo of derived values, keyed by the stat of their inputs
 codedeps    which engine files a step's code depends on, derived from its imports
 progress    progress lines for long steps
-provenance  the environment and git state recorded beside every output
+provenance  the environment and git state (dirty: uncommitted inputs) recorded beside outputs
+outputs     every generated output's digest when written: an output edited by hand is named
 settings    evidence.toml: per-project settings (dispatch, devices)
 """

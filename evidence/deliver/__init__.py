@@ -8,5 +8,8 @@ ledger      the compute ledger and statement
 prices      prices.toml: the cost of compute
 provexport  PROV-JSON and RO-Crate exports
 texnames    the one rule from claim ids to LaTeX macro names
-assemble    the steps of delivery and build/deliver/ with its MANIFEST.json
+claimstex   claims.tex: every claim as LaTeX macros, disclosures bound to the values
+latex       the LaTeX paper: paper/*.tex staged with the build's outputs and compiled to PDF
+manifest    MANIFEST.json: written only over what the build wrote, checked before shipping
+assemble    the steps of delivery and build/deliver/
 """
