@@ -122,3 +122,24 @@ def test_the_latex_paper_is_delivered(committed: Path) -> None:
         assert (out / "paper.pdf").read_bytes().startswith(b"%PDF") and "paper.pdf" in files
     else:
         assert "paper.pdf" not in files
+
+
+def test_an_uncommitted_input_is_disclosed_in_the_paper(committed: Path) -> None:
+    template = committed / "paper" / "paper.md.j2"
+    original = template.read_text()
+    template.write_text(original + "\nA sentence not yet committed.\n")
+    try:
+        result = doit(committed, "deliver")
+        assert result.returncode == 0, result.stdout + result.stderr
+        paper = (committed / "build" / "deliver" / "paper.md").read_text()
+        assert "uncommitted changes to its" in paper and "paper/paper.md.j2" in paper
+        assert "[DISCLOSURES.md](DISCLOSURES.md)" in paper
+        manifest = json.loads((committed / "build" / "deliver" / "MANIFEST.json").read_text())
+        assert manifest["source"]["dirty"] is True
+        assert manifest["source"]["dirty_files"] == ["paper/paper.md.j2"]
+        tex = (committed / "build" / "deliver" / "claims.tex").read_text()
+        assert "uncommitted changes to its inputs (paper/paper.md.j2)" in tex.replace("\\_", "_")
+    finally:
+        template.write_text(original)
+    assert doit(committed, "deliver").returncode == 0
+    assert git(committed, "status", "--porcelain") == ""

@@ -421,8 +421,12 @@ class _Audit:
             if not state.get("commit"):
                 outside.append(run_id)
             elif state.get("dirty") is not False:
+                listed = [f for f in state.get("dirty_files") or [] if not self.project.is_generated(f)]
+                if state.get("dirty") and state.get("dirty_files") and not listed \
+                        and len(state["dirty_files"]) < 50:
+                    continue  # recorded before "dirty" meant inputs: only generated files changed
                 dirty[state["commit"]].append(run_id)
-                files[state["commit"]].update(state.get("dirty_files") or [])
+                files[state["commit"]].update(listed)
         for commit, run_ids in sorted(dirty.items()):
             changed = f" ({_some(files[commit], 8)})" if files[commit] else ""
             self.add("git", f"dirty-{commit[:12]}", "warning",
@@ -430,11 +434,25 @@ class _Audit:
                      f"with uncommitted changes{changed} on top of commit {commit[:12]}, so the code "
                      "that produced them is in no commit.", claims=self.claims_of(run_ids), runs=run_ids,
                      commit=commit, dirty_files=sorted(files[commit]))
+        self._inputs_at_delivery()
         if outside:
             self.add("git", "no-commit", "warning",
                      f"{_runs_word(len(outside))} ({_some(outside)}) were trained outside a git "
                      "repository or before its first commit, so their code cannot be traced to a commit.",
                      claims=self.claims_of(outside), runs=outside)
+
+    def _inputs_at_delivery(self) -> None:
+        """Uncommitted inputs now (a paper template, comparisons.toml, code): the deliverable built
+        from them matches no commit. Project-wide: it affects every claim."""
+        from evidence.core.provenance import git_state
+
+        here = git_state(self.project.root)
+        if here.get("dirty"):
+            changed = here.get("dirty_files") or []
+            self.add("git", "dirty-inputs", "warning",
+                     f"The deliverable was built from a working tree with uncommitted changes to its "
+                     f"inputs ({_some(changed, 8)}), so its paper, figures and claims match no commit: "
+                     "commit the inputs and deliver again.", dirty_files=changed)
 
     def environment(self) -> None:
         """Runs behind one claim should share Python, machine and package versions; say what differs."""

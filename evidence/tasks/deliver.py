@@ -106,6 +106,21 @@ def pdf_task(project: Project, claims_file: str, disclosures_file: str,
             "targets": targets, "verbosity": 2}
 
 
+class InputsStateUnchanged:
+    """doit uptodate check: which inputs are uncommitted is what it was at the last success (the
+    disclosure of a dirty tree at delivery follows the working tree)."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+        from evidence.core.provenance import git_state
+
+        current = git_state(self.project.root).get("dirty_files") or []
+        task.value_savers.append(lambda: {"dirty_inputs": current})
+        return bool(values.get("dirty_inputs") == current)
+
+
 def _evidence_deps(project: Project) -> list[str]:
     return [str(project.evidence_file), str(project.verify_dir / "report.json")]
 
@@ -164,7 +179,7 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation,
                                *audited_inputs, *priced}),
            "task_dep": ["figures", "tables"],
-           "uptodate": [StoreUnchanged(project), PricesUnchanged(project)],
+           "uptodate": [StoreUnchanged(project), PricesUnchanged(project), InputsStateUnchanged(project)],
            "targets": [disclosures_file, str(project.disclosures_dir / "DISCLOSURES.md")], "verbosity": 2}
     yield {"name": "compute", "doc": "compute and cost of every sealed run -> build/compute/compute.json",
            **step(steps.compute_action, project),
