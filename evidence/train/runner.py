@@ -85,31 +85,13 @@ class Outcome:
     cached: bool
 
 
-class CheckpointClock:
-    """When a checkpoint is due: every ``every_steps`` steps and/or every ``every_seconds``.
-
-    One object instead of counters shared between closures; it never touches an RNG, so asking
-    it cannot change what a run computes (cadence is not part of the run key).
-    """
-
-    def __init__(self, cadence: dict[str, Any]) -> None:
-        self.every_steps = int(cadence.get("every_steps", 0))
-        self.every_seconds = float(cadence.get("every_seconds", 30.0))
-        self.last_save = time.monotonic()
-
-    def due(self, step: int) -> bool:
-        return bool((self.every_steps and step % self.every_steps == 0) or
-                    (self.every_seconds and time.monotonic() - self.last_save >= self.every_seconds))
-
-    def saved(self) -> None:
-        self.last_save = time.monotonic()
-
-
 class Execution:
     """One attempt at one run, in one process.
 
     :meth:`run` reads as its steps: prepare, smoke, resume, train (checkpointing on a
-    :class:`CheckpointClock` and on signals), verify by load, seal. The state those steps share
+    :class:`~evidence.train.checkpoint.CheckpointClock` and on signals), verify by load, seal. A
+    trainer with its own loop (``train(ctx)``) goes through :mod:`evidence.train.ownloop` after
+    prepare, which uses the same checkpoint, interrupt and seal steps. The state those steps share
     (the trainer, the data, the progress and the timing record) lives on the object.
     """
 
@@ -144,6 +126,10 @@ class Execution:
 
     def run(self) -> SealedRun:
         self._prepare()
+        from evidence.train import ownloop
+
+        if ownloop.is_own_loop(self.trainer):  # the second contract: the project's loop
+            return ownloop.run(self)
         self._smoke()
         recipe = self._build()
         self._set_stopper(recipe)
@@ -170,7 +156,8 @@ class Execution:
         self.signals.install()
         training.configure_determinism(self.threads)
         self.trainer = load_trainer(self.project, self.spec.trainer)
-        self.dataset = load_checked_data(self.spec.identity, self.spec.seed, self.spec.task_name)
+        self.dataset = load_checked_data(self.project, self.spec.identity, self.spec.seed,
+                                         self.spec.task_name)
         self.meta = {"wall_seconds": 0.0, "cpu_seconds": 0.0, "resumes": 0,
                      "started_at": now_iso(), "checkpoint_seconds": 0.0, "checkpoints_written": 0}
 
@@ -283,6 +270,7 @@ class Execution:
     def _train(self, recipe: Any, checkpoints: Any, progress: Any) -> None:
         """The engine's loop, checkpointing when the clock says so or a signal arrives."""
         from evidence.numerics import training
+        from evidence.train.checkpoint import CheckpointClock
 
         clock = CheckpointClock(self.cadence)
         reporter = ProgressReporter(self.spec.task_name, sys.stderr)
