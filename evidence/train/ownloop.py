@@ -117,10 +117,13 @@ class RunContext:
         self._execution._write_checkpoint(self._checkpoints, record, self.steps, 0, t0)
 
     def log(self, step: int, **metrics: float) -> None:
-        """One row of the run's metrics.jsonl; values must be finite numbers."""
+        """One row of the run's metrics.jsonl (ints stay ints); values must be finite numbers."""
         row: dict[str, Any] = {"step": int(step)}
         for name, value in metrics.items():
-            row[name] = float(value)
+            row[name] = value if isinstance(value, int) and not isinstance(value, bool) else float(value)
+            if not math.isfinite(row[name]):
+                raise RunFailedError(f"{self._execution.source}: ctx.log({step}, {name}={value!r}): "
+                                     "metrics must be finite numbers")
         self.history.append(row)
         self._execution.status("training", step=int(step),
                                last_checkpoint=self._execution.last_checkpoint)
