@@ -95,7 +95,7 @@ def _start(root: Path, spec_path: Path) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "evidence.train.runner", "--project", str(root),
                              "--spec", str(spec_path)], cwd=root, text=True,
                             env={**os.environ, "EVIDENCE_PROGRESS": "off"},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def _sealed(root: Path, key: str) -> dict[str, bytes]:
@@ -119,7 +119,8 @@ def test_own_loop_on_png_files_resumes_bit_identically_and_delivers(tmp_path: Pa
         (root / "spec.json").write_text(json.dumps(spec.to_json()))
 
     reference = _start(roots["reference"], roots["reference"] / "spec.json")
-    assert reference.wait(timeout=300) == 0, reference.communicate()[1]
+    _, err = reference.communicate(timeout=300)
+    assert reference.returncode == 0, err
 
     checkpoints = roots["killed"] / ".evidence" / "work" / spec.key[:16] / "checkpoints"
 
@@ -137,9 +138,10 @@ def test_own_loop_on_png_files_resumes_bit_identically_and_delivers(tmp_path: Pa
             time.sleep(0.002)
         if process.poll() is None:
             process.send_signal(signal.SIGKILL)
-            process.wait()
             kills.append(newest())
+        process.communicate()
     assert kills and kills[0] > 0, kills
+    print(f"\nSIGKILLed after the checkpoints of steps {kills}")
     final = _start(roots["killed"], roots["killed"] / "spec.json")
     _, err = final.communicate(timeout=300)
     assert final.returncode == 0, err
