@@ -43,6 +43,7 @@ DODO = '''"""Training benchmark: the train task of the bundled example only."""
 from pathlib import Path
 
 from evidence.tasks import base as tasks
+from evidence.tasks import train as train_tasks
 from evidence.core.project import Project
 
 PROJECT = Project.at(Path(__file__).parent)
@@ -50,7 +51,7 @@ DOIT_CONFIG = tasks.doit_config(PROJECT)
 
 
 def task_train():
-    return tasks.task_train(PROJECT)
+    return train_tasks.task_train(PROJECT)
 '''
 
 CONFIGS = {"default -n 1": ("default", 1), "default -n 2": ("default", 2), "dense -n 1": ("dense", 1)}

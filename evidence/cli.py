@@ -77,7 +77,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_fsck(args: argparse.Namespace) -> int:
     """Re-hash sealed runs (all, or the given ids); exit 1 if any file differs."""
-    from evidence.tasks.base import fsck_action
+    from evidence.tasks.train import fsck_action
 
     failed = fsck_action(str(_project(args).root))
     return 1 if failed else 0
@@ -162,7 +162,7 @@ def cmd_repro(args: argparse.Namespace) -> int:
     else:
         scope = Scope("full")
     result = reproduce(_project(args), scope, jobs=args.jobs)
-    print((_project(args).build_dir / "repro" / "report.md").read_text("utf-8"))
+    print((_project(args).repro_dir / "report.md").read_text("utf-8"))
     print(("REPRODUCED: " if result["reproduced"] else "NOT REPRODUCED: ") + result["summary"])
     return 0 if result["reproduced"] else 1
 

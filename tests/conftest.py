@@ -95,6 +95,7 @@ TRAIN_DODO = '''
 from pathlib import Path
 
 from evidence.tasks import base as tasks
+from evidence.tasks import train as train_tasks
 from evidence.core.project import Project
 
 PROJECT = Project.at(Path(__file__).parent)
@@ -102,9 +103,9 @@ DOIT_CONFIG = tasks.doit_config(PROJECT)
 
 
 def task_train():
-    return tasks.task_train(PROJECT)
+    return train_tasks.task_train(PROJECT)
 
 
 def task_fsck():
-    return tasks.task_fsck(PROJECT)
+    return train_tasks.task_fsck(PROJECT)
 '''

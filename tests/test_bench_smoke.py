@@ -11,6 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
+
 REPO = Path(__file__).resolve().parent.parent
 N = 20
 

@@ -30,6 +30,8 @@ from evidence.scale.dispatch import launch_command
 from evidence.store.runs import RunStore
 from evidence.train.distributed import shard_bounds
 
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
+
 # Long enough (about 100 steps, a checkpoint every 4) to be interrupted at a chosen moment.
 DDP_EXPERIMENT = """
 trainer = "mlp"

@@ -17,6 +17,8 @@ from conftest import doit
 
 from evidence.core.hashing import digest_file
 
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
+
 ARTIFACTS = Path(os.environ.get("EVIDENCE_TEST_ARTIFACTS", Path(__file__).parent / "artifacts"))
 
 

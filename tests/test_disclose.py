@@ -67,6 +67,8 @@ EVIDENCE = {
     ],
 }
 
+pytestmark = pytest.mark.slow  # every test reads a trained project (module fixture)
+
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false",
        "-c", "init.defaultBranch=main"]
 

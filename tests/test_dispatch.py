@@ -88,6 +88,7 @@ def evidence_bytes(root: Path) -> dict[str, dict[str, bytes]]:
             for run in store.runs()}
 
 
+@pytest.mark.slow
 def test_submitit_local_jobs_seal_runs_exactly_as_local_ones(make_project: Callable[..., Path]) -> None:
     files = {"dodo.py": TRAIN_DODO, "experiments/tiny.toml": TWO_RUNS}
     cluster = make_project({**files, "evidence.toml": SUBMITIT}, name="cluster")
@@ -112,6 +113,7 @@ def test_submitit_local_jobs_seal_runs_exactly_as_local_ones(make_project: Calla
     assert again.returncode == 0 and "submitted" not in again.stderr  # up to date: no job
 
 
+@pytest.mark.slow
 def test_a_preempted_job_is_requeued_and_resumes_bit_identical(make_project: Callable[..., Path]) -> None:
     reference = make_project({"dodo.py": TRAIN_DODO, "experiments/tiny.toml": LONG_RUN}, name="ref")
     assert doit(reference, "train").returncode == 0
@@ -139,6 +141,7 @@ def test_a_preempted_job_is_requeued_and_resumes_bit_identical(make_project: Cal
     assert "this job is preempted" in logs and "Requeued job" in logs
 
 
+@pytest.mark.slow
 def test_a_failing_job_is_a_failed_task_with_the_runners_error(make_project: Callable[..., Path]) -> None:
     root = make_project({"dodo.py": TRAIN_DODO, "evidence.toml": SUBMITIT,
                          "experiments/tiny.toml": TWO_RUNS.replace('"mlp"', '"broken"')

@@ -21,6 +21,8 @@ from evidence.numerics.data import DataConfig, load
 from evidence.numerics.recipe import DataInfo
 from evidence.numerics.stopping import EarlyStopping, resolve_config, spread
 
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
+
 RULE = EarlyStopping(metric="accuracy", direction="higher", min_epochs=3, max_epochs=10, min_delta=0.01,
                      patience=2)
 

@@ -25,6 +25,8 @@ from evidence.core.hashing import digest_bytes
 from evidence.scale.federation import compare_results, tolerance
 from evidence.store.runs import RunStore
 
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
+
 TWO_RUNS = """
 trainer = "mlp"
 seeds = [0, 1]

@@ -17,6 +17,8 @@ from evidence.core.project import Project
 from evidence.core.schema import validate
 from evidence.deliver import ledger, prices
 
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
+
 PRICES = """
 max_age_days = 180
 

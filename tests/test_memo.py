@@ -288,7 +288,8 @@ def test_memoised_values_reach_the_memo_file_at_exit(tmp_path: Path) -> None:
     target = tmp_path / "data.bin"
     target.write_bytes(b"x" * 1000)
     age(target)
-    code = ("from pathlib import Path; from evidence import memo; from evidence.core.project import Project; "
+    code = ("from pathlib import Path; from evidence.core import memo; "
+            "from evidence.core.project import Project; "
             f"print(memo.digest(Project.at(Path({str(tmp_path)!r})), Path({str(target)!r})))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     stored = json.loads((Project.at(tmp_path).cache_dir / "memo-digests.json").read_text())

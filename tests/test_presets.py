@@ -68,6 +68,7 @@ TRAIN_DODO = """
 from pathlib import Path
 
 from evidence.tasks import base as tasks
+from evidence.tasks import train as train_tasks
 from evidence.core.project import Project
 
 PROJECT = Project.at(Path(__file__).parent)
@@ -75,7 +76,7 @@ DOIT_CONFIG = tasks.doit_config(PROJECT)
 
 
 def task_train():
-    return tasks.task_train(PROJECT)
+    return train_tasks.task_train(PROJECT)
 """
 
 
@@ -166,6 +167,7 @@ def test_accumulation_matches_one_step_and_bf16_trains() -> None:
     assert abs(training.train_step(half, x, y) - loss_whole) < 0.05
 
 
+@pytest.mark.slow
 def test_resumed_run_keeps_its_preset(make_project: Callable[..., Path]) -> None:
     experiment = AUTO.replace("epochs = 2", "epochs = 30")
     root = auto_project(make_project, experiment=experiment)

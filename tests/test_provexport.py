@@ -17,6 +17,8 @@ from evidence.core.errors import EvidenceError
 from evidence.core.schema import load_schema
 from evidence.deliver.provexport import PROCESS_RUN_CRATE, validate_prov_json
 
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
+
 
 @pytest.fixture(scope="module")
 def delivered(tmp_path_factory: pytest.TempPathFactory) -> Path:

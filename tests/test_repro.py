@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, doit
 
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
+
 
 def git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,

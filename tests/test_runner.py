@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import doit
 
 from evidence.core.progress import ProgressReporter
@@ -75,6 +76,7 @@ def experiment(trainer: str = "mlp", lr: float = 0.1, overfit: int = 0) -> str:
     return ONE_RUN.format(trainer=trainer, lr=lr, overfit=overfit)
 
 
+@pytest.mark.slow
 def test_smoke_check_catches_a_shape_error_before_training(make_project: Callable[..., Path]) -> None:
     root = make_project({"experiments/tiny.toml": experiment("broken"),
                          "trainers/broken.py": BROKEN_SHAPE_TRAINER})
@@ -87,6 +89,7 @@ def test_smoke_check_catches_a_shape_error_before_training(make_project: Callabl
     assert not (root / "runs").exists()
 
 
+@pytest.mark.slow
 def test_overfit_one_batch_check(make_project: Callable[..., Path]) -> None:
     root = make_project({"experiments/tiny.toml": experiment(lr=0.0, overfit=20)})
     result = doit(root, "train")
@@ -97,6 +100,7 @@ def test_overfit_one_batch_check(make_project: Callable[..., Path]) -> None:
     assert "FAILED: " in status.stdout and "cannot overfit" in status.stdout
 
 
+@pytest.mark.slow
 def test_verify_by_load_refuses_to_seal_a_mismatch(make_project: Callable[..., Path]) -> None:
     root = make_project({"experiments/tiny.toml": experiment("hidden_state"),
                          "trainers/hidden_state.py": HIDDEN_STATE_TRAINER})
@@ -107,6 +111,7 @@ def test_verify_by_load_refuses_to_seal_a_mismatch(make_project: Callable[..., P
     assert not (root / "runs").exists() or not RunStore(root / "runs").run_ids()
 
 
+@pytest.mark.slow
 def test_two_doit_processes_never_train_a_run_twice(make_project: Callable[..., Path]) -> None:
     root = make_project()
     env = {**os.environ, "EVIDENCE_PROGRESS": "off"}
@@ -122,6 +127,7 @@ def test_two_doit_processes_never_train_a_run_twice(make_project: Callable[..., 
     assert store.fsck().ok
 
 
+@pytest.mark.slow
 def test_rerun_mints_a_new_run_id_and_keeps_the_old(make_project: Callable[..., Path]) -> None:
     root = make_project({"experiments/tiny.toml": experiment()})
     assert doit(root, "train").returncode == 0

@@ -7,11 +7,14 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import doit
 
 from evidence.core.project import Project
 from evidence.experiments.spec import expand_all
 from evidence.store.runs import RunStore
+
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
 
 
 def executed(output: str) -> list[str]:

@@ -12,6 +12,8 @@ from conftest import doit
 
 from evidence.core.schema import validate
 
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
+
 CONTROL_EXPERIMENT = """
 trainer = "mlp"
 seeds = [0, 1]

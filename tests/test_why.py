@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import doit
 
 from evidence.ops.why import differences
@@ -25,6 +26,7 @@ def why(root: Path, task: str) -> str:
                           capture_output=True, text=True, check=True).stdout
 
 
+@pytest.mark.slow
 def test_why_a_train_task_would_rebuild(make_project: Callable[..., Path]) -> None:
     root = make_project()
     assert "no sealed run of tiny/wide-s0" in why(root, "train:tiny/wide-s0")
@@ -38,6 +40,7 @@ def test_why_a_train_task_would_rebuild(make_project: Callable[..., Path]) -> No
     assert "up to date" in why(root, "train:tiny/small-s0")
 
 
+@pytest.mark.slow
 def test_why_any_other_task_is_what_doit_info_says(make_project: Callable[..., Path]) -> None:
     root = make_project()
     text = why(root, "fsck")

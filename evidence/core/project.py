@@ -86,6 +86,36 @@ class Project:
         """Generated reports and the deliverable."""
         return self.root / "build"
 
+    # The build's steps, one folder each: every path under build/ is named here and nowhere else.
+    @property
+    def claims_dir(self) -> Path:
+        return self.build_dir / "claims"
+
+    @property
+    def verify_dir(self) -> Path:
+        return self.build_dir / "verify"
+
+    @property
+    def reconcile_dir(self) -> Path:
+        return self.build_dir / "reconcile"
+
+    @property
+    def disclosures_dir(self) -> Path:
+        return self.build_dir / "disclosures"
+
+    @property
+    def compute_dir(self) -> Path:
+        return self.build_dir / "compute"
+
+    @property
+    def deliver_dir(self) -> Path:
+        """The deliverable (committed with the project)."""
+        return self.build_dir / "deliver"
+
+    @property
+    def repro_dir(self) -> Path:
+        return self.build_dir / "repro"
+
     @property
     def evidence_file(self) -> Path:
         return self.root / "EVIDENCE.json"

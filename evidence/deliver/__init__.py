@@ -7,5 +7,6 @@ paper       rendering the paper (Jinja2 Markdown -> HTML)
 ledger      the compute ledger and statement
 prices      prices.toml: the cost of compute
 provexport  PROV-JSON and RO-Crate exports
+texnames    the one rule from claim ids to LaTeX macro names
 assemble    the steps of delivery and build/deliver/ with its MANIFEST.json
 """

@@ -24,26 +24,22 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from doit.exceptions import TaskFailed
-
-from evidence.core.codedeps import code_deps
-from evidence.core.errors import BadInputError, EvidenceError
+from evidence.core.errors import BadInputError, DriftError, EvidenceError
 from evidence.core.hashing import digest_file, write_bytes_atomic, write_json_atomic
 from evidence.core.project import Project
 from evidence.core.schema import validate
 from evidence.deliver import claims as claims_module
 from evidence.deliver import reconcile
-from evidence.tasks.base import TaskDict, user_errors
 
 HAND_TYPED = "hand_typed"
 
 
 def deliver_dir(project: Project) -> Path:
-    return project.build_dir / "deliver"
+    return project.deliver_dir
 
 
 def _read_json(path: Path) -> Any:
@@ -53,20 +49,19 @@ def _read_json(path: Path) -> Any:
 # -- claims ----------------------------------------------------------------------------------
 
 
-def claims_action(project_root: str) -> TaskFailed | None:
+def claims_action(project_root: str) -> None:
     project = Project.at(project_root)
     path = claims_module.claims_path(project)
     try:
         resolved = claims_module.resolve_all(project)
         validate(resolved, "claims", path)
-    except EvidenceError as error:
-        path.unlink(missing_ok=True)
-        return TaskFailed(str(error))
+    except EvidenceError:
+        path.unlink(missing_ok=True)  # no stale claims for the paper to cite
+        raise
     path.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(path, resolved)
     supported = sum(c["supported"] for c in resolved["claims"])
     print(f"claims: {supported}/{len(resolved['claims'])} supported by their evidence")
-    return None
 
 
 # -- reconcile -------------------------------------------------------------------------------
@@ -101,7 +96,7 @@ def hand_typed_numbers(project: Project, waivers: list[reconcile.Waiver],
     return [n for n in found if n not in waived], waived
 
 
-def reconcile_action(project_root: str) -> TaskFailed | None:
+def reconcile_action(project_root: str) -> None:
     """Drift between documents and evidence fails the build; waivers are listed."""
     project = Project.at(project_root)
     evidence = claims_module.load_evidence(project)
@@ -111,7 +106,7 @@ def reconcile_action(project_root: str) -> TaskFailed | None:
     findings = reconcile.scan_documents(documents(project, evidence), quantities, root=project.root,
                                         waivers=[w for w in waivers if w.claim_id != HAND_TYPED])
     hand_typed, _ = hand_typed_numbers(project, waivers)
-    folder = project.build_dir / "reconcile"
+    folder = project.reconcile_dir
     folder.mkdir(parents=True, exist_ok=True)
     report = reconcile.format_report(findings, hand_typed)
     write_bytes_atomic(folder / "report.md", report.encode("utf-8"))
@@ -130,12 +125,11 @@ def reconcile_action(project_root: str) -> TaskFailed | None:
               "figure or table")
     if drift or hand_typed:
         (folder / "report.json").unlink()  # no up-to-date record of a failed check
-        return TaskFailed(f"reconcile: {len(drift)} drifted number(s), {len(hand_typed)} hand-typed "
+        raise DriftError(f"reconcile: {len(drift)} drifted number(s), {len(hand_typed)} hand-typed "
                           "number(s) in the paper sources; update the documents to the evidence, or "
                           "add a waiver with its reason to EVIDENCE.json")
     print(f"reconcile: {sum(f.kind == 'match' for f in findings)} number(s) in documents match their "
           f"evidence, {sum(f.waived for f in findings)} waived, no drift")
-    return None
 
 
 def _finding_dict(finding: reconcile.Finding) -> dict[str, Any]:
@@ -147,7 +141,7 @@ def _finding_dict(finding: reconcile.Finding) -> dict[str, Any]:
 # -- disclose --------------------------------------------------------------------------------
 
 
-def disclose_action(project_root: str) -> TaskFailed | None:
+def disclose_action(project_root: str) -> None:
     from evidence.deliver import disclose
     from evidence.verify.report import load_report
 
@@ -159,13 +153,12 @@ def disclose_action(project_root: str) -> TaskFailed | None:
     findings = disclose.audit(project, resolved, load_report(project), hand_typed=hand_typed,
                               waivers=waivers,
                               min_seeds=int(evidence.get("disclosure", {}).get("min_seeds", 5)))
-    disclose.write_disclosures(project, findings, project.build_dir / "disclosures",
+    disclose.write_disclosures(project, findings, project.disclosures_dir,
                                resolved_claims=resolved)
     counts: dict[str, int] = {}
     for finding in findings:
         counts[finding.severity] = counts.get(finding.severity, 0) + 1
     print("disclosures: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"))
-    return None
 
 
 def run_files_fingerprint(project: Project) -> str:
@@ -179,23 +172,6 @@ def run_files_fingerprint(project: Project) -> str:
     return survey(project).fingerprint
 
 
-class StoreUnchanged:
-    """doit uptodate check: the sealed store looks as it did at the task's last success.
-
-    The fingerprint is taken when doit checks the task, i.e. after the tasks it depends on (the
-    training) have run, and saved with the task's result for the next check; a value computed
-    while tasks are created would describe the store before training.
-    """
-
-    def __init__(self, project: Project) -> None:
-        self.project = project
-
-    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
-        current = run_files_fingerprint(self.project)
-        task.value_savers.append(lambda: {"store_fingerprint": current})
-        return bool(values.get("store_fingerprint") == current)
-
-
 # -- paper -----------------------------------------------------------------------------------
 
 
@@ -204,7 +180,7 @@ def paper_inputs(project: Project) -> Any:
     from evidence.present.artifacts import figure_index, table_index
 
     resolved = _read_json(claims_module.claims_path(project))
-    disclosures = _read_json(project.build_dir / "disclosures" / "disclosures.json")
+    disclosures = _read_json(project.disclosures_dir / "disclosures.json")
     figures = {f["name"]: f for f in figure_index(project) if f["built"]}
     tables = {t["name"]: {**t, "markdown": str(project.root / t["markdown"])}
               for t in table_index(project) if t["built"]}
@@ -229,28 +205,24 @@ def compute_helpers(project: Project) -> dict[str, Any]:
             "compute_table": lambda: ledger.experiment_table(need())}
 
 
-def paper_action(project_root: str) -> TaskFailed | None:
+def paper_action(project_root: str) -> None:
     from evidence.deliver.paper import markdown_to_html, render_markdown
 
     project = Project.at(project_root)
     out = deliver_dir(project)
-    try:
-        inputs = paper_inputs(project)
-        sources = [s for s in paper_sources(project) if s.name.endswith(".md.j2")]
-        if not sources:
-            raise BadInputError(project.paper_dir, "no paper source (*.md.j2) found")
-        out.mkdir(parents=True, exist_ok=True)
-        for source in sources:
-            stem = source.name.removesuffix(".md.j2")
-            text = render_markdown(source, inputs)
-            write_bytes_atomic(out / f"{stem}.md", text.encode("utf-8"))
-            write_bytes_atomic(out / f"{stem}.html",
-                               markdown_to_html(text, inputs.title).encode("utf-8"))
-            print(f"paper: {project.relative(out / (stem + '.md'))} and .html")
-    except EvidenceError as error:
-        return TaskFailed(str(error))
+    inputs = paper_inputs(project)
+    sources = [s for s in paper_sources(project) if s.name.endswith(".md.j2")]
+    if not sources:
+        raise BadInputError(project.paper_dir, "no paper source (*.md.j2) found")
+    out.mkdir(parents=True, exist_ok=True)
+    for source in sources:
+        stem = source.name.removesuffix(".md.j2")
+        text = render_markdown(source, inputs)
+        write_bytes_atomic(out / f"{stem}.md", text.encode("utf-8"))
+        write_bytes_atomic(out / f"{stem}.html",
+                           markdown_to_html(text, inputs.title).encode("utf-8"))
+        print(f"paper: {project.relative(out / (stem + '.md'))} and .html")
     _copy_presentation(project, inputs, out)
-    return None
 
 
 def _copy_presentation(project: Project, inputs: Any, out: Path) -> None:
@@ -286,55 +258,30 @@ def _copy_presentation(project: Project, inputs: Any, out: Path) -> None:
 # -- compute, exports ------------------------------------------------------------------------
 
 
-def compute_action(project_root: str) -> TaskFailed | None:
+def compute_action(project_root: str) -> None:
     from evidence.deliver import ledger
 
     project = Project.at(project_root)
-    try:
-        doc = ledger.write_ledger(project)
-    except EvidenceError as error:
-        return TaskFailed(str(error))
+    doc = ledger.write_ledger(project)
     total = doc["total"]
     print(f"compute: {total['runs']} runs, {ledger.hours_text(doc, total['device_hours'])}, "
           f"cost {ledger.cost_text(total['cost'])} -> {project.relative(ledger.compute_dir(project))}/")
-    return None
 
 
-def exports_action(project_root: str) -> TaskFailed | None:
+def exports_action(project_root: str) -> None:
     from evidence.deliver import provexport
 
     project = Project.at(project_root)
     assemble(project)
-    try:
-        prov_path, crate_path = provexport.export(project, deliver_dir(project))
-    except EvidenceError as error:
-        return TaskFailed(str(error))
+    prov_path, crate_path = provexport.export(project, deliver_dir(project))
     print(f"exports: {project.relative(prov_path)} (PROV-JSON, valid) and {project.relative(crate_path)} "
           "(RO-Crate, Process Run Crate profile, read back)")
-    return None
-
-
-class PricesUnchanged:
-    """doit uptodate check: which prices are stale today is what it was at the last success."""
-
-    def __init__(self, project: Project) -> None:
-        self.project = project
-
-    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
-        from evidence.deliver.prices import load_prices, stale_prices
-
-        try:
-            current = [p["key"] for p in stale_prices(load_prices(self.project))]
-        except EvidenceError:
-            current = ["(unreadable)"]
-        task.value_savers.append(lambda: {"stale_prices": current})
-        return bool(values.get("stale_prices") == current)
 
 
 # -- deliver ---------------------------------------------------------------------------------
 
 
-def package_action(project_root: str) -> TaskFailed | None:
+def package_action(project_root: str) -> None:
     """Assemble the deliverable and write its manifest (every file by digest)."""
     project = Project.at(project_root)
     out = assemble(project)
@@ -342,17 +289,15 @@ def package_action(project_root: str) -> TaskFailed | None:
              for p in sorted(out.rglob("*")) if p.is_file() and p.name != "MANIFEST.json"}
     write_json_atomic(out / "MANIFEST.json", {"schema_version": 1, "algorithm": "blake3", "files": files})
     print(f"package: {project.relative(out)}/ ({len(files)} files) and its MANIFEST.json")
-    return None
 
 
-def summary_action(project_root: str) -> TaskFailed | None:
+def summary_action(project_root: str) -> None:
     """Print the one-screen summary of the deliverable (on every ``doit deliver``)."""
     project = Project.at(project_root)
     try:
         print(summary(project))
     except (OSError, ValueError, KeyError) as error:
-        return TaskFailed(f"cannot summarise {project.relative(deliver_dir(project))}: {error}")
-    return None
+        raise EvidenceError(f"cannot summarise {project.relative(deliver_dir(project))}: {error}") from None
 
 
 def assembled_files(project: Project) -> dict[Path, Path]:
@@ -360,12 +305,12 @@ def assembled_files(project: Project) -> dict[Path, Path]:
     from evidence.deliver.ledger import compute_dir
 
     out = deliver_dir(project)
-    return {project.build_dir / "claims" / "claims.json": out / "claims.json",
-            project.build_dir / "verify" / "report.json": out / "verify" / "report.json",
-            project.build_dir / "verify" / "summary.md": out / "verify" / "summary.md",
-            project.build_dir / "disclosures" / "DISCLOSURES.md": out / "DISCLOSURES.md",
-            project.build_dir / "disclosures" / "disclosures.json": out / "disclosures.json",
-            project.build_dir / "reconcile" / "report.md": out / "reconcile.md",
+    return {project.claims_dir / "claims.json": out / "claims.json",
+            project.verify_dir / "report.json": out / "verify" / "report.json",
+            project.verify_dir / "summary.md": out / "verify" / "summary.md",
+            project.disclosures_dir / "DISCLOSURES.md": out / "DISCLOSURES.md",
+            project.disclosures_dir / "disclosures.json": out / "disclosures.json",
+            project.reconcile_dir / "report.md": out / "reconcile.md",
             compute_dir(project) / "compute.json": out / "compute.json",
             compute_dir(project) / "compute.md": out / "compute.md",
             project.evidence_file: out / "EVIDENCE.json"}
@@ -382,8 +327,8 @@ def assemble(project: Project) -> Path:
 def summary(project: Project) -> str:
     """The one-screen summary of a delivery."""
     resolved = _read_json(claims_module.claims_path(project))
-    disclosures = _read_json(project.build_dir / "disclosures" / "disclosures.json")["findings"]
-    reconciled = _read_json(project.build_dir / "reconcile" / "report.json")
+    disclosures = _read_json(project.disclosures_dir / "disclosures.json")["findings"]
+    reconciled = _read_json(project.reconcile_dir / "report.json")
     lines = ["", "=" * 72, f"DELIVERED: {resolved.get('title', '')}", "=" * 72]
     supported = [c for c in resolved["claims"] if c["supported"]]
     lines.append(f"claims: {len(supported)}/{len(resolved['claims'])} supported by their evidence")
@@ -414,91 +359,3 @@ def summary(project: Project) -> str:
                      f"cost {cost_text(total['cost'])} -> {project.relative(compute.with_suffix('.md'))}; "
                      "provenance: prov.json, ro-crate-metadata.json")
     return "\n".join(lines)
-
-
-# -- task builders ---------------------------------------------------------------------------
-
-
-def _evidence_deps(project: Project) -> list[str]:
-    return [str(project.evidence_file), str(project.build_dir / "verify" / "report.json")]
-
-
-def _missing_evidence(project_root: str) -> TaskFailed:
-    path = Project.at(project_root).evidence_file
-    return TaskFailed(f"{path}: EVIDENCE.json is missing; declare the paper's claims there (see "
-                      "docs/contracts.md, or `evidence init` for a working example)")
-
-
-@user_errors
-def task_deliver(project: Project) -> Iterator[TaskDict]:
-    """claims -> reconcile -> disclose -> paper -> package, with exact dependencies."""
-    from evidence.present.artifacts import presentation_files
-
-    if not project.evidence_file.exists():
-        # No claims yet: the other targets (train, figures, verify) must still work; asking for
-        # this one says what is missing.
-        yield {"name": None, "doc": "claims, reconcile, disclosure gate and paper -> build/deliver/"}
-        yield {"name": "claims", "doc": "EVIDENCE.json is missing",
-               "actions": [(_missing_evidence, [str(project.root)])], "uptodate": [False]}
-        return
-    evidence = claims_module.load_evidence(project)
-    claims_file = str(claims_module.claims_path(project))
-    code = code_deps(__name__)
-    docs = [str(p) for p in documents(project, evidence)]
-    sources = [str(p) for p in paper_sources(project)]
-    presentation = [str(p) for p in presentation_files(project)]
-    from evidence.experiments.spec import ENGINE_NUMERIC_MODULES, NUMERICS_DIR, experiment_files
-
-    audited_inputs = [*(str(p) for p in experiment_files(project)),
-                      *(str(NUMERICS_DIR / name) for name in ENGINE_NUMERIC_MODULES)]
-    disclosures_file = str(project.build_dir / "disclosures" / "disclosures.json")
-    compute_file = str(project.build_dir / "compute" / "compute.json")
-    priced = [str(p) for p in (project.root / "prices.toml", project.root / "presets.toml") if p.is_file()]
-    yield {"name": None, "doc": "claims, reconcile, disclosure gate and paper -> build/deliver/"}
-    yield {"name": "claims", "doc": "EVIDENCE.json + verify report -> build/claims/claims.json",
-           "actions": [(claims_action, [str(project.root)])], "file_dep": [*_evidence_deps(project), *code],
-           "task_dep": ["verify:report"], "targets": [claims_file], "verbosity": 2}
-    yield {"name": "reconcile", "doc": "numbers in documents vs their evidence; drift fails the build",
-           "actions": [(reconcile_action, [str(project.root)])],
-           "file_dep": sorted({claims_file, *docs, *sources, str(project.evidence_file), *code}),
-           "targets": [str(project.build_dir / "reconcile" / "report.json")], "verbosity": 2}
-    yield {"name": "disclose", "doc": "audit the evidence behind every claim -> DISCLOSURES.md",
-           "actions": [(disclose_action, [str(project.root)])],
-           "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation,
-                               *audited_inputs, *priced, *code}),
-           "task_dep": ["figures", "tables"],
-           "uptodate": [StoreUnchanged(project), PricesUnchanged(project)],
-           "targets": [disclosures_file], "verbosity": 2}
-    yield {"name": "compute", "doc": "compute and cost of every sealed run -> build/compute/compute.json",
-           "actions": [(compute_action, [str(project.root)])],
-           "file_dep": sorted({claims_file, *priced, *audited_inputs, *code}),
-           "uptodate": [StoreUnchanged(project)],
-           # The compute statement covers every declared run, so delivering trains them all.
-           "task_dep": ["train"],
-           "targets": [compute_file], "verbosity": 2}
-    yield {"name": "paper", "doc": "paper/*.md.j2 -> build/deliver/paper.md and paper.html",
-           "actions": [(paper_action, [str(project.root)])],
-           "file_dep": sorted({claims_file, disclosures_file, compute_file, *sources, *presentation, *code}),
-           "task_dep": ["deliver:reconcile"],
-           "targets": [str(deliver_dir(project) / "paper.html")], "verbosity": 2}
-    out = deliver_dir(project)
-    yield {"name": "exports", "doc": "PROV-JSON and RO-Crate of the deliverable, each validated",
-           "actions": [(exports_action, [str(project.root)])],
-           "file_dep": sorted({claims_file, disclosures_file, compute_file, *presentation, *code,
-                               *_evidence_deps(project), str(project.build_dir / "reconcile" / "report.json"),
-                               str(out / "paper.html")}),
-           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile"],
-           "uptodate": [StoreUnchanged(project)],
-           "targets": [str(out / "prov.json"), str(out / "ro-crate-metadata.json")], "verbosity": 2}
-    exported = [str(out / "prov.json"), str(out / "ro-crate-metadata.json")]
-    yield {"name": "package", "doc": "assemble build/deliver/ with its manifest",
-           "actions": [(package_action, [str(project.root)])],
-           "file_dep": sorted({*map(str, assembled_files(project)), str(out / "paper.html"), *exported,
-                               *presentation, *code}),
-           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:compute",
-                        "deliver:exports"],
-           "targets": [str(out / "MANIFEST.json"), *map(str, assembled_files(project).values())],
-           "verbosity": 2}
-    yield {"name": "summary", "doc": "print the one-screen summary of the deliverable",
-           "actions": [(summary_action, [str(project.root)])], "task_dep": ["deliver:package"],
-           "uptodate": [False], "verbosity": 2}

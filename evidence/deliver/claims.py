@@ -258,4 +258,4 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
 
 
 def claims_path(project: Project) -> Path:
-    return project.build_dir / "claims" / "claims.json"
+    return project.claims_dir / "claims.json"

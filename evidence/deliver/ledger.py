@@ -312,7 +312,7 @@ def markdown(doc: Mapping[str, Any]) -> str:
 
 
 def compute_dir(project: Project) -> Path:
-    return project.build_dir / "compute"
+    return project.compute_dir
 
 
 def write_ledger(project: Project) -> dict[str, Any]:

@@ -110,7 +110,7 @@ def _runs_to_reuse(project: Project, scope: Scope) -> list[SealedRun]:
         if not fresh_keys:
             raise EvidenceError(f"no experiment {scope.target!r}", hint="see experiments/*.toml")
     else:
-        claims = _load_json(project.build_dir / "deliver" / "claims.json")["claims"]
+        claims = _load_json(project.deliver_dir / "claims.json")["claims"]
         claim = next((c for c in claims if c["id"] == scope.target), None)
         if claim is None:
             raise EvidenceError(f"no claim {scope.target!r} in the committed deliverable",
@@ -185,8 +185,8 @@ def compare_runs(original: Project, repro: Project, reused: set[str]) -> list[di
 
 
 def compare_claims(original: Project, repro: Project) -> list[dict[str, Any]]:
-    before = {c["id"]: c for c in _load_json(original.build_dir / "deliver" / "claims.json")["claims"]}
-    path = repro.build_dir / "deliver" / "claims.json"
+    before = {c["id"]: c for c in _load_json(original.deliver_dir / "claims.json")["claims"]}
+    path = repro.deliver_dir / "claims.json"
     after = {c["id"]: c for c in _load_json(path)["claims"]} if path.exists() else {}
     rows = []
     for claim_id, old in sorted(before.items()):
@@ -285,11 +285,11 @@ def report_markdown(result: Mapping[str, Any]) -> str:
 
 def reproduce(project: Project, scope: Scope, *, jobs: int = 2) -> dict[str, Any]:
     """Build the workspace, run it, compare, write build/repro/report.{json,md}."""
-    if not (project.build_dir / "deliver" / "claims.json").is_file():
+    if not (project.deliver_dir / "claims.json").is_file():
         raise EvidenceError("there is no committed deliverable to compare with (build/deliver/)",
                             hint="run `doit deliver` and commit runs/, figures/, tables/ and build/deliver/")
     reuse = _runs_to_reuse(project, scope)
-    workspace = prepare_workspace(project, project.build_dir / "repro" / "work", reuse)
+    workspace = prepare_workspace(project, project.repro_dir / "work", reuse)
     code = build(workspace, jobs)
     reused_ids = {r.run_id for r in reuse}
     runs = compare_runs(project, workspace, reused_ids)
@@ -309,7 +309,7 @@ def reproduce(project: Project, scope: Scope, *, jobs: int = 2) -> dict[str, Any
                          f"{sum(f['identical'] for f in files)}/{len(files)} figure and table files "
                          f"identical" + (f", {len(reused_ids)} runs reused" if reused_ids else ""))
     result["reproduced"] = code == 0 and n_claims == len(claims)
-    out = project.build_dir / "repro"
+    out = project.repro_dir
     write_json_atomic(out / "report.json", _finite(result))
     write_bytes_atomic(out / "report.md", report_markdown(result).encode("utf-8"))
     return result

@@ -10,13 +10,9 @@ interpreter would cost more than the answer).
 
 from __future__ import annotations
 
-import io
-import os
 from collections.abc import Iterator, Mapping
-from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
 
-from evidence.core.errors import EvidenceError
 from evidence.core.project import Project
 from evidence.experiments.spec import RunSpec, expand_all
 from evidence.store.runs import RunStore
@@ -76,27 +72,6 @@ def why_train(project: Project, spec: RunSpec) -> list[str]:
     return lines
 
 
-def doit_info(project: Project, task: str) -> list[str]:
-    """``doit info TASK`` for the project, run in this process; its output lines."""
-    from doit.cmd_base import DodoTaskLoader
-    from doit.doit_cmd import DoitMain
-
-    out = io.StringIO()
-    cwd = os.getcwd()
-    try:
-        with redirect_stdout(out), redirect_stderr(out):
-            code = DoitMain(DodoTaskLoader()).run(["info", "--file", str(project.root / "dodo.py"), task])
-    finally:
-        os.chdir(cwd)
-    text = out.getvalue()
-    if code == 3 and f"KeyError: {task!r}" in text:
-        raise EvidenceError(f"no task named {task!r} in {project.root / 'dodo.py'}",
-                            hint="`doit list --all` names every task")
-    if code == 3:
-        raise EvidenceError(f"`doit info {task}` failed:\n{text.strip()}")
-    return text.strip().splitlines()
-
-
 def why(project: Project, task: str) -> list[str]:
     """Why ``task`` would rebuild: a train task in terms of its run key, any other as doit says."""
     if task.startswith("train:") or ":" not in task:
@@ -104,4 +79,6 @@ def why(project: Project, task: str) -> list[str]:
         for spec in expand_all(project):
             if spec.task_name == name:
                 return why_train(project, spec)
+    from evidence.tasks.info import doit_info
+
     return doit_info(project, task)

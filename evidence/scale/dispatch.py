@@ -1,6 +1,6 @@
 """Where a training run executes: a local subprocess, submitit's LocalExecutor, or Slurm.
 
-The doit action of a train task (:func:`evidence.tasks.base.run_spec`) hands its run here. Whatever
+The doit action of a train task (:func:`evidence.tasks.train.run_spec`) hands its run here. Whatever
 the executor, the same command runs (``python -m evidence.train.runner``, under torchrun when the run
 has ``world_size`` > 1) in the same durable work folder (``project.work_dir``; point
 ``EVIDENCE_WORK`` at shared storage for a cluster), so a run trained on a cluster node is sealed
@@ -36,7 +36,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from doit.exceptions import TaskFailed
 from submitit.helpers import Checkpointable, DelayedSubmission
 
 from evidence.core.errors import EXIT_INTERRUPTED, EvidenceError
@@ -69,21 +68,22 @@ def run_arguments(project: Project, spec_path: Path, outcome: Path, force: bool)
     return [*args, "--force"] if force else args
 
 
-def outcome_of(label: str, code: int, outcome_file: Path) -> TaskFailed | None:
-    """Map a runner's exit (and rank 0's recorded outcome) to doit's success/failure/interrupt."""
+def outcome_of(label: str, code: int, outcome_file: Path) -> str | None:
+    """Map a runner's exit (and rank 0's recorded outcome) to None (success) or the failure's
+    one-line message, which the train task hands to doit."""
     recorded: dict[str, Any] = {}
     with contextlib.suppress(OSError, ValueError):
         recorded = json.loads(outcome_file.read_text("utf-8"))
     if code == 0:
         return None
     if recorded.get("exit_code") == EXIT_INTERRUPTED or code == EXIT_INTERRUPTED:
-        return TaskFailed(f"{label}: INTERRUPTED by a signal after writing a checkpoint; "
-                          "run `doit train` again to resume where it stopped")
+        return (f"{label}: INTERRUPTED by a signal after writing a checkpoint; "
+                "run `doit train` again to resume where it stopped")
     if code < 0:
-        return TaskFailed(f"{label}: the training process was killed by signal {-code}; "
-                          "run `doit train` again to resume from its last checkpoint")
+        return (f"{label}: the training process was killed by signal {-code}; "
+                "run `doit train` again to resume from its last checkpoint")
     reason = recorded.get("message") or "see the error above"
-    return TaskFailed(f"{label}: training failed (exit code {recorded.get('exit_code', code)}); {reason}")
+    return f"{label}: training failed (exit code {recorded.get('exit_code', code)}); {reason}"
 
 
 class RunnerJob(Checkpointable):
@@ -220,7 +220,7 @@ def run_submitit(project: Project, settings: Settings, command: list[str], env: 
 
 
 def dispatch(project_root: str, spec_json: dict[str, Any], key: str, force: bool = False,
-             ) -> TaskFailed | None:
+             ) -> str | None:
     """Train one run with the configured executor and map the outcome to doit's."""
     project = Project.at(project_root)
     settings = load_settings(project)
@@ -242,7 +242,7 @@ def dispatch(project_root: str, spec_json: dict[str, Any], key: str, force: bool
         env["OMP_NUM_THREADS"] = str(threads)  # what torchrun would otherwise set to 1, loudly
     if settings.executor == "slurm":  # the scheduler places the job; nothing to share out here
         code, detail = run_submitit(project, settings, command, env, label, world_size, threads, cuda)
-        return outcome_of(label, code, outcome) if not detail else TaskFailed(f"{label}: {detail}")
+        return outcome_of(label, code, outcome) if not detail else f"{label}: {detail}"
     with devices.allocate(project.state_dir / "devices", device="cuda" if cuda else "cpu",
                           world_size=world_size, threads=threads,
                           runs_per_device=settings.runs_per_device, pin_cpus=settings.pin_cpus,
@@ -257,4 +257,4 @@ def dispatch(project_root: str, spec_json: dict[str, Any], key: str, force: bool
         else:
             code, detail = run_submitit(project, settings, command, env, label, world_size, threads,
                                         cuda)
-    return outcome_of(label, code, outcome) if not detail else TaskFailed(f"{label}: {detail}")
+    return outcome_of(label, code, outcome) if not detail else f"{label}: {detail}"

@@ -5,5 +5,6 @@ train      train and fsck tasks
 artifacts  figure and table tasks
 verify     the verify task
 deliver    the deliver tasks
+info       `doit info` in this process (for `evidence why`)
 standard   the standard task set for a one-line dodo.py
 """

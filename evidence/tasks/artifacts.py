@@ -17,40 +17,31 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from doit.exceptions import TaskFailed
-
-from evidence.core.errors import EvidenceError
 from evidence.core.project import Project
 from evidence.present import artifacts as figures
-from evidence.tasks.base import TaskDict, user_errors
+from evidence.tasks.base import TaskDict, task_action, user_errors
 
 
-def source_action(project_root: str, artifact: str, name: str) -> TaskFailed | None:
+@task_action
+def source_action(project_root: str, artifact: str, name: str) -> None:
     """doit action of step one: runs -> source_data.csv (+ sidecar)."""
-    try:
-        art = figures.load(Project.at(project_root), artifact, name)
-        record = figures.build_source(art)
-    except EvidenceError as error:
-        return TaskFailed(str(error))
+    art = figures.load(Project.at(project_root), artifact, name)
+    record = figures.build_source(art)
     print(f"{art.rel(art.source_data)}: {record['rows']} rows from {len(record['runs'])} runs")
-    return None
 
 
-def render_action(project_root: str, artifact: str, name: str) -> TaskFailed | None:
+@task_action
+def render_action(project_root: str, artifact: str, name: str) -> None:
     """doit action of step two: source_data.csv -> images or table files (+ sidecar)."""
     from evidence.present.render import render  # matplotlib only when something is drawn
 
-    try:
-        art = figures.load(Project.at(project_root), artifact, name)
-        record = render(art)
-    except EvidenceError as error:
-        return TaskFailed(str(error))
+    art = figures.load(Project.at(project_root), artifact, name)
+    record = render(art)
     gate = record["gate"]
     counts = (f"{gate['series']} series, {gate['points']} points" if artifact == "figure"
               else f"{gate['rows']} rows x {gate['columns']} columns")
     print(f"{art.rel(art.folder)}: {', '.join(p.name for p in art.outputs.values())} "
           f"(gate passed: {counts}); {record['spread']}")
-    return None
 
 
 def artifact_tasks(project: Project, artifact: str) -> Iterator[TaskDict]:

@@ -1,21 +1,19 @@
-"""doit task builders: the only place the engine meets doit.
+"""What every task builder shares: DOIT_CONFIG and the two ways engine errors reach doit.
 
-A project's ``dodo.py`` stays thin: it names the project and binds these builders to
-``task_*`` names. Every builder gives doit exact dependencies:
+The engine below this package knows nothing of doit; its steps raise
+:class:`~evidence.core.errors.EvidenceError`. Here that becomes doit's language:
 
-* a ``train`` subtask is up to date exactly when a sealed run of its key exists and passes the
-  cheap check (manifest parses, files present with their sizes); no file is re-hashed on a
-  no-op, the full re-hash is the ``fsck`` target;
-* bad input (a malformed experiment file, say) becomes doit's ``InvalidTask``, which doit
-  prints as one ``ERROR:`` line and exits with 3 before any task runs; a failing task exits 1.
+* bad input found while tasks are *built* (a malformed experiment file, say) becomes doit's
+  ``InvalidTask`` (:func:`user_errors`), which doit prints as one ``ERROR:`` line and exits with
+  3 before any task runs;
+* a step that fails while it *runs* becomes ``TaskFailed`` (:func:`task_action`): one line, the
+  task fails, doit exits 1. One decorator instead of a try/except in every action.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from functools import wraps
-from pathlib import Path
 from typing import Any, TypeVar
 
 from doit.exceptions import InvalidTask, TaskFailed
@@ -23,9 +21,6 @@ from doit.exceptions import InvalidTask, TaskFailed
 from evidence.core.errors import EvidenceError
 from evidence.core.memo import steady
 from evidence.core.project import Project
-from evidence.core.settings import load_settings
-from evidence.experiments.spec import RunSpec, expand_all
-from evidence.store.runs import RunStore, run_id_for
 
 TaskDict = dict[str, Any]
 F = TypeVar("F", bound=Callable[..., Any])
@@ -60,78 +55,17 @@ def user_errors(builder: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-# -- train -----------------------------------------------------------------------------------
+def task_action(step: Callable[..., Any]) -> Callable[..., TaskFailed | None]:
+    """doit action around an engine step: an :class:`EvidenceError` fails the task with its one
+    line (the error's own ``format()``, with its hint), anything else propagates as a bug."""
 
+    @wraps(step)
+    def action(*args: Any) -> TaskFailed | None:
+        try:
+            step(*args)
+        except EvidenceError as error:
+            return TaskFailed(error.format())
+        return None
 
-def spec_file(project: Project, spec: RunSpec) -> Path:
-    return project.state_dir / "specs" / f"{spec.key}.json"
+    return action
 
-
-def run_spec(project_root: str, spec_json: dict[str, Any], key: str, force: bool = False,
-             ) -> TaskFailed | None:
-    """doit action: train one run in its own process (or cluster job), mapping its outcome to
-    doit's; where it runs is :mod:`evidence.scale.dispatch`'s business (``evidence.toml``)."""
-    from evidence.scale.dispatch import dispatch
-
-    try:
-        return dispatch(project_root, spec_json, key, force)
-    except EvidenceError as error:
-        return TaskFailed(error.format())
-
-
-def train_tasks(project: Project, specs: list[RunSpec] | None = None) -> Iterator[TaskDict]:
-    """One doit subtask per run spec, named ``<experiment>/<label>``.
-
-    Whether a run is up to date is decided here, from one survey of the store
-    (:mod:`evidence.store.survey`), and handed to doit as a plain boolean: only this task can seal
-    its run, so the answer cannot change between now and when doit looks at the task, and a
-    boolean spares doit a call (and a signature inspection) per run on every no-op.
-    """
-    from evidence.store.survey import survey
-
-    store = RunStore(project.runs_dir)
-    load_settings(project)  # a malformed evidence.toml is bad input before anything runs
-    surveyed = survey(project)
-    runs_dir = str(project.runs_dir)
-    for spec in specs if specs is not None else expand_all(project):
-        key = spec.key
-        generations = store.generations(key)
-        run_id = run_id_for(key, generations[-1] if generations else 1)
-        yield {
-            "name": spec.task_name,
-            "doc": f"train {spec.trainer} ({spec.group}, seed {spec.seed}) -> runs/{run_id}",
-            "actions": [(run_spec, [str(project.root), spec.to_json(), key])],
-            "uptodate": [bool(generations) and surveyed.intact(run_id)],
-            "targets": [os.path.join(runs_dir, run_id, "results.json")],
-            "verbosity": 2,
-        }
-
-
-@user_errors
-def task_train(project: Project) -> Iterator[TaskDict]:
-    yield {"name": None, "doc": "train every run that is not already sealed in runs/"}
-    yield from train_tasks(project)
-
-
-# -- fsck ------------------------------------------------------------------------------------
-
-
-def fsck_action(project_root: str) -> TaskFailed | None:
-    """doit action: re-hash every sealed run and name every file that differs."""
-    project = Project.at(project_root)
-    report = RunStore(project.runs_dir).fsck()
-    for finding in report.findings:
-        print(f"CORRUPT {project.relative(project.runs_dir)}/{finding}")
-    bad = report.bad_runs()
-    print(f"fsck: {len(report.checked)} sealed runs checked, {len(bad)} with problems, "
-          f"{len(report.findings)} finding(s)")
-    if bad:
-        return TaskFailed(f"{len(bad)} sealed run(s) failed the integrity check; re-train them "
-                          "with `evidence rerun` or restore them from a copy")
-    return None
-
-
-def task_fsck(project: Project) -> TaskDict:
-    return {"doc": "re-hash every sealed run; name each file whose digest differs",
-            "actions": [(fsck_action, [str(project.root)])], "uptodate": [False],
-            "verbosity": 2}

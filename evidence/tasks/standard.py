@@ -13,16 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 from evidence.core.project import Project
-from evidence.deliver import assemble as deliver
 from evidence.tasks import artifacts as figure_tasks
-from evidence.tasks import base as tasks
+from evidence.tasks import deliver, train
 from evidence.tasks import verify as verify_tasks
 
 Builder = Callable[[Project], Any]
 
 STANDARD: tuple[tuple[str, Builder, str], ...] = (
-    ("train", tasks.task_train, "Train every run that is not already sealed in runs/."),
-    ("fsck", tasks.task_fsck, "Re-hash every sealed run; name each file whose digest differs."),
+    ("train", train.task_train, "Train every run that is not already sealed in runs/."),
+    ("fsck", train.task_fsck, "Re-hash every sealed run; name each file whose digest differs."),
     ("figures", figure_tasks.task_figures,
      "results.json -> source_data.csv -> figure + provenance sidecar, for figures/<name>/."),
     ("tables", figure_tasks.task_tables,

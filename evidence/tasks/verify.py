@@ -8,13 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from doit.exceptions import TaskFailed
-
 from evidence.core.codedeps import ENGINE_DIR, code_deps
 from evidence.core.errors import BadInputError, EvidenceError
 from evidence.core.project import Project
 from evidence.experiments.select import results_paths, select
-from evidence.tasks.base import TaskDict, user_errors
+from evidence.tasks.base import TaskDict, task_action, user_errors
 from evidence.verify.comparisons import COMPARISONS_FILE, VerifyConfig, comparisons_path, load_config
 
 #: The module that builds the report; its engine imports are derived (evidence.core.codedeps).
@@ -24,10 +22,11 @@ SCHEMAS = ("comparisons.schema.json", "verify_report.schema.json")
 
 
 def report_dir(project: Project) -> Path:
-    return project.build_dir / "verify"
+    return project.verify_dir  # one definition: evidence.core.project
 
 
-def verify_action(project_root: str) -> TaskFailed | None:
+@task_action
+def verify_action(project_root: str) -> None:
     """doit action: build and write the report; bad input or unreadable runs fail the task."""
     from evidence.verify.report import build_report, write_report
 
@@ -40,11 +39,10 @@ def verify_action(project_root: str) -> TaskFailed | None:
                                 "[[aggregate]] or [[expected_max]] entries to verify",
                                 hint="see schemas/comparisons.schema.json")
         write_report(project, build_report(project, config))
-    except EvidenceError as error:
+    except EvidenceError:
         for stale in (folder / "report.json", folder / "summary.md"):
             stale.unlink(missing_ok=True)  # a failed build must not leave an old report to cite
-        return TaskFailed(str(error))
-    return None
+        raise
 
 
 def print_summary(project_root: str) -> None:

@@ -378,7 +378,7 @@ def render_summary(report: Mapping[str, Any]) -> str:
 
 
 def report_dir(project: Project) -> Path:
-    return project.build_dir / "verify"
+    return project.verify_dir
 
 
 def write_report(project: Project, report: Mapping[str, Any]) -> tuple[Path, Path]:

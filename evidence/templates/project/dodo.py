@@ -3,7 +3,7 @@
 Thin on purpose: the engine's task builders know the dependencies. `doit list` shows the
 targets (train, fsck, figures, tables, verify, deliver); `doit` alone delivers. To add or drop
 a target, define your own `task_*` functions with the builders in evidence.tasks.base,
-evidence.tasks.artifacts, evidence.tasks.verify and evidence.deliver.assemble.
+evidence.tasks.train, evidence.tasks.artifacts, evidence.tasks.verify and evidence.tasks.deliver.
 """
 
 from pathlib import Path

@@ -1,0 +1,165 @@
+"""doit tasks of delivery: claims -> reconcile -> disclose -> compute -> paper -> exports -> package.
+
+Each step is an engine function in :mod:`evidence.deliver` that raises on failure; here it gets
+its doit wrapper (:func:`~evidence.tasks.base.task_action`) and its dependencies: the files it
+reads, and its code, derived from the imports of the module that defines it
+(:mod:`evidence.core.codedeps`), so editing any code a step runs makes exactly that step stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from evidence.core.codedeps import code_deps, module_of
+from evidence.core.errors import BadInputError, EvidenceError
+from evidence.core.project import Project
+from evidence.deliver import assemble as steps
+from evidence.deliver import claims
+from evidence.tasks.base import TaskDict, task_action, user_errors
+
+
+def step(action: Callable[[str], None], project: Project) -> TaskDict:
+    """The ``actions`` of a deliver step and, under ``code``, the engine files its action runs
+    (:func:`task_deliver` merges them into ``file_dep``)."""
+    return {"actions": [(task_action(action), [str(project.root)])],
+            "code": code_deps(module_of(action))}
+
+
+def run_files_fingerprint(project: Project) -> str:
+    """Fingerprint (names, sizes, mtimes) of every sealed file: disclose reruns on tampering.
+
+    From the store's survey (:mod:`evidence.store.survey`), taken once per doit process and again
+    after a run is published.
+    """
+    from evidence.store.survey import survey
+
+    return survey(project).fingerprint
+
+
+class StoreUnchanged:
+    """doit uptodate check: the sealed store looks as it did at the task's last success.
+
+    The fingerprint is taken when doit checks the task, i.e. after the tasks it depends on (the
+    training) have run, and saved with the task's result for the next check; a value computed
+    while tasks are created would describe the store before training.
+    """
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+        current = run_files_fingerprint(self.project)
+        task.value_savers.append(lambda: {"store_fingerprint": current})
+        return bool(values.get("store_fingerprint") == current)
+
+
+class PricesUnchanged:
+    """doit uptodate check: which prices are stale today is what it was at the last success."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+        from evidence.deliver.prices import load_prices, stale_prices
+
+        try:
+            current = [p["key"] for p in stale_prices(load_prices(self.project))]
+        except EvidenceError:
+            current = ["(unreadable)"]
+        task.value_savers.append(lambda: {"stale_prices": current})
+        return bool(values.get("stale_prices") == current)
+
+
+def _evidence_deps(project: Project) -> list[str]:
+    return [str(project.evidence_file), str(project.verify_dir / "report.json")]
+
+
+@task_action
+def _missing_evidence(project_root: str) -> None:
+    path = Project.at(project_root).evidence_file
+    raise BadInputError(path, "EVIDENCE.json is missing; declare the paper's claims there (see "
+                        "docs/contracts.md, or `evidence init` for a working example)")
+
+
+@user_errors
+def task_deliver(project: Project) -> Iterator[TaskDict]:
+    """claims -> reconcile -> disclose -> paper -> package, with exact dependencies."""
+    for task in deliver_tasks(project):
+        code = task.pop("code", [])
+        if code:
+            task["file_dep"] = sorted({*task.get("file_dep", []), *code})
+        yield task
+
+
+def deliver_tasks(project: Project) -> Iterator[TaskDict]:
+    """The deliver subtasks; a step's ``code`` (see :func:`step`) is still apart from its file_dep."""
+    from evidence.present.artifacts import presentation_files
+
+    if not project.evidence_file.exists():
+        # No claims yet: the other targets (train, figures, verify) must still work; asking for
+        # this one says what is missing.
+        yield {"name": None, "doc": "claims, reconcile, disclosure gate and paper -> build/deliver/"}
+        yield {"name": "claims", "doc": "EVIDENCE.json is missing",
+               "actions": [(_missing_evidence, [str(project.root)])], "uptodate": [False]}
+        return
+    evidence = claims.load_evidence(project)
+    claims_file = str(claims.claims_path(project))
+    docs = [str(p) for p in steps.documents(project, evidence)]
+    sources = [str(p) for p in steps.paper_sources(project)]
+    presentation = [str(p) for p in presentation_files(project)]
+    from evidence.experiments.spec import ENGINE_NUMERIC_MODULES, NUMERICS_DIR, experiment_files
+
+    audited_inputs = [*(str(p) for p in experiment_files(project)),
+                      *(str(NUMERICS_DIR / name) for name in ENGINE_NUMERIC_MODULES)]
+    disclosures_file = str(project.disclosures_dir / "disclosures.json")
+    compute_file = str(project.compute_dir / "compute.json")
+    priced = [str(p) for p in (project.root / "prices.toml", project.root / "presets.toml") if p.is_file()]
+    yield {"name": None, "doc": "claims, reconcile, disclosure gate and paper -> build/deliver/"}
+    yield {"name": "claims", "doc": "EVIDENCE.json + verify report -> build/claims/claims.json",
+           **step(steps.claims_action, project), "file_dep": [*_evidence_deps(project)],
+           "task_dep": ["verify:report"], "targets": [claims_file], "verbosity": 2}
+    yield {"name": "reconcile", "doc": "numbers in documents vs their evidence; drift fails the build",
+           **step(steps.reconcile_action, project),
+           "file_dep": sorted({claims_file, *docs, *sources, str(project.evidence_file)}),
+           "targets": [str(project.reconcile_dir / "report.json")], "verbosity": 2}
+    yield {"name": "disclose", "doc": "audit the evidence behind every claim -> DISCLOSURES.md",
+           **step(steps.disclose_action, project),
+           "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation,
+                               *audited_inputs, *priced}),
+           "task_dep": ["figures", "tables"],
+           "uptodate": [StoreUnchanged(project), PricesUnchanged(project)],
+           "targets": [disclosures_file], "verbosity": 2}
+    yield {"name": "compute", "doc": "compute and cost of every sealed run -> build/compute/compute.json",
+           **step(steps.compute_action, project),
+           "file_dep": sorted({claims_file, *priced, *audited_inputs}),
+           "uptodate": [StoreUnchanged(project)],
+           # The compute statement covers every declared run, so delivering trains them all.
+           "task_dep": ["train"],
+           "targets": [compute_file], "verbosity": 2}
+    yield {"name": "paper", "doc": "paper/*.md.j2 -> build/deliver/paper.md and paper.html",
+           **step(steps.paper_action, project),
+           "file_dep": sorted({claims_file, disclosures_file, compute_file, *sources, *presentation}),
+           "task_dep": ["deliver:reconcile"],
+           "targets": [str(steps.deliver_dir(project) / "paper.html")], "verbosity": 2}
+    out = steps.deliver_dir(project)
+    yield {"name": "exports", "doc": "PROV-JSON and RO-Crate of the deliverable, each validated",
+           **step(steps.exports_action, project),
+           "file_dep": sorted({claims_file, disclosures_file, compute_file, *presentation,
+                               *_evidence_deps(project), str(project.reconcile_dir / "report.json"),
+                               str(out / "paper.html")}),
+           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile"],
+           "uptodate": [StoreUnchanged(project)],
+           "targets": [str(out / "prov.json"), str(out / "ro-crate-metadata.json")], "verbosity": 2}
+    exported = [str(out / "prov.json"), str(out / "ro-crate-metadata.json")]
+    yield {"name": "package", "doc": "assemble build/deliver/ with its manifest",
+           **step(steps.package_action, project),
+           "file_dep": sorted({*map(str, steps.assembled_files(project)), str(out / "paper.html"), *exported,
+                               *presentation}),
+           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:compute",
+                        "deliver:exports"],
+           "targets": [str(out / "MANIFEST.json"), *map(str, steps.assembled_files(project).values())],
+           "verbosity": 2}
+    yield {"name": "summary", "doc": "print the one-screen summary of the deliverable",
+           **step(steps.summary_action, project), "task_dep": ["deliver:package"],
+           "uptodate": [False], "verbosity": 2}
