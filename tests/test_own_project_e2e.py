@@ -27,6 +27,8 @@ from evidence.core.project import Project
 from evidence.experiments.spec import expand_all
 from evidence.store.runs import RunStore
 
+pytestmark = pytest.mark.slow  # end to end: trains models and runs doit over projects
+
 STEPS = ("train", "fsck", "figures", "tables", "verify", "deliver")
 
 
@@ -62,7 +64,6 @@ def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, env={**os.environ, "EVIDENCE_PROGRESS": "off"})
 
 
-@pytest.mark.slow
 def test_csv_regression_project_builds_from_init_alone(tmp_path: Path) -> None:
     root = tmp_path / "csv"
     init(root, "--template", "files")
@@ -105,7 +106,6 @@ def _sealed(root: Path, key: str) -> dict[str, bytes]:
             for name in ("results.json", "metrics.jsonl", "model.safetensors", "spec.json")}
 
 
-@pytest.mark.slow
 def test_own_loop_on_png_files_resumes_bit_identically_and_delivers(tmp_path: Path) -> None:
     roots = {}
     for name in ("reference", "killed"):

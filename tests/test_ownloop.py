@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import doit
 
+from evidence.core.errors import EXIT_INTERRUPTED
 from evidence.core.project import Project
 from evidence.experiments.spec import expand_all
 from evidence.store.runs import RunStore
+
+pytestmark = pytest.mark.slow  # every test here trains through the runner in a subprocess
 
 # Full-batch logistic regression in a hand-written loop; EVALUATE adds the verify-by-load hook.
 LOOP = '''
@@ -142,7 +147,6 @@ def test_a_return_value_off_the_contract_is_named(make_project: Callable[..., Pa
     assert "trainers/loop.py" in done.stderr and message in done.stderr, done.stderr
 
 
-@pytest.mark.slow
 def test_deliver_discloses_runs_not_verified_by_load(tmp_path: Path) -> None:
     root = tmp_path / "paper"
     subprocess.run([sys.executable, "-m", "evidence.cli", "init", str(root)], check=True,
@@ -156,3 +160,33 @@ def test_deliver_discloses_runs_not_verified_by_load(tmp_path: Path) -> None:
     [finding] = [f for f in findings if f["id"].endswith("verify-by-load")]
     assert "no evaluate(weights, ctx) hook" in finding["message"]
     assert finding["claims"] == ["model_beats_control"]
+
+
+def test_sigterm_asks_the_loop_to_checkpoint_and_stop_then_it_resumes_identically(
+        make_project: Callable[..., Path]) -> None:
+    pause = "        time.sleep(0.05)\n        optimizer.zero_grad()"
+    slow = "import time\n" + LOOP.format(RESULT=GOOD_RESULT).replace("        optimizer.zero_grad()",
+                                                                     pause) + EVALUATE
+    files = {"experiments/tiny.toml": EXPERIMENT, "trainers/loop.py": slow}
+    reference = make_project(files, name="reference")
+    assert run_one(reference).returncode == 0
+
+    root = make_project(files, name="interrupted")
+    [spec] = expand_all(Project.at(root))
+    (root / "spec.json").write_text(json.dumps(spec.to_json()))
+    checkpoints = root / ".evidence" / "work" / spec.key[:16] / "checkpoints"
+    process = subprocess.Popen([sys.executable, "-m", "evidence.train.runner", "--project", str(root),
+                                "--spec", str(root / "spec.json")], cwd=root, text=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env={**os.environ, "EVIDENCE_PROGRESS": "off"})
+    while process.poll() is None and not (checkpoints.is_dir() and list(checkpoints.glob("ckpt-*.blake3"))):
+        time.sleep(0.01)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == EXIT_INTERRUPTED, err
+    assert "interrupted by SIGTERM" in err and not list(RunStore(root / "runs").runs())
+    done = run_one(root)
+    assert done.returncode == 0 and "resuming" in done.stderr, done.stderr
+    [ours], [theirs] = list(RunStore(root / "runs").runs()), list(RunStore(reference / "runs").runs())
+    for name in ("results.json", "metrics.jsonl", "model.safetensors"):
+        assert (ours.path / name).read_bytes() == (theirs.path / name).read_bytes(), name
