@@ -98,7 +98,8 @@ def test_a_leftover_work_folder_of_a_sealed_run_is_not_a_dead_run(copy: Path) ->
     assert not work.exists()
 
 
-def test_a_leftover_incoming_copy_is_reported_and_replaced(copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_leftover_incoming_copy_is_reported_and_replaced(copy: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     run = only_run(copy)
     store = RunStore(copy / "runs")
     # the state a kill or a full disk leaves during a publish across file systems

@@ -180,9 +180,9 @@ def engine_estimate(module: Any, config: dict[str, Any], info: Any) -> int:
 @cache
 def _data_info(data_config: Any) -> Any:
     from evidence.experiments.trainers import data_info
-    from evidence.numerics import data as data_module
+    from evidence.numerics.loaders import load_any
 
-    return data_info(data_module.load(data_config))
+    return data_info(load_any(data_config))
 
 
 def estimate_need(project: Project, trainer: str, config: dict[str, Any], data_config: Any,
@@ -347,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         table = load_table(project)
         if table is None:
             raise BadInputError(path, f"preset = 'auto' but the project has no {PRESETS_FILE}")
-        choice = choose(table, _preset_runs(raw, path), project, args.device)
+        choice = choose(table, _preset_runs(project, raw, path), project, args.device)
     except EvidenceError as error:
         print(error.format(), file=sys.stderr)
         return 3
