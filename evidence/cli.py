@@ -51,7 +51,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         alive = _alive(pid) if pid else False
         recorded = str(status.get("state", "?"))
         if (project.runs_dir / status_file.parent.name / "manifest.json").is_file():
-            state = "sealed (a leftover work folder: the next `doit train` removes it)"
+            state = "sealed (its work folder was left by a kill after sealing: safe to delete)"
         elif alive:
             state = recorded
         elif recorded == "failed":

@@ -93,7 +93,7 @@ def test_a_leftover_work_folder_of_a_sealed_run_is_not_a_dead_run(copy: Path) ->
     status = subprocess.run([sys.executable, "-m", "evidence.cli", "status"], cwd=copy, capture_output=True,
                             text=True, timeout=120)
     assert "DEAD" not in status.stdout and "sealed" in status.stdout
-    done = doit(copy, "train", "-a")  # -a: run the (up-to-date) task: the runner cleans up
+    done = doit(copy, "-a", "train")  # -a: run the (up-to-date) task: the runner cleans up
     assert done.returncode == 0, done.stdout + done.stderr
     assert not work.exists()
 
