@@ -32,10 +32,7 @@ def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project from `evidence init`, delivered, with its evidence committed to git."""
     root = tmp_path_factory.mktemp("committed") / "paper"
     subprocess.run([sys.executable, "-m", "evidence.cli", "init", str(root)], check=True,
-                   capture_output=True)
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "project")
+                   capture_output=True)  # a git repository with the template committed
     built = doit(root, "-n", "2", "deliver")
     assert built.returncode == 0, built.stdout + built.stderr
     (root / ".gitignore").write_text(".evidence/\nbuild/*\n!build/deliver/\n")
@@ -48,10 +45,10 @@ def test_full_reproduction_is_bit_identical(committed: Path) -> None:
     result = repro(committed)
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads((committed / "build/repro/report.json").read_text())
-    assert report["summary"].startswith("10/10 runs identical, 1/1 claims reproduced")
+    assert report["summary"].startswith("10/10 runs bit-identical, 1/1 claims reproduced")
     assert report["environment"]["same"] is True
     assert all(f["identical"] for f in report["files"])
-    assert "REPRODUCED: 10/10 runs identical" in result.stdout
+    assert "REPRODUCED bit-identically: 10/10 runs bit-identical" in result.stdout
 
 
 def test_presentation_path_reuses_intact_runs_only(committed: Path, tmp_path: Path) -> None:
@@ -65,7 +62,7 @@ def test_presentation_path_reuses_intact_runs_only(committed: Path, tmp_path: Pa
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads((root / "build/repro/report.json").read_text())
     # The tampered run fails fsck, so it is retrained, not reused; the other nine are reused.
-    assert report["summary"].startswith("0/1 runs identical, 1/1 claims reproduced")
+    assert report["summary"].startswith("0/1 runs bit-identical")
     assert report["summary"].endswith("9 runs reused")
     [fresh] = [r for r in report["runs"] if not r["reused"]]
     assert fresh["run_id"] == runs[0].name and fresh["files_differ"] == ["results.json"]

@@ -1,9 +1,16 @@
-"""``evidence init``: a new project that builds end to end at once.
+"""``evidence init``: a new project that builds end to end at once, in its own git repository.
 
-The template lives in ``evidence/templates/project`` (installed with the package). Every file
-is copied as is, except ``gitignore`` which becomes ``.gitignore`` (a dot-file would be dropped
-by some packaging tools). Nothing is ever overwritten: an existing file is an error, and the
-check happens before the first file is written, so a refused init leaves the folder as it was.
+Templates live in ``evidence/templates`` (installed with the package): ``project`` is the base
+(a classifier on a built-in scikit-learn table); ``files`` is laid over it for "my own data from
+CSV/files" (a dataset loader, a CSV and a regression trainer with float targets). Every file is
+copied as is, except ``gitignore`` which becomes ``.gitignore`` (a dot-file would be dropped by
+some packaging tools). Nothing is ever overwritten: an existing file is an error, and the check
+happens before the first file is written, so a refused init leaves the folder as it was.
+
+Then the folder becomes a git repository with the template as its first commit (unless it is
+already inside one): the init's own next step, ``doit deliver``, records the git commit of every
+run, and training in a folder outside git (or with the template uncommitted) would disclose a
+dirty tree under every claim.
 """
 
 from __future__ import annotations
@@ -15,9 +22,14 @@ from pathlib import Path
 from evidence.core.errors import BadInputError
 
 RENAMES = {"gitignore": ".gitignore"}
+#: Template name -> the template folders laid over each other, base first.
+TEMPLATES = {"table": ("project",), "files": ("project", "files")}
 #: Paper layouts ``evidence init --paper`` offers: the Markdown template, LaTeX sources, or both.
 PAPER_LAYOUTS = ("markdown", "latex", "both")
 MARKDOWN_PAPER = "paper/paper.md.j2"
+LATEX_PAPER = "paper/paper.tex"
+#: The line of the LaTeX template that becomes one sentence per claim of the project's EVIDENCE.json.
+CLAIMS_PLACEHOLDER = "%% evidence-init: one sentence per claim %%"
 
 
 def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
@@ -33,34 +45,84 @@ def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
     return found
 
 
-def template_files(paper: str = "markdown") -> list[tuple[str, Traversable]]:
-    """(relative path in the new project, template file), in a stable order.
+def template_files(template: str = "table", paper: str = "markdown") -> list[tuple[str, Traversable]]:
+    """(relative path in the new project, template file), in a stable order; later layers win.
 
     ``paper``: ``markdown`` (paper/paper.md.j2, rendered to paper.md and paper.html), ``latex``
-    (paper/paper.tex, compiled to paper.pdf, from ``templates/latex``) or ``both``.
+    (paper/paper.tex from ``templates/latex``, compiled to paper.pdf) or ``both``.
     """
+    if template not in TEMPLATES:
+        raise BadInputError("evidence init", f"unknown template {template!r}; expected one of "
+                            f"{sorted(TEMPLATES)}", field="--template")
     if paper not in PAPER_LAYOUTS:
-        raise BadInputError("--paper", f"unknown paper layout {paper!r}; use one of "
-                            f"{', '.join(PAPER_LAYOUTS)}")
-    templates = resources.files("evidence") / "templates"
-    files = _walk(templates / "project")
+        raise BadInputError("evidence init", f"unknown paper layout {paper!r}; expected one of "
+                            f"{', '.join(PAPER_LAYOUTS)}", field="--paper")
+    chosen: dict[str, Traversable] = {}
+    layers = [*TEMPLATES[template], *(["latex"] if paper in ("latex", "both") else [])]
+    for layer in layers:
+        chosen.update(_walk(resources.files("evidence") / "templates" / layer))
     if paper == "latex":
-        files = [(name, source) for name, source in files if name != MARKDOWN_PAPER]
-    if paper in ("latex", "both"):
-        files += _walk(templates / "latex")
-    return sorted(files, key=lambda item: item[0])
+        chosen.pop(MARKDOWN_PAPER, None)
+    return sorted(chosen.items())
 
 
-def init_project(folder: Path, paper: str = "markdown") -> list[str]:
+def latex_claim_lines(evidence_json: bytes) -> str:
+    """One sentence per claim, every number a claims.tex macro (the LaTeX template's claims)."""
+    import json
+
+    from evidence.deliver.texnames import macro_base
+
+    lines = []
+    for claim in json.loads(evidence_json)["claims"]:
+        base = macro_base(claim["id"])
+        if base is None:
+            continue
+        words = claim["id"].replace("_", " ")
+        lines.append(f"\\paragraph{{{words}.}} \\{base}{{}} (confidence interval \\{base}Interval, "
+                     f"\\{base}N{{}} seeds; supported by its evidence: \\{base}Supported).")
+    return "\n\n".join(lines)
+
+
+def init_project(folder: Path, template: str = "table", *, git: bool = True,
+                 paper: str = "markdown") -> list[str]:
     """Create a new project in ``folder`` (which may exist but must not hold any template file)."""
-    files = template_files(paper)
+    files = template_files(template, paper)
     clashes = [name for name, _ in files if (folder / name).exists()]
     if clashes:
         raise BadInputError(folder, f"refusing to overwrite {', '.join(clashes[:5])}",
                             hint="choose an empty or new folder")
+    evidence = dict(files)["EVIDENCE.json"].read_bytes()
     for name, source in files:
         target = folder / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(source.read_bytes())
+        data = source.read_bytes()
+        if name == LATEX_PAPER:  # the claims of this template, cited through their macros
+            data = data.replace(CLAIMS_PLACEHOLDER.encode(), latex_claim_lines(evidence).encode())
+        target.write_bytes(data)
     (folder / "runs").mkdir(exist_ok=True)
+    if git:
+        init_git(folder, [name for name, _ in files])
     return [name for name, _ in files]
+
+
+def init_git(folder: Path, names: list[str]) -> str | None:
+    """``git init`` and commit the template; None (nothing done) when ``folder`` is in a repository.
+
+    The commit uses the user's git identity, or a neutral one when none is configured (the
+    commit is the template's, not the user's work).
+    """
+    import git
+
+    try:
+        git.Repo(folder, search_parent_directories=True)
+        return None  # already in a repository: the user's own workflow decides what to commit
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        pass
+    repo = git.Repo.init(folder)
+    repo.index.add(names)
+    reader = repo.config_reader()
+    name = reader.get_value("user", "name", "") or "evidence init"
+    email = reader.get_value("user", "email", "") or "evidence-init@localhost"
+    actor = git.Actor(str(name), str(email))
+    commit = repo.index.commit("evidence init: project template", author=actor, committer=actor)
+    return str(commit.hexsha)

@@ -42,6 +42,7 @@ from evidence.core.errors import EXIT_INTERRUPTED, EvidenceError
 from evidence.core.hashing import write_json_atomic
 from evidence.core.project import Project
 from evidence.core.settings import Settings, load_settings
+from evidence.numerics import profile as numerics_profile
 from evidence.train import devices
 
 #: Environment variables a job must see as the submitting process does.
@@ -240,6 +241,8 @@ def dispatch(project_root: str, spec_json: dict[str, Any], key: str, force: bool
     env = {name: os.environ[name] for name in FORWARDED_ENV if name in os.environ}
     if world_size > 1:
         env["OMP_NUM_THREADS"] = str(threads)  # what torchrun would otherwise set to 1, loudly
+    # the numerics profile must be in the environment before the run's process imports torch
+    env.update(numerics_profile.environment(identity.get("numerics"), identity.get("device", "cpu")))
     if settings.executor == "slurm":  # the scheduler places the job; nothing to share out here
         code, detail = run_submitit(project, settings, command, env, label, world_size, threads, cuda)
         return outcome_of(label, code, outcome) if not detail else f"{label}: {detail}"
