@@ -92,18 +92,26 @@ def test_outputs_edited_by_hand_are_rebuilt_or_refused_by_name(committed: Path) 
 
 
 def test_a_sealed_result_changed_in_size_is_not_used(committed: Path) -> None:
-    run = sorted(p for p in (committed / "runs").iterdir() if p.is_dir())[0]
+    """Refused by name, or quarantined and trained again by the store: never read as evidence."""
+    run = sorted(p for p in (committed / "runs").iterdir() if p.is_dir() and not p.name.startswith("."))[0]
     results = run / "results.json"
     original = results.read_bytes()
+    tampered = original.replace(b"0.", b"0.9", 1)  # a number changed, one byte longer
     os.chmod(results, 0o644)
     try:
-        results.write_bytes(original.replace(b"0.", b"0.9", 1))  # a number changed, one byte longer
-        refused = doit(committed, "deliver")
-        assert refused.returncode != 0
-        assert f"runs/{run.name}/results.json" in refused.stdout + refused.stderr
-        assert "is not used" in refused.stdout + refused.stderr
+        results.write_bytes(tampered)
+        result = doit(committed, "deliver")
+        said = result.stdout + result.stderr
+        if result.returncode != 0:
+            assert f"runs/{run.name}/results.json" in said and "is not used" in said
+        else:
+            assert "quarantine" in said and (run / "results.json").read_bytes() != tampered
+        for data in committed.glob("*/*/source_data.csv"):
+            assert run.name not in data.read_text() or (run / "results.json").read_bytes() != tampered
     finally:
-        results.write_bytes(original)
+        # back to the committed evidence (a retrained run has its own timings), then rebuilt
+        git(committed, "checkout", "--", ".")
+        git(committed, "clean", "-fdq", "runs")
     assert doit(committed, "deliver").returncode == 0
     assert git(committed, "status", "--porcelain") == ""
 
