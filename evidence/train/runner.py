@@ -402,7 +402,7 @@ class Execution:
         }
 
     def _provenance(self, meta: dict[str, Any], threads: int, torch_version: str) -> dict[str, Any]:
-        from evidence.core.provenance import environment, git_state
+        from evidence.core.provenance import environment, execution_site, git_state
 
         return {"schema_version": 1, "run_id": self.run_id, "git": git_state(self.project.root),
                 "environment": {**environment(), "devices": self.group.describe(),
@@ -415,7 +415,7 @@ class Execution:
                 "checkpoint_seconds": round(meta["checkpoint_seconds"], 4),
                 "checkpoints_written": meta["checkpoints_written"],
                 "resumes": meta["resumes"], "threads": threads,
-                "source": {"kind": "local", "host": os.uname().nodename},
+                "source": execution_site(),
                 "compute": meter.run_compute(meta, self.group.describe(), threads),
                 "preset": self.spec.execution.get("preset")}
 
