@@ -381,6 +381,19 @@ class _Audit:
             results = self.read(run_id, "results.json")
             if isinstance(results, Mapping) and results.get("verify_by_load") == "not_possible":
                 unverified.append(run_id)
+        tolerated = []
+        for run_id in self.present():
+            record = self.read(run_id, "import.json")
+            verification = record.get("verification") if isinstance(record, Mapping) else None
+            if isinstance(verification, Mapping) and verification.get("mode") == "tolerance":
+                tolerated.append(run_id)
+        if tolerated:
+            self.add("integrity", "imported-within-tolerance", "info",
+                     f"{_runs_word(len(tolerated))} ({_some(tolerated)}) were imported from another "
+                     "machine whose numeric platform differs from this one; re-evaluating their weights "
+                     "here agreed with their reported numbers within the stated cross-platform "
+                     "tolerance, not bit for bit (see each run's import.json).",
+                     claims=self.claims_of(tolerated), runs=tolerated)
         if unverified:
             self.add("integrity", "verify-by-load", "warning",
                      f"{_runs_word(len(unverified))} ({_some(unverified)}) trained with the project's "
