@@ -320,6 +320,20 @@ def test_unpinned_and_overlapping_splits_are_disclosed(trained: Path, tmp_path: 
     overlap = next(f for f in found.values() if f.id.startswith("splits:overlap-digits"))
     assert "3 train/test" in overlap.message and "1 val/test" in overlap.message
     assert set(overlap.claims) == {"small_accuracy", "wide_beats_small", "best_of_four"}
+    assert overlap.severity == "warning"  # a partial overlap inflates held-out scores
+
+    # a test set wholly contained in training is no held-out set at all: serious
+    disclose._split_facts.cache_clear()
+    monkeypatch.setattr(disclose, "split_overlap", lambda data: {
+        "train/val": 0, "train/test": len(data.splits["test"].y), "val/test": 0})
+    try:
+        found = by_id(disclose.audit(project, resolved, report))
+    finally:
+        disclose._split_facts.cache_clear()
+    full = next(f for f in found.values() if f.id.startswith("splits:overlap-digits"))
+    assert full.severity == "serious"
+    assert f"all {full.evidence['sizes']['test']} test samples also occur in train" in full.message
+    assert "memorisation, not generalisation" in full.message
 
 
 def test_numbers_that_cannot_be_rederived_hand_typed_and_waived(trained: Path) -> None:

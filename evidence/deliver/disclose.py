@@ -131,6 +131,21 @@ def _jsonable(value: Any) -> Any:
 
 
 @cache
+def _fully_overlapping(overlap: Mapping[str, int], sizes: Mapping[str, int]) -> list[str]:
+    """"all 360 test samples also occur in train" for each pair fully contained in the other.
+
+    The overlap counts distinct shared contents, so it reaches the smaller split's size exactly
+    when all of that split is duplicated in the other (a test set copied from training).
+    """
+    full = []
+    for pair, shared in sorted(overlap.items()):
+        first, second = pair.split("/")
+        small, big = sorted((first, second), key=lambda s: sizes.get(s, 0))
+        if shared and sizes.get(small, 0) and shared >= sizes[small]:
+            full.append(f"all {sizes[small]} {small} samples also occur in {big}")
+    return full
+
+
 def _split_facts(config: DataConfig) -> tuple[dict[str, str], dict[str, int], dict[str, int]]:
     """Split digests, overlap counts and sizes of one data config (loaded once per process)."""
     dataset = load(config)
@@ -330,10 +345,15 @@ class _Audit:
                      current=digests)
         if any(overlap.values()):
             pairs = ", ".join(f"{n} {pair}" for pair, n in sorted(overlap.items()) if n)
-            self.add("splits", f"overlap-{name}", "warning",
+            full = _fully_overlapping(overlap, sizes)
+            # Every held-out sample also in training: held-out scores measure memorisation only,
+            # so no claim resting on them is evidence (serious); a partial overlap inflates them.
+            consequence = (f"every {' and '.join(full)} sample is also a sample of the other split, so "
+                           "held-out scores measure memorisation, not generalisation") if full else                 "so held-out scores partly measure memorisation"
+            self.add("splits", f"overlap-{name}", "serious" if full else "warning",
                      f"The {config.dataset} splits (split seed {config.split_seed}; "
                      f"{', '.join(f'{s} {sizes[s]}' for s in SPLITS)} samples) share identical "
-                     f"samples across splits ({pairs}), so held-out scores partly measure memorisation.",
+                     f"samples across splits ({pairs}), {consequence}.",
                      claims=claims, runs=run_ids, overlap=overlap, sizes=sizes)
 
     def test_in_selection(self) -> None:
