@@ -130,7 +130,6 @@ def _jsonable(value: Any) -> Any:
     return value if value is None or isinstance(value, str | int | float | bool) else str(value)
 
 
-@cache
 def _fully_overlapping(overlap: Mapping[str, int], sizes: Mapping[str, int]) -> list[str]:
     """"all 360 test samples also occur in train" for each pair fully contained in the other.
 
@@ -146,6 +145,7 @@ def _fully_overlapping(overlap: Mapping[str, int], sizes: Mapping[str, int]) -> 
     return full
 
 
+@cache
 def _split_facts(config: DataConfig) -> tuple[dict[str, str], dict[str, int], dict[str, int]]:
     """Split digests, overlap counts and sizes of one data config (loaded once per process)."""
     dataset = load(config)
@@ -348,8 +348,8 @@ class _Audit:
             full = _fully_overlapping(overlap, sizes)
             # Every held-out sample also in training: held-out scores measure memorisation only,
             # so no claim resting on them is evidence (serious); a partial overlap inflates them.
-            consequence = (f"every {' and '.join(full)} sample is also a sample of the other split, so "
-                           "held-out scores measure memorisation, not generalisation") if full else                 "so held-out scores partly measure memorisation"
+            consequence = (f"{'; '.join(full)}: held-out scores measure memorisation, not "
+                           "generalisation") if full else "so held-out scores partly measure memorisation"
             self.add("splits", f"overlap-{name}", "serious" if full else "warning",
                      f"The {config.dataset} splits (split seed {config.split_seed}; "
                      f"{', '.join(f'{s} {sizes[s]}' for s in SPLITS)} samples) share identical "

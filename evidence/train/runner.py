@@ -269,8 +269,10 @@ class Execution:
                                  f"give {reloaded}, the training process logged {final}",
                                  hint="the run was not sealed; check the model's state_dict")
         results = self._results(recipe, final, diagnostics, progress)
+        from evidence.core.metrics import refuse_out_of_range
         from evidence.core.schema import validate
 
+        refuse_out_of_range(results, self.spec.task_name)
         validate(results, "results", staging / "results.json")
         write_json_atomic(staging / "results.json", results)
         write_json_atomic(staging / "spec.json", self.spec.to_json())
