@@ -240,8 +240,8 @@ def check_metric_ranges(runs: Runs) -> Check:
     An accuracy of 1.3 or a negative loss is a bug in the metric, never a result; the runner
     refuses to seal one, and this catches runs sealed before that check or imported.
     """
-    failures = [f"{who} has {problem}" for who, result in _runs(runs)
-                for problem in out_of_range(result)]
+    failures = [f"{who} has {'; '.join(problems)}" for who, result in _runs(runs)
+                if (problems := out_of_range(result))]
     return _summarise("metric_in_range", failures, len(_runs(runs)), "metrics")
 
 
@@ -326,7 +326,7 @@ def check_control_at_chance(controls: Mapping[str, Sequence[Mapping[str, Any]]],
             nearest = ci.estimate if direction == "higher" else -ci.estimate
             what = f"its {split} {metric} is {_num(ci.estimate)} ({ci.note}; judged on the value alone)"
         above = nearest - _oriented(level, direction)
-        text = f"control {name}: {what}; chance is {_num(level)} ({origin})"
+        text = f"control '{name}': {what}; chance is {_num(level)} ({origin})"
         if above > margin + 1e-12:
             failures.append(f"the shuffled-label {text}, so even the nearest end of the interval is "
                             f"{_num(above)} better than chance (limit {_num(margin)}): the control "
