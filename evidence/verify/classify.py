@@ -478,7 +478,7 @@ def _diff_side(ci: Interval, direction: str) -> Side:
 
 
 def _seeds_text(n: int | None) -> str:
-    return f"more than {MAX_SEEDS}" if n is None else str(n)
+    return f"more than {MAX_SEEDS}" if n is None else f"about {n}"
 
 
 def _power_sentence(c: Comparison, *, margin: float | None,
@@ -504,7 +504,7 @@ def _power_sentence(c: Comparison, *, margin: float | None,
         if abs(d) < margin / sd:
             n = equivalence_seeds_needed(d, margin / sd, alpha=alpha, power=power)
             return (f"Showing the difference is within +/-{_num(margin)} (TOST, {_pct(power)} "
-                    f"power at alpha {alpha:g}) would need about {_seeds_text(n)} seeds per group "
+                    f"power at alpha {alpha:g}) would need {_seeds_text(n)} seeds per group "
                     f"({estimate}).", n)
     if c.diff == 0.0:
         tail = "" if margin is not None else \
@@ -513,7 +513,7 @@ def _power_sentence(c: Comparison, *, margin: float | None,
                 f"significant{tail}.", None)
     n = seeds_needed(g, alpha=alpha, power=power)
     return (f"Detecting a difference of this size with Welch's t-test ({_pct(power)} power at "
-            f"alpha {alpha:g}) would need about {_seeds_text(n)} seeds per group ({estimate}).", n)
+            f"alpha {alpha:g}) would need {_seeds_text(n)} seeds per group ({estimate}).", n)
 
 
 def _group_is_control(results: Sequence[Mapping[str, Any]]) -> bool:
