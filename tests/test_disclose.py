@@ -233,7 +233,27 @@ def test_a_claim_classified_noise_without_a_noise_predicate_is_disclosed(trained
     assert "without a predicate" in bad.message and "noise" in bad.message
     assert bad.evidence["reason"] == "the CI of the difference contains zero"
     fine = found["claim_status:predicts_noise"]
-    assert fine.severity == "info" and "as predicted" in fine.message
+    assert fine.severity == "info" and "equivalence test showed" in fine.message
+
+
+def test_insufficient_evidence_and_an_unshown_direction_are_warnings(trained: Path) -> None:
+    project, resolved, report = inputs(trained)
+    resolved = copy.deepcopy(resolved)
+    claim = next(c for c in resolved["claims"] if c["id"] == "wide_beats_small")
+    add_claim(resolved, "open_question", claim["runs"], ref=claim["ref"],
+              classification="insufficient_evidence", seeds_needed=26,
+              predicate={"holds": True, "detail": "ok"})
+    add_claim(resolved, "worded_as_a_win", claim["runs"], ref=claim["ref"],
+              classification="insufficient_evidence", predicate={"holds": True, "detail": "ok"},
+              caveat="the comparison x claims wide is better than small, but this claim only requires "
+                     "the verdict insufficient_evidence, which does not show that direction")
+    found = by_id(disclose.audit(project, resolved, report))
+    open_question = found["claim_status:open_question"]
+    assert open_question.severity == "warning"
+    assert "shows neither a difference nor its absence" in open_question.message
+    assert "about 26 seeds per group would be needed (an estimate)" in open_question.message
+    worded = found["claim_status:worded_as_a_win"]
+    assert worded.severity == "warning" and "does not show that direction" in worded.message
 
 
 def test_a_stale_figure_and_a_missing_one_are_disclosed(trained: Path, tmp_path: Path) -> None:

@@ -426,9 +426,21 @@ class _Audit:
             elif label == "suspected_bug":
                 self.add("claim_status", claim_id, "serious", f"Claim {claim_id} rests on evidence that "
                          f"{because}: {claim.get('reason')}", claims=[claim_id], runs=runs, **detail)
-            elif label in ("noise", "insufficient_evidence"):
-                self.add("claim_status", claim_id, "info", f"Claim {claim_id} predicts {label} and "
-                         f"{because}, as predicted.", claims=[claim_id], runs=runs, **detail)
+            elif claim.get("caveat"):
+                self.add("claim_status", claim_id, "warning", f"Claim {claim_id} does not show what its "
+                         f"comparison claims: {claim['caveat']} ({because}).", claims=[claim_id],
+                         runs=runs, **detail)
+            elif label == "insufficient_evidence":
+                # Not a finding either way: the reader must know the question is still open.
+                needed = claim.get("seeds_needed")
+                more = f"; about {needed} seeds per group would be needed (an estimate)" if needed else ""
+                self.add("claim_status", claim_id, "warning", f"Claim {claim_id} rests on insufficient "
+                         f"evidence: {because}, which shows neither a difference nor its absence{more}.",
+                         claims=[claim_id], runs=runs, **detail)
+            elif label == "noise":
+                self.add("claim_status", claim_id, "info", f"Claim {claim_id} predicts noise and "
+                         f"{because}: an equivalence test showed the difference is within the declared "
+                         "margin.", claims=[claim_id], runs=runs, **detail)
 
     def git(self) -> None:
         """Code that produced a run must be traceable to a commit: no dirty tree, no missing git."""
