@@ -392,11 +392,14 @@ class _Audit:
                 needed, minimum = entry.get("seeds_needed"), entry.get("min_seeds", self.min_seeds)
                 if min(n_a, n_b) >= minimum and entry.get("class") != "insufficient_evidence":
                     continue
-                need = f"detecting the observed effect with 80% power needs {needed} seeds per group" \
-                    if needed else "the number of seeds it needs is undefined"
+                need = (f"about {needed} seeds per group would be needed to settle it (an estimate from "
+                        "the effect size measured on these seeds)") if needed else \
+                    "no number of seeds needed could be estimated"
+                open_ = ", which shows neither a difference nor its absence" \
+                    if entry.get("class") == "insufficient_evidence" else ""
                 self.add("seeds", ref, "warning",
                          f"{ref} compares {n_a} and {n_b} seeds (minimum {minimum}) and verify classified "
-                         f"it {entry.get('class')}: {need}.", claims=citing, runs=runs,
+                         f"it {entry.get('class')}{open_}: {need}.", claims=citing, runs=runs,
                          n_a=n_a, n_b=n_b, min_seeds=minimum, seeds_needed=needed)
             elif kind == "aggregate":
                 small = {s.get("name", "?"): s.get("n", len(s.get("runs", [])))
@@ -430,14 +433,7 @@ class _Audit:
                 self.add("claim_status", claim_id, "warning", f"Claim {claim_id} does not show what its "
                          f"comparison claims: {claim['caveat']} ({because}).", claims=[claim_id],
                          runs=runs, **detail)
-            elif label == "insufficient_evidence":
-                # Not a finding either way: the reader must know the question is still open.
-                needed = claim.get("seeds_needed")
-                more = f"; about {needed} seeds per group would be needed (an estimate)" if needed else ""
-                self.add("claim_status", claim_id, "warning", f"Claim {claim_id} rests on insufficient "
-                         f"evidence: {because}, which shows neither a difference nor its absence{more}.",
-                         claims=[claim_id], runs=runs, **detail)
-            elif label == "noise":
+            elif label == "noise":  # insufficient_evidence is the seeds check's warning
                 self.add("claim_status", claim_id, "info", f"Claim {claim_id} predicts noise and "
                          f"{because}: an equivalence test showed the difference is within the declared "
                          "margin.", claims=[claim_id], runs=runs, **detail)
