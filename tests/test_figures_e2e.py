@@ -7,10 +7,13 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import doit, write_tree
 
 from evidence.core.hashing import digest_file
 from evidence.core.schema import validate
+
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
 
 SMALL_CURVES = """
 kind = "curves"
@@ -52,9 +55,6 @@ experiment = "tiny"
 
 BLANK_PLOT = """
 from matplotlib.figure import Figure
-import pytest
-
-pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
 
 def plot(df, spec):
     return Figure()

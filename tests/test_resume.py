@@ -26,6 +26,8 @@ from evidence.core.project import Project
 from evidence.experiments.spec import RunSpec, expand_all
 from evidence.store.runs import RunStore
 
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
+
 # A wide MLP (about 2.5 MB of checkpoint) checkpointing every 2 steps: writes take long enough
 # to be hit by a kill, and there are a few hundred steps to land on.
 RESUME_EXPERIMENT = """
@@ -57,8 +59,6 @@ import time
 
 from evidence.numerics.recipe import classification_metrics
 from trainers.mlp import build as build_mlp
-
-pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
 
 
 def build(config, data):

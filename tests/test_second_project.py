@@ -12,7 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import doit
+
+pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
 
 TRAINER = '''
 """Multinomial logistic regression with a Brier-score metric (lower is better)."""
@@ -21,9 +24,6 @@ import torch
 from torch import nn
 
 from evidence.numerics.recipe import Recipe, classification_metrics
-import pytest
-
-pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
 
 
 def metrics(logits, targets):
