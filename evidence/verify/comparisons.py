@@ -32,7 +32,7 @@ from evidence.core.errors import BadInputError
 from evidence.core.project import Project
 from evidence.core.schema import read_toml, validate
 from evidence.experiments.select import SPEC_FILTERS, Selection, specs_of
-from evidence.verify.classify import DEFAULT_THRESHOLDS, Thresholds
+from evidence.verify.thresholds import DEFAULT_THRESHOLDS, Thresholds
 
 #: Which way a comparison is claimed to go (the same values as :data:`evidence.verify.classify.Claim`).
 Claim = Literal["a_better", "b_better", "differ"]
