@@ -147,6 +147,7 @@ def test_zero_difference_is_exactly_zero_and_says_why_no_seeds_suffice() -> None
     assert v.label == "insufficient_evidence" and v.seeds_needed is None
     assert "exactly 0, so no number of seeds would make it significant" in v.reason
     assert "e-16" not in v.reason and "10000" not in v.reason
+    assert "the difference of means 0 (A 0.81 vs B 0.81" in v.reason
 
 
 def test_one_seed_per_group_is_insufficient_not_an_effect() -> None:
@@ -329,9 +330,9 @@ def test_planted_metric_out_of_range_is_a_suspected_bug() -> None:
     runs_b = [*RUNS_B[:-1], _result("neg-acc", test=-0.2)]
     v = classify(EFFECT, metric="accuracy", results_a=runs_a, results_b=runs_b)
     assert v.label == "suspected_bug"
-    assert "run 'bad-acc' of A has test accuracy = 1.3 is outside its range [0, 1]; train accuracy " \
+    assert "run 'bad-acc' of A: test accuracy = 1.3 is outside its range [0, 1]; train accuracy " \
         "= 1.3 is outside its range [0, 1]; val accuracy = 1.3 is outside its range [0, 1]" in v.reason
-    assert "run 'neg-acc' of B has test accuracy = -0.2 is outside its range [0, 1]" in v.reason
+    assert "run 'neg-acc' of B: test accuracy = -0.2 is outside its range [0, 1]" in v.reason
     assert "[metric_in_range]" in v.reason
 
 

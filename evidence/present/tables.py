@@ -153,12 +153,10 @@ class Summary:
 
 
 def bootstrap_id(spec: Mapping[str, Any], group: str) -> str | None:
-    """Identifier of the bootstrap generator of one group's interval, or None for ``ci_seed``.
+    """Identifier of a group's random generator (``"<name>/<group>"``), or None for ``ci_seed``.
 
-    Without an explicit ``ci_seed`` the resamples come from ``stats.rng_for("<name>/<group>")``,
-    the same derivation the verify report uses for its intervals, so a figure's error bar, a
-    table's interval and a report's CI of the same runs agree when they name the same id. An
-    explicit ``ci_seed`` keeps the older ``np.random.default_rng(ci_seed)`` for every group.
+    Kept for callers of the former bootstrap interval; ``ci95`` is now the Student-t interval,
+    which draws nothing, so the identifier no longer changes any number or caption.
     """
     if "ci_seed" in spec:
         return None

@@ -95,6 +95,8 @@ def _num(x: float) -> str:
 
 
 def _signed(x: float) -> str:
+    if x == 0.0:
+        return "0"  # no sign on an exact zero (nor a -2.2e-16 from rounding: compare() zeroes it)
     return f"{x:+.4g}" if math.isfinite(x) else _num(x)
 
 
@@ -194,7 +196,7 @@ def check_metric_ranges(runs: Runs) -> Check:
     An accuracy of 1.3 or a negative loss is a bug in the metric, never a result; the runner
     refuses to seal one, and this catches runs sealed before that check or imported.
     """
-    failures = [f"{who} has {'; '.join(problems)}" for who, result in _runs(runs)
+    failures = [f"{who}: {'; '.join(problems)}" for who, result in _runs(runs)
                 if (problems := out_of_range(result))]
     return _summarise("metric_in_range", failures, len(_runs(runs)), "metrics")
 
@@ -585,7 +587,7 @@ def classify(
 
     why_not = ("no smallest effect of interest (equivalence_margin) is declared, so the data "
                "cannot show the difference is negligible either") if margin is None else \
-        (f"and TOST does not show it lies within the declared +/-{_num(margin)} either "
+        (f"TOST does not show it lies within the declared +/-{_num(margin)} either "
          f"(p = {_num(tost)} at alpha {t.alpha:g})")
     return Verdict("insufficient_evidence",
                    f"Not shown either way{on}: {diff_text}, which includes zero, so no difference "
