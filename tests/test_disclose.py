@@ -351,7 +351,8 @@ def test_unpinned_and_overlapping_splits_are_disclosed(trained: Path, tmp_path: 
         disclose._split_facts.cache_clear()
     full = next(f for f in found.values() if f.id.startswith("splits:overlap-digits"))
     assert full.severity == "serious"
-    assert f"all {full.evidence['sizes']['test']} test samples also occur in train" in full.message
+    assert f"the features of all {full.evidence['sizes']['test']} test samples also occur in train" \
+        in full.message
     assert "memorisation, not generalisation" in full.message
 
 

@@ -131,17 +131,18 @@ def _jsonable(value: Any) -> Any:
 
 
 def _fully_overlapping(overlap: Mapping[str, int], sizes: Mapping[str, int]) -> list[str]:
-    """"all 360 test samples also occur in train" for each pair fully contained in the other.
+    """"the features of all 360 test samples also occur in train", per pair contained in the other.
 
-    The overlap counts distinct shared contents, so it reaches the smaller split's size exactly
-    when all of that split is duplicated in the other (a test set copied from training).
+    The overlap (``split_overlap``) counts distinct shared feature rows, so it reaches the smaller
+    split's size exactly when all of that split is duplicated in the other (a test set copied
+    from training); the labels are not compared, a copied input is a leak whatever its label.
     """
     full = []
     for pair, shared in sorted(overlap.items()):
         first, second = pair.split("/")
         small, big = sorted((first, second), key=lambda s: sizes.get(s, 0))
         if shared and sizes.get(small, 0) and shared >= sizes[small]:
-            full.append(f"all {sizes[small]} {small} samples also occur in {big}")
+            full.append(f"the features of all {sizes[small]} {small} samples also occur in {big}")
     return full
 
 
@@ -352,8 +353,8 @@ class _Audit:
                            "generalisation") if full else "so held-out scores partly measure memorisation"
             self.add("splits", f"overlap-{name}", "serious" if full else "warning",
                      f"The {config.dataset} splits (split seed {config.split_seed}; "
-                     f"{', '.join(f'{s} {sizes[s]}' for s in SPLITS)} samples) share identical "
-                     f"samples across splits ({pairs}), {consequence}.",
+                     f"{', '.join(f'{s} {sizes[s]}' for s in SPLITS)} samples) share samples with "
+                     f"identical features across splits ({pairs}), {consequence}.",
                      claims=claims, runs=run_ids, overlap=overlap, sizes=sizes)
 
     def test_in_selection(self) -> None:
