@@ -134,7 +134,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     table, comparisons, an EVIDENCE.json with one claim, a paper template and a README."""
     from evidence.ops.scaffold import init_project
 
-    created = init_project(Path(args.folder))
+    created = init_project(Path(args.folder), args.template, git=not args.no_git)
     for path in created:
         print(f"created {path}")
     print(f"next: cd {args.folder} && doit deliver   (then read README.md: what to edit first)")
@@ -230,6 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
     gc.set_defaults(func=cmd_gc)
     init = sub.add_parser("init", help="scaffold a new project in FOLDER")
     init.add_argument("folder")
+    init.add_argument("--template", choices=("table", "files"), default="table",
+                      help="table: a classifier on a built-in scikit-learn table; files: your own "
+                      "data from CSV/files (a dataset loader and a float-target regression)")
+    init.add_argument("--no-git", action="store_true",
+                      help="do not make the folder a git repository with the template committed")
     init.set_defaults(func=cmd_init)
     sub.add_parser("schemas", help=cmd_schemas.__doc__).set_defaults(func=cmd_schemas)
     why = sub.add_parser("why", help=cmd_why.__doc__)

@@ -169,8 +169,9 @@ def test_paper_as_a_person_sees_it_in_chromium(delivered: Path, tmp_path: Path) 
     out = delivered / "build" / "deliver"
     findings = json.loads((out / "disclosures.json").read_text())["findings"]
     # A disclosure next to the claim: plant a harmless one by re-rendering with a dirty-tree finding
-    # already present in this temp project (no git repository -> runs trained outside git).
-    assert findings, "the temp project is not a git repository, so its runs get a disclosure"
+    # already present in this temp project (EVIDENCE.json edited after `evidence init` committed
+    # the template -> runs trained from a dirty tree).
+    assert findings, "the temp project's tree is dirty, so its runs get a disclosure"
     probe = out / "paper.probe.html"
     probe.write_text((out / "paper.html").read_text().replace("</body>", CHECK_SCRIPT + "</body>"))
     profile = tmp_path / "profile"

@@ -32,10 +32,7 @@ def committed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project from `evidence init`, delivered, with its evidence committed to git."""
     root = tmp_path_factory.mktemp("committed") / "paper"
     subprocess.run([sys.executable, "-m", "evidence.cli", "init", str(root)], check=True,
-                   capture_output=True)
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "project")
+                   capture_output=True)  # a git repository with the template committed
     built = doit(root, "-n", "2", "deliver")
     assert built.returncode == 0, built.stdout + built.stderr
     (root / ".gitignore").write_text(".evidence/\nbuild/*\n!build/deliver/\n")

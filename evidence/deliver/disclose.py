@@ -47,7 +47,8 @@ from evidence.core.schema import validate
 from evidence.deliver.reconcile import HandTypedNumber, Waiver
 from evidence.experiments.select import Selection, select
 from evidence.experiments.spec import expand_all
-from evidence.numerics.data import SPLITS, DataConfig, load, raw_digest, split_overlap
+from evidence.numerics import loaders
+from evidence.numerics.data import SPLITS, DataConfig, raw_digest
 from evidence.store.runs import RunStore
 
 SCHEMA_VERSION = 1
@@ -147,10 +148,11 @@ def _fully_overlapping(overlap: Mapping[str, int], sizes: Mapping[str, int]) -> 
 
 
 @cache
-def _split_facts(config: DataConfig) -> tuple[dict[str, str], dict[str, int], dict[str, int]]:
-    """Split digests, overlap counts and sizes of one data config (loaded once per process)."""
-    dataset = load(config)
-    return dataset.digests, split_overlap(dataset), {k: len(v.y) for k, v in dataset.splits.items()}
+def _split_facts(config: Any) -> tuple[dict[str, str], dict[str, int] | None, dict[str, int]]:
+    """Split digests, overlap counts (None: the samples cannot be hashed one by one) and sizes of
+    one data config, a built-in table or a project dataset (loaded once per process)."""
+    dataset = loaders.load_any(config)
+    return dataset.digests, loaders.overlap_of(dataset), {k: len(v.y) for k, v in dataset.splits.items()}
 
 
 class _Audit:
@@ -279,7 +281,9 @@ class _Audit:
                      "and the numbers citing them may move.", claims=self.claims_of(run_ids), runs=run_ids)
 
     def integrity(self) -> None:
-        """Full re-hash of every run in use: a number from a modified run is not evidence."""
+        """Full re-hash of every run in use: a number from a modified run is not evidence; and
+        runs whose weights could not be verified by load (an own loop without evaluate)."""
+        self.verify_by_load()
         for run_id in self.present():
             problems = self.store.fsck_run(run_id)
             if problems:
@@ -328,23 +332,33 @@ class _Audit:
         name = f"{params['dataset']}-seed{params['split_seed']}-{digest_json(params)[:8]}"
         claims = self.claims_of(run_ids)
         try:
-            config = DataConfig.from_mapping(params, f"runs/{run_ids[0]}/spec.json")
+            config = loaders.config_from_mapping(self.project.root, params,
+                                                 f"runs/{run_ids[0]}/spec.json")
             digests, overlap, sizes = _split_facts(config)
-            current_raw = raw_digest(config.dataset)
+            if isinstance(config, DataConfig):
+                raw_key, current_raw = "raw_digest", raw_digest(config.dataset)
+            else:
+                raw_key = "files_digest"
+                current_raw = loaders.data_identity(self.project, config)[0]["files_digest"]
         except (EvidenceError, OSError, ImportError, TypeError, ValueError) as error:
             self.add("splits", f"unchecked-{name}", "warning", f"The {params['dataset']} splits of "
                      f"{_runs_word(len(run_ids))} cannot be loaded to check them for overlap: {error}.",
                      claims=claims, runs=run_ids)
             return
         changed = sorted(r for r in run_ids if dict(data[r]["split_digests"]) != digests
-                         or data[r].get("raw_digest") not in (None, current_raw))
+                         or data[r].get(raw_key) not in (None, current_raw))
         if changed:
             self.add("splits", f"changed-{name}", "warning",
                      f"The {config.dataset} data or splits on this machine differ from those recorded "
                      f"by {_runs_word(len(changed))} ({_some(changed)}), so re-training them would "
                      "not see the same samples.", claims=self.claims_of(changed), runs=changed,
                      current=digests)
-        if any(overlap.values()):
+        if overlap is None:
+            self.add("splits", f"unhashable-{name}", "warning",
+                     f"The {config.dataset} samples cannot be hashed one by one, so the splits of "
+                     f"{_runs_word(len(run_ids))} were not checked for identical samples across splits.",
+                     claims=claims, runs=run_ids)
+        elif any(overlap.values()):
             pairs = ", ".join(f"{n} {pair}" for pair, n in sorted(overlap.items()) if n)
             full = _fully_overlapping(overlap, sizes)
             # Every held-out sample also in training: held-out scores measure memorisation only,
@@ -380,6 +394,20 @@ class _Audit:
                          f"{ref} picks the best of {entry.get('n_trials', len(runs))} trials by their "
                          "test score, which overstates what a validation-selected model reaches.",
                          claims=citing, runs=runs)
+
+    def verify_by_load(self) -> None:
+        """Runs whose own training loop gave no evaluate hook: their numbers are the loop's word."""
+        unverified = []
+        for run_id in self.present():
+            results = self.read(run_id, "results.json")
+            if isinstance(results, Mapping) and results.get("verify_by_load") == "not_possible":
+                unverified.append(run_id)
+        if unverified:
+            self.add("integrity", "verify-by-load", "warning",
+                     f"{_runs_word(len(unverified))} ({_some(unverified)}) trained with the project's "
+                     "own loop, which has no evaluate(weights, ctx) hook, so their sealed weights were "
+                     "not re-read and re-evaluated: their metrics are as the loop reported them.",
+                     claims=self.claims_of(unverified), runs=unverified)
 
     def seeds(self) -> None:
         """A comparison needs enough seeds per group; say how many the observed effect needs."""

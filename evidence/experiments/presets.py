@@ -180,9 +180,9 @@ def engine_estimate(module: Any, config: dict[str, Any], info: Any) -> int:
 @cache
 def _data_info(data_config: Any) -> Any:
     from evidence.experiments.trainers import data_info
-    from evidence.numerics import data as data_module
+    from evidence.numerics.loaders import load_any
 
-    return data_info(data_module.load(data_config))
+    return data_info(load_any(data_config))
 
 
 def estimate_need(project: Project, trainer: str, config: dict[str, Any], data_config: Any,

@@ -211,15 +211,16 @@ def run_config(raw: Mapping[str, Any], variant: Mapping[str, Any], point: Mappin
     return resolve_config(raw.get("early_stopping"), config, source)
 
 
-def _preset_runs(raw: Mapping[str, Any], path: Path) -> presets_module.RunConfigs:
+def _preset_runs(project: Project, raw: Mapping[str, Any], path: Path) -> presets_module.RunConfigs:
     """(trainer, config, data config) of every variant x grid point under given preset values."""
 
     def runs(values: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], Any]]:
-        from evidence.numerics.data import DataConfig  # numpy: only when presets are resolved
+        from evidence.numerics.loaders import config_from_mapping  # numpy: only for presets
 
         found = []
         for variant in raw.get("variants") or [{"name": raw["trainer"]}]:
-            data_cfg = DataConfig.from_mapping({**raw["data"], **variant.get("data", {})}, path)
+            data_cfg = config_from_mapping(project.root, {**raw["data"], **variant.get("data", {})},
+                                           path)
             for point in _grid_points({**raw.get("grid", {}), **variant.get("grid", {})}):
                 found.append((variant.get("trainer", raw["trainer"]),
                               run_config(raw, variant, point, values, path), data_cfg))
@@ -236,7 +237,7 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
     checkpoint = {**DEFAULT_CHECKPOINT, **raw.get("checkpoint", {})}
     smoke = {**DEFAULT_SMOKE, **raw.get("smoke", {})}
     execution = {"checkpoint": checkpoint, "smoke": smoke, "threads": raw.get("threads", 1)}
-    preset = presets_module.resolve(project, path, raw, experiment, _preset_runs(raw, path))
+    preset = presets_module.resolve(project, path, raw, experiment, _preset_runs(project, raw, path))
     if preset is not None:
         execution["preset"] = preset
     world_size = int(raw.get("world_size", 1))
@@ -283,28 +284,39 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
 
 def _data_identity(project: Project, data_raw: Mapping[str, Any], data_key: str,
                    path: Path) -> dict[str, Any]:
-    """:func:`evidence.numerics.data.data_identity` of an experiment's ``[data]``, memoised by stat.
+    """The data identity of an experiment's ``[data]``, memoised by stat.
 
-    Editing one config value re-expands the experiment; without this, that imports numpy and
-    re-hashes the raw dataset file for a value that has not changed. Inputs: the split-digest
-    cache, the engine code that computes the identity, and the raw dataset file.
+    A built-in table: :func:`evidence.numerics.data.data_identity`; a project dataset
+    (``datasets/<name>.py``): :func:`evidence.numerics.loaders.data_identity`. Editing one config
+    value re-expands the experiment; without the memo, that imports numpy and re-hashes the
+    dataset's files for a value that has not changed. Inputs: the split-digest cache, the engine
+    code that computes the identity, and the dataset's files (and, for a project dataset, its
+    loader and folders, so an added file counts).
     """
     from evidence.core import memo as memos
 
     memo = memos.of(project, "data-identity")
-    read: list[Path] = []  # the raw dataset file, once compute() has found it
+    read: list[Path] = []  # the dataset's files, once compute() has found them
 
     def compute() -> dict[str, Any]:
+        from evidence.numerics import loaders
         from evidence.numerics.data import DataConfig, data_identity, raw_file
 
-        config = DataConfig.from_mapping(data_raw, path)
-        read.append(raw_file(config.dataset))
-        return {"identity": data_identity(config, project.cache_dir), "raw_file": str(read[0])}
+        config = loaders.config_from_mapping(project.root, data_raw, path)
+        if isinstance(config, DataConfig):
+            read.append(raw_file(config.dataset))
+            identity = data_identity(config, project.cache_dir)
+        else:
+            identity, files = loaders.data_identity(project, config)
+            read.extend(files)
+        return {"identity": identity, "raw_files": [str(p) for p in read]}
 
-    value = memo.get(data_key, lambda: [project.cache_dir / "data.json",
-                                        *code_files("evidence.numerics.data"), *read], compute)
+    loader = project.root / "datasets" / f"{data_raw.get('dataset')}.py"
+    value = memo.get(data_key, lambda: [project.cache_dir / "data.json", loader,
+                                        *code_files("evidence.numerics.data", "evidence.numerics.loaders"),
+                                        *read], compute)
     identity: dict[str, Any] = copy.deepcopy(value["identity"])
-    _RAW_FILES[identity["dataset"]] = Path(value["raw_file"])
+    _RAW_FILES[identity["dataset"]] = [Path(p) for p in value.get("raw_files") or [value["raw_file"]]]
     return identity
 
 
@@ -312,9 +324,9 @@ def experiment_files(project: Project) -> list[Path]:
     return sorted(project.experiments_dir.glob("*.toml"))
 
 
-#: Dataset name -> the raw file its identity was computed from (this process; avoids
+#: Dataset name -> the files its identity was computed from (this process; avoids
 #: importing evidence.numerics.data, and numpy with it, to list an expansion's inputs).
-_RAW_FILES: dict[str, Path] = {}
+_RAW_FILES: dict[str, list[Path]] = {}
 #: Per-process RunSpec objects of memoised expansions, by the identity of the stored value.
 _SPECS: dict[int, tuple[Any, tuple[RunSpec, ...]]] = {}
 
@@ -333,14 +345,31 @@ def expansion_inputs(project: Project, path: Path, specs: Any = None) -> list[Pa
             files.extend(Path(e.path) for e in entries if e.name.endswith(".py"))
     except FileNotFoundError:
         pass
+    datasets = project.root / "datasets"  # a project's own loaders (evidence.numerics.loaders)
+    if datasets.is_dir():
+        files.append(datasets)
+        files.extend(sorted(datasets.glob("*.py")))
     if specs:
         for name in sorted({s["identity"]["data"]["dataset"] for s in specs}):
             if name not in _RAW_FILES:
-                from evidence.numerics.data import raw_file
+                identity = next(s["identity"]["data"] for s in specs
+                                if s["identity"]["data"]["dataset"] == name)
+                _RAW_FILES[name] = _dataset_files(project, identity)
+            files.extend(_RAW_FILES[name])
+    return sorted(set(files))
 
-                _RAW_FILES[name] = raw_file(name)
-            files.append(_RAW_FILES[name])
-    return sorted(files)
+
+def _dataset_files(project: Project, identity: Mapping[str, Any]) -> list[Path]:
+    """The files a data identity was computed from (a built-in table's file, or a loader's)."""
+    from evidence.numerics import loaders
+
+    config = loaders.config_from_mapping(project.root, identity, "spec")
+    if isinstance(config, loaders.ProjectDataConfig):
+        files, folders = loaders.declared_files(config, loaders.import_loader(config))
+        return [config.loader, *folders, *files]
+    from evidence.numerics.data import raw_file
+
+    return [raw_file(config.dataset)]
 
 
 def expand_cached(project: Project, path: Path) -> tuple[RunSpec, ...]:

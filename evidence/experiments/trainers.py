@@ -17,7 +17,7 @@ from evidence.core.project import Project
 
 
 def load_trainer(project: Project, name: str) -> ModuleType:
-    """Import ``trainers/<name>.py`` of the project and check it has ``build``."""
+    """Import ``trainers/<name>.py`` of the project and check it has ``build`` or ``train``."""
     path = project.trainers_dir / f"{name}.py"
     if str(project.root) not in sys.path:
         sys.path.insert(0, str(project.root))
@@ -27,28 +27,34 @@ def load_trainer(project: Project, name: str) -> ModuleType:
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[module_spec.name] = module
     module_spec.loader.exec_module(module)
-    if not callable(getattr(module, "build", None)):
-        raise BadInputError(path, "a trainer must define build(config, data) -> Recipe",
+    if not callable(getattr(module, "build", None)) and not callable(getattr(module, "train", None)):
+        raise BadInputError(path, "a trainer must define build(config, data) -> Recipe (the engine's "
+                            "loop) or train(ctx) -> results (its own loop)",
                             field="build", hint="see docs/contracts.md")
     return module
 
 
 def data_info(dataset: Any) -> Any:
-    """The :class:`~evidence.numerics.recipe.DataInfo` a trainer's ``build`` gets for ``dataset``."""
+    """What a trainer gets for ``dataset``: a :class:`~evidence.numerics.recipe.DataInfo` for a
+    built-in table, a :class:`~evidence.numerics.loaders.ProjectDataInfo` for a project dataset."""
+    from evidence.numerics import loaders
     from evidence.numerics.recipe import DataInfo
+
+    if isinstance(dataset, loaders.ProjectDataset):
+        return loaders.data_info(dataset)
 
     return DataInfo(dataset=dataset.name, n_features=dataset.n_features, n_classes=dataset.n_classes,
                     task=dataset.task, split_sizes={k: len(v.y) for k, v in dataset.splits.items()},
                     split_digests=dict(dataset.digests))
 
 
-def load_checked_data(identity: dict[str, Any], seed: int, source: object) -> Any:
+def load_checked_data(project: Project, identity: dict[str, Any], seed: int, source: object) -> Any:
     """The run's dataset, refused unless its split digests are the ones in the run key."""
     from evidence.core.errors import RunFailedError
-    from evidence.numerics import data as data_module
+    from evidence.numerics import loaders
 
-    cfg = data_module.DataConfig.from_mapping(identity["data"], source)
-    dataset = data_module.load(cfg, label_seed=seed)
+    cfg = loaders.config_from_mapping(project.root, identity["data"], source)
+    dataset = loaders.load_any(cfg, label_seed=seed)
     expected = identity["data"]["split_digests"]
     if dataset.digests != expected:
         raise RunFailedError(f"{source}: the data on this machine does not match the split digests "

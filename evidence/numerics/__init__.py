@@ -4,6 +4,8 @@ data      datasets, fixed hash-pinned splits, their digests
 recipe    the trainer contract (a Recipe: model, optimiser, loss, metrics)
 training  the engine-owned training loop and evaluation
 stopping  early-stopping rules
+loaders   a project's own datasets (datasets/<name>.py): files digest, splits, float targets
 
-Editing any of these changes the key of every run that uses it (see docs/architecture.md).
+Editing any of these changes the key of every run that uses it (see docs/architecture.md);
+loaders is keyed through the data identity of the runs on a project dataset only.
 """

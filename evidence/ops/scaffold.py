@@ -1,9 +1,16 @@
-"""``evidence init``: a new project that builds end to end at once.
+"""``evidence init``: a new project that builds end to end at once, in its own git repository.
 
-The template lives in ``evidence/templates/project`` (installed with the package). Every file
-is copied as is, except ``gitignore`` which becomes ``.gitignore`` (a dot-file would be dropped
-by some packaging tools). Nothing is ever overwritten: an existing file is an error, and the
-check happens before the first file is written, so a refused init leaves the folder as it was.
+Templates live in ``evidence/templates`` (installed with the package): ``project`` is the base
+(a classifier on a built-in scikit-learn table); ``files`` is laid over it for "my own data from
+CSV/files" (a dataset loader, a CSV and a regression trainer with float targets). Every file is
+copied as is, except ``gitignore`` which becomes ``.gitignore`` (a dot-file would be dropped by
+some packaging tools). Nothing is ever overwritten: an existing file is an error, and the check
+happens before the first file is written, so a refused init leaves the folder as it was.
+
+Then the folder becomes a git repository with the template as its first commit (unless it is
+already inside one): the init's own next step, ``doit deliver``, records the git commit of every
+run, and training in a folder outside git (or with the template uncommitted) would disclose a
+dirty tree under every claim.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from pathlib import Path
 from evidence.core.errors import BadInputError
 
 RENAMES = {"gitignore": ".gitignore"}
+#: Template name -> the template folders laid over each other, base first.
+TEMPLATES = {"table": ("project",), "files": ("project", "files")}
 
 
 def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
@@ -30,14 +39,20 @@ def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
     return found
 
 
-def template_files() -> list[tuple[str, Traversable]]:
-    """(relative path in the new project, template file), in a stable order."""
-    return _walk(resources.files("evidence") / "templates" / "project")
+def template_files(template: str = "table") -> list[tuple[str, Traversable]]:
+    """(relative path in the new project, template file), in a stable order; later layers win."""
+    if template not in TEMPLATES:
+        raise BadInputError("evidence init", f"unknown template {template!r}; expected one of "
+                            f"{sorted(TEMPLATES)}", field="--template")
+    chosen: dict[str, Traversable] = {}
+    for layer in TEMPLATES[template]:
+        chosen.update(_walk(resources.files("evidence") / "templates" / layer))
+    return sorted(chosen.items())
 
 
-def init_project(folder: Path) -> list[str]:
+def init_project(folder: Path, template: str = "table", *, git: bool = True) -> list[str]:
     """Create a new project in ``folder`` (which may exist but must not hold any template file)."""
-    files = template_files()
+    files = template_files(template)
     clashes = [name for name, _ in files if (folder / name).exists()]
     if clashes:
         raise BadInputError(folder, f"refusing to overwrite {', '.join(clashes[:5])}",
@@ -47,4 +62,29 @@ def init_project(folder: Path) -> list[str]:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(source.read_bytes())
     (folder / "runs").mkdir(exist_ok=True)
+    if git:
+        init_git(folder, [name for name, _ in files])
     return [name for name, _ in files]
+
+
+def init_git(folder: Path, names: list[str]) -> str | None:
+    """``git init`` and commit the template; None (nothing done) when ``folder`` is in a repository.
+
+    The commit uses the user's git identity, or a neutral one when none is configured (the
+    commit is the template's, not the user's work).
+    """
+    import git
+
+    try:
+        git.Repo(folder, search_parent_directories=True)
+        return None  # already in a repository: the user's own workflow decides what to commit
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        pass
+    repo = git.Repo.init(folder)
+    repo.index.add(names)
+    reader = repo.config_reader()
+    name = reader.get_value("user", "name", "") or "evidence init"
+    email = reader.get_value("user", "email", "") or "evidence-init@localhost"
+    actor = git.Actor(str(name), str(email))
+    commit = repo.index.commit("evidence init: project template", author=actor, committer=actor)
+    return str(commit.hexsha)

@@ -286,7 +286,7 @@ def reevaluate(project: Project, spec: Any, weights: Path) -> tuple[dict[str, di
     training.configure_determinism(int(spec.execution.get("threads", 1)))
     identity = spec.identity
     try:
-        dataset = load_checked_data(identity, spec.seed, "spec.json")
+        dataset = load_checked_data(project, identity, spec.seed, "spec.json")
     except EvidenceError as error:
         raise Rejected(str(error)) from None
     info = data_info(dataset)

@@ -19,6 +19,7 @@ import io
 import os
 import re
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,26 @@ class CheckpointDir:
         """Step of the newest checkpoint file (unverified; for status views)."""
         found = self.candidates()
         return found[0].step if found else None
+
+
+class CheckpointClock:
+    """When a checkpoint is due: every ``every_steps`` steps and/or every ``every_seconds``.
+
+    One object instead of counters shared between closures; it never touches an RNG, so asking
+    it cannot change what a run computes (cadence is not part of the run key).
+    """
+
+    def __init__(self, cadence: dict[str, Any]) -> None:
+        self.every_steps = int(cadence.get("every_steps", 0))
+        self.every_seconds = float(cadence.get("every_seconds", 30.0))
+        self.last_save = time.monotonic()
+
+    def due(self, step: int) -> bool:
+        return bool((self.every_steps and step % self.every_steps == 0) or
+                    (self.every_seconds and time.monotonic() - self.last_save >= self.every_seconds))
+
+    def saved(self) -> None:
+        self.last_save = time.monotonic()
 
 
 def size_on_disk(folder: Path) -> int:

@@ -86,7 +86,14 @@ class Outcome:
 
 
 class Execution:
-    """One attempt at one run, in one process."""
+    """One attempt at one run, in one process.
+
+    :meth:`run` reads as its steps: prepare, smoke, resume, train (checkpointing on a
+    :class:`~evidence.train.checkpoint.CheckpointClock` and on signals), verify by load, seal. A
+    trainer with its own loop (``train(ctx)``) goes through :mod:`evidence.train.ownloop` after
+    prepare, which uses the same checkpoint, interrupt and seal steps. The state those steps share
+    (the trainer, the data, the progress and the timing record) lives on the object.
+    """
 
     def __init__(self, project: Project, spec: RunSpec, run_id: str,
                  group: distributed.Group = distributed.LOCAL) -> None:
@@ -100,6 +107,13 @@ class Execution:
         self.cadence = spec.execution.get("checkpoint", {})
         self.last_checkpoint: int | None = None
         self.stopper: EarlyStopping | None = None
+        self.started = time.time()
+        self.cpu_started = time.process_time()
+        self.threads = int(self.execution.get("threads", 1))
+        self.source = f"trainers/{spec.trainer}.py"
+        self.trainer: Any = None
+        self.dataset: Any = None
+        self.meta: dict[str, Any] = {}
 
     def status(self, state: str, **extra: Any) -> None:
         if not self.group.is_main:
@@ -111,64 +125,93 @@ class Execution:
         write_json_atomic(self.work / PROGRESS_FILE, record)
 
     def run(self) -> SealedRun:
-        import torch
+        self._prepare()
+        from evidence.train import ownloop
 
+        if ownloop.is_own_loop(self.trainer):  # the second contract: the project's loop
+            return ownloop.run(self)
+        self._smoke()
+        recipe = self._build()
+        self._set_stopper(recipe)
+        checkpoints, progress = self._resume(recipe)
+        self._train(recipe, checkpoints, progress)
+        if not self.group.is_main:  # rank 0 evaluates, verifies and seals; wait for it
+            self.group.barrier()
+            return SealedRun(self.project.runs_dir / self.run_id)
+        self.status("evaluating", step=progress.step)
+        staging, final, diagnostics = self._verify_by_load(recipe)
+        return self._seal(staging, self._results(recipe, final, diagnostics, progress),
+                          progress.history)
+
+    # -- the steps -------------------------------------------------------------------------
+
+    def _prepare(self) -> None:
+        """Work folder, spec record, signal handlers, deterministic kernels, trainer and data."""
         from evidence.numerics import training
-        from evidence.train.checkpoint import CheckpointDir, remove_folder
 
-        started = time.time()
-        cpu_started = time.process_time()
         self.work.mkdir(parents=True, exist_ok=True)
         self._keep_recorded_preset()
         if self.group.is_main:
             write_json_atomic(self.work / "spec.json", self.spec.to_json())
         self.signals.install()
-        threads = int(self.execution.get("threads", 1))
-        training.configure_determinism(threads)
-        trainer = load_trainer(self.project, self.spec.trainer)
-        identity = self.spec.identity
-        dataset = load_checked_data(identity, self.spec.seed, self.spec.task_name)
-        info = data_info(dataset)
-        source = f"trainers/{self.spec.trainer}.py"
+        training.configure_determinism(self.threads)
+        self.trainer = load_trainer(self.project, self.spec.trainer)
+        self.dataset = load_checked_data(self.project, self.spec.identity, self.spec.seed,
+                                         self.spec.task_name)
+        self.meta = {"wall_seconds": 0.0, "cpu_seconds": 0.0, "resumes": 0,
+                     "started_at": now_iso(), "checkpoint_seconds": 0.0, "checkpoints_written": 0}
 
-        def build() -> Any:
-            training.seed_everything(self.spec.seed)
-            recipe = trainer.build(self.spec.config, info)
-            if isinstance(getattr(recipe, "model", None), torch.nn.Module):
-                self.group.place(recipe.model)
-            try:
-                recipe.check(source)
-            except AttributeError:
-                raise RunFailedError(f"{source}: build() must return an evidence.numerics.recipe.Recipe, "
-                                     f"got {type(recipe).__name__}") from None
-            except (TypeError, ValueError) as error:
-                raise RunFailedError(str(error)) from None
-            self._check_preset_knobs(recipe, source)
-            return recipe
+    def _build(self) -> Any:
+        """A fresh, seeded recipe from the trainer, checked against the contract."""
+        import torch
+
+        from evidence.numerics import training
+
+        training.seed_everything(self.spec.seed)
+        recipe = self.trainer.build(self.spec.config, data_info(self.dataset))
+        if isinstance(getattr(recipe, "model", None), torch.nn.Module):
+            self.group.place(recipe.model)
+        try:
+            recipe.check(self.source)
+        except AttributeError:
+            raise RunFailedError(f"{self.source}: build() must return an evidence.numerics.recipe."
+                                 f"Recipe, got {type(recipe).__name__}") from None
+        except (TypeError, ValueError) as error:
+            raise RunFailedError(str(error)) from None
+        self._check_preset_knobs(recipe, self.source)
+        return recipe
+
+    def _smoke(self) -> None:
+        """A few real steps on a throw-away model before the long run (see training.smoke_check)."""
+        from evidence.numerics import training
 
         smoke = self.execution.get("smoke", {})
         self.status("smoke")
         try:
-            training.smoke_check(build(), dataset, int(smoke.get("batches", 2)),
+            training.smoke_check(self._build(), self.dataset, int(smoke.get("batches", 2)),
                                  int(smoke.get("overfit_steps", 0)))
         except (RuntimeError, ValueError, TypeError, IndexError) as error:
             raise RunFailedError(f"{self.spec.task_name}: {error}",
                                  hint="fix the trainer or config; nothing long ran") from error
 
-        recipe = build()
+    def _set_stopper(self, recipe: Any) -> None:
         try:
             self.stopper = EarlyStopping.from_config(self.spec.config.get("early_stopping"),
-                                                     recipe.directions, source)
+                                                     recipe.directions, self.source)
         except ValueError as error:
             raise RunFailedError(str(error)) from None
+
+    def _resume(self, recipe: Any) -> tuple[Any, Any]:
+        """Load the newest valid checkpoint into ``recipe``; the progress to continue from."""
+        from evidence.numerics import training
+        from evidence.train.checkpoint import CheckpointDir
+
         self.group.diverge_rng(self.spec.seed)
         checkpoints = CheckpointDir(self.work / "checkpoints", int(self.cadence.get("keep", 3)))
         if self.group.is_main:
             checkpoints.clean_temporaries()
         progress = training.Progress()
         resumed = self.group.load_checkpoint(checkpoints)
-        meta: dict[str, Any] = {"wall_seconds": 0.0, "cpu_seconds": 0.0, "resumes": 0,
-                "started_at": now_iso(), "checkpoint_seconds": 0.0, "checkpoints_written": 0}
         if resumed is not None:
             checkpoint, state = resumed
             if state.get("key") != self.spec.key:
@@ -179,108 +222,139 @@ class Execution:
                 recipe.scheduler.load_state_dict(state["scheduler"])
             training.set_rng_state(self.group.rng_from(state))
             progress = training.Progress.from_dict(state["progress"])
-            meta = dict(state["meta"])
-            meta["resumes"] = int(meta["resumes"]) + 1
+            self.meta = dict(state["meta"])
+            self.meta["resumes"] = int(self.meta["resumes"]) + 1
             if self.group.is_main:
                 print(f"resuming {self.spec.task_name} from step {checkpoint.step} "
                       f"(epoch {progress.epoch}, batch {progress.batch})", file=sys.stderr)
-
-        def elapsed() -> dict[str, Any]:
-            return {**meta, "wall_seconds": meta["wall_seconds"] + time.time() - started,
-                    "cpu_seconds": meta["cpu_seconds"] + time.process_time() - cpu_started,
-                    **meter.peaks(meta)}
-
-        def save(p: training.Progress) -> None:
-            t0 = time.perf_counter()
-            rng = self.group.rng_record(training.rng_state())  # collective under DDP
-            if not self.group.is_main:
-                self.last_checkpoint = p.step
-                return
-            state = {"format": 1, "key": self.spec.key, "model": recipe.model.state_dict(),
-                     "optimizer": recipe.optimizer.state_dict(),
-                     "scheduler": recipe.scheduler.state_dict() if recipe.scheduler else None,
-                     **rng, "progress": p.to_dict(), "meta": elapsed()}
-            state["meta"]["checkpoints_written"] = int(meta["checkpoints_written"]) + 1
-            checkpoints.save(state, p.step, p.epoch)
-            meta["checkpoints_written"] = state["meta"]["checkpoints_written"]
-            meta["checkpoint_seconds"] = float(meta["checkpoint_seconds"]) + \
-                time.perf_counter() - t0
-            self.last_checkpoint = p.step
-
         self.last_checkpoint = checkpoints.latest_step()
-        every_steps = int(self.cadence.get("every_steps", 0))
-        every_seconds = float(self.cadence.get("every_seconds", 30.0))
-        last_save = time.monotonic()
+        return checkpoints, progress
+
+    def elapsed(self) -> dict[str, Any]:
+        """The timing record so far: this attempt's time added to that of earlier attempts."""
+        return {**self.meta, "wall_seconds": self.meta["wall_seconds"] + time.time() - self.started,
+                "cpu_seconds": self.meta["cpu_seconds"] + time.process_time() - self.cpu_started,
+                **meter.peaks(self.meta)}
+
+    def _save(self, recipe: Any, checkpoints: Any, progress: Any) -> None:
+        """Checkpoint the recipe's whole mutable state (rank 0 writes; all ranks take part)."""
+        from evidence.numerics import training
+
+        t0 = time.perf_counter()
+        rng = self.group.rng_record(training.rng_state())  # collective under DDP
+        if not self.group.is_main:
+            self.last_checkpoint = progress.step
+            return
+        state = {"format": 1, "key": self.spec.key, "model": recipe.model.state_dict(),
+                 "optimizer": recipe.optimizer.state_dict(),
+                 "scheduler": recipe.scheduler.state_dict() if recipe.scheduler else None,
+                 **rng, "progress": progress.to_dict(), "meta": self.elapsed()}
+        self._write_checkpoint(checkpoints, state, progress.step, progress.epoch, t0)
+
+    def _write_checkpoint(self, checkpoints: Any, state: dict[str, Any], step: int, epoch: int,
+                          t0: float) -> None:
+        """Write ``state`` durably and account for it in the run's timing record."""
+        state["meta"]["checkpoints_written"] = int(self.meta["checkpoints_written"]) + 1
+        checkpoints.save(state, step, epoch)
+        self.meta["checkpoints_written"] = state["meta"]["checkpoints_written"]
+        self.meta["checkpoint_seconds"] = float(self.meta["checkpoint_seconds"]) + \
+            time.perf_counter() - t0
+        self.last_checkpoint = step
+
+    def _interrupt(self, received: int, step: int, total: int | None) -> RunInterruptedError:
+        name = signal.Signals(received).name
+        where = f"{step}/{total}" if total else str(step)
+        return RunInterruptedError(f"{self.spec.task_name} interrupted by {name} at step {where}; "
+                                   f"checkpoint written", hint="run `doit train` again to resume")
+
+    def _train(self, recipe: Any, checkpoints: Any, progress: Any) -> None:
+        """The engine's loop, checkpointing when the clock says so or a signal arrives."""
+        from evidence.numerics import training
+        from evidence.train.checkpoint import CheckpointClock
+
+        clock = CheckpointClock(self.cadence)
         reporter = ProgressReporter(self.spec.task_name, sys.stderr)
         reporter.enabled = reporter.enabled and self.group.is_main  # one progress line per run
         last_status = 0.0
 
         def after_step(p: training.Progress, total: int, *, report: bool = True) -> None:
-            nonlocal last_save, last_status
-            due = (every_steps and p.step % every_steps == 0) or \
-                (every_seconds and time.monotonic() - last_save >= every_seconds)
-            received, due = self.group.agree(self.signals.received or 0, bool(due))
+            nonlocal last_status
+            received, due = self.group.agree(self.signals.received or 0, clock.due(p.step))
             if received:
-                save(p)
+                self._save(recipe, checkpoints, p)
                 self.group.barrier()  # no rank leaves before rank 0's checkpoint is on disk
-                name = signal.Signals(received).name
-                raise RunInterruptedError(f"{self.spec.task_name} interrupted by {name} at step "
-                                          f"{p.step}/{total}; checkpoint written",
-                                          hint="run `doit train` again to resume")
+                raise self._interrupt(received, p.step, total)
             if due:
-                save(p)
-                last_save = time.monotonic()
+                self._save(recipe, checkpoints, p)
+                clock.saved()
             if report:
                 reporter.update(p.step, total, p.epoch, p.loss_sum / max(p.batch, 1))
             if time.monotonic() - last_status >= 1.0:
                 self.status("training", step=p.step, total_steps=total, epoch=p.epoch,
-                             last_checkpoint=self.last_checkpoint)
+                            last_checkpoint=self.last_checkpoint)
                 last_status = time.monotonic()
 
         def after_epoch(p: training.Progress, total: int) -> None:
             after_step(p, total, report=False)
 
         self.status("training", step=progress.step, last_checkpoint=self.last_checkpoint)
-        training.run_epochs(recipe, dataset, self.spec.seed, progress, after_step, after_epoch,
+        training.run_epochs(recipe, self.dataset, self.spec.seed, progress, after_step, after_epoch,
                             self.group.step_fn(recipe.model), self.stopper)
         reporter.close()
-        if not self.group.is_main:  # rank 0 evaluates, verifies and seals; wait for it
-            self.group.barrier()
-            return SealedRun(self.project.runs_dir / self.run_id)
-        self.status("evaluating", step=progress.step)
-        final = training.final_evaluation(recipe, dataset)
-        diagnostics = training.prediction_diagnostics(recipe, dataset["test"])
-        staging = self.work / "seal"
-        if staging.exists():
-            remove_folder(staging)
-        staging.mkdir()
+
+    def _verify_by_load(self, recipe: Any) -> tuple[Path, Any, dict[str, float]]:
+        """Save the final weights into a fresh staging folder and re-evaluate them from disk.
+
+        Trust the file on disk, not the model in memory: a fresh model loads the saved weights
+        and must give exactly the numbers the training process computed.
+        """
         from safetensors.torch import load_file, save_file
 
+        from evidence.numerics import training
+
+        final = training.final_evaluation(recipe, self.dataset)
+        diagnostics = training.prediction_diagnostics(recipe, self.dataset["test"])
+        staging = self._fresh_staging()
         weights = {k: v.detach().cpu().clone().contiguous()
                    for k, v in recipe.model.state_dict().items()}
         save_file(weights, str(staging / "model.safetensors"), metadata={"run_key": self.spec.key})
-        # Verify by load: trust the file on disk, not the model in memory.
-        fresh = build()
+        fresh = self._build()
         fresh.model.load_state_dict(load_file(str(staging / "model.safetensors"),
                                               device=str(self.group.device)), strict=True)
-        reloaded = training.final_evaluation(fresh, dataset)
+        reloaded = training.final_evaluation(fresh, self.dataset)
         if reloaded != final:
             raise RunFailedError(f"{self.spec.task_name}: verify-by-load failed: the saved weights "
                                  f"give {reloaded}, the training process logged {final}",
                                  hint="the run was not sealed; check the model's state_dict")
-        results = self._results(recipe, final, diagnostics, progress)
+        return staging, final, diagnostics
+
+    def _fresh_staging(self) -> Path:
+        from evidence.train.checkpoint import remove_folder
+
+        staging = self.work / "seal"
+        if staging.exists():
+            remove_folder(staging)
+        staging.mkdir()
+        return staging
+
+    def _seal(self, staging: Path, results: dict[str, Any],
+              history: list[dict[str, Any]]) -> SealedRun:
+        """Validate and write the run's records next to its weights, then publish atomically."""
+        import torch
+
         from evidence.core.metrics import refuse_out_of_range
         from evidence.core.schema import validate
+        from evidence.train.checkpoint import remove_folder
 
         refuse_out_of_range(results, self.spec.task_name)
         validate(results, "results", staging / "results.json")
         write_json_atomic(staging / "results.json", results)
         write_json_atomic(staging / "spec.json", self.spec.to_json())
         with (staging / "metrics.jsonl").open("w", encoding="utf-8") as handle:
-            for row in progress.history:
+            for row in history:
                 handle.write(json.dumps(row, sort_keys=True) + "\n")
-        write_json_atomic(staging / "provenance.json", self._provenance(elapsed(), threads,
-                                                                        torch.__version__))
+        write_json_atomic(staging / "provenance.json",
+                          self._provenance(self.elapsed(), self.threads, torch.__version__))
         run = RunStore(self.project.runs_dir).seal(staging, self.run_id, self.spec.key)
         remove_folder(self.work)
         self.group.barrier()

@@ -14,6 +14,9 @@ directions=...)``. The defaults are a classifier's: cross-entropy loss, metrics 
 (higher is better) and "loss" (lower is better). For other metrics pass ``metrics`` (a function
 of a whole split's outputs and targets returning named floats) and ``directions`` (each
 metric -> "higher" or "lower"; the engine never assumes one).
+
+A trainer may instead keep its own loop: define ``train(ctx)`` (and, for verify-by-load,
+``evaluate(weights, ctx)``) instead of ``build``; see docs/contracts.md, "Your own loop".
 """
 
 from __future__ import annotations
