@@ -328,8 +328,8 @@ def test_unpinned_and_overlapping_splits_are_disclosed(trained: Path, tmp_path: 
     add_claim(resolved, "unpinned", [unpinned])
     # the digits splits share no image; plant a duplicate count to see the report of one
     disclose._split_facts.cache_clear()
-    monkeypatch.setattr(disclose, "split_overlap", lambda _: {"train/val": 0, "train/test": 3,
-                                                              "val/test": 1})
+    monkeypatch.setattr(disclose.loaders, "overlap_of", lambda _: {"train/val": 0, "train/test": 3,
+                                                                   "val/test": 1})
     try:
         found = by_id(disclose.audit(project, resolved, report))
     finally:
@@ -343,7 +343,7 @@ def test_unpinned_and_overlapping_splits_are_disclosed(trained: Path, tmp_path: 
 
     # a test set wholly contained in training is no held-out set at all: serious
     disclose._split_facts.cache_clear()
-    monkeypatch.setattr(disclose, "split_overlap", lambda data: {
+    monkeypatch.setattr(disclose.loaders, "overlap_of", lambda data: {
         "train/val": 0, "train/test": len(data.splits["test"].y), "val/test": 0})
     try:
         found = by_id(disclose.audit(project, resolved, report))
