@@ -311,9 +311,11 @@ class Execution:
         from safetensors.torch import load_file, save_file
 
         from evidence.numerics import training
+        from evidence.train.baseline import mean_baseline
 
         final = training.final_evaluation(recipe, self.dataset)
         diagnostics = training.prediction_diagnostics(recipe, self.dataset["test"])
+        diagnostics.update(mean_baseline(recipe, self.dataset))  # regression: the floor to beat
         staging = self._fresh_staging()
         weights = {k: v.detach().cpu().clone().contiguous()
                    for k, v in recipe.model.state_dict().items()}
