@@ -19,7 +19,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 RESULTS = BENCH / "results.md"
 TITLE = "# Benchmarks of the evidence engine"
-ORDER = ("intro", "harness", "profile", "why", "hashing", "training", "notes")
+ORDER = ("intro", "harness", "profile", "why", "hashing", "training", "numerics", "notes")
 _SECTION = re.compile(r"<!-- section:(\w+) -->\n(.*?)<!-- /section:\1 -->\n", re.S)
 
 
@@ -91,16 +91,16 @@ def engine_state(rev: str | None = None) -> str:
 def snapshot_engine(workdir: Path, rev: str | None = None) -> Path:
     """Copy the evidence package to ``workdir/engine/<digest of its files>`` and import it from there.
 
-    The copy is of the installed package (the working tree), or with ``rev`` of the package at
-    that git revision (``git archive``, read-only). Returns the folder to put on
-    ``PYTHONPATH`` of child processes, so that every command of one benchmark run sees the
+    The copy is of this checkout's ``evidence/`` (never whatever ``evidence`` the environment
+    happens to import: an editable install of another clone would otherwise be measured), or
+    with ``rev`` of the package at that git revision (``git archive``, read-only). Returns the
+    folder to put on ``PYTHONPATH`` of child processes, so that every command of one benchmark run sees the
     same engine even while the working tree is being edited. The folder is named by the
     digest of the engine's files, so the same engine always lands at the same path: the
     generated projects' doit tasks depend on engine files by path, and a new path would make
     the next no-op a rebuild.
     """
     import hashlib
-    import importlib.util
     import io
     import shutil
     import subprocess
@@ -117,10 +117,7 @@ def snapshot_engine(workdir: Path, rev: str | None = None) -> Path:
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(staging, filter="data")
     else:
-        spec = importlib.util.find_spec("evidence")
-        if spec is None or spec.origin is None:
-            raise SystemExit("the evidence package is not importable; run with the project's .venv")
-        shutil.copytree(Path(spec.origin).parent, staging / "evidence",
+        shutil.copytree(REPO / "evidence", staging / "evidence",
                         ignore=shutil.ignore_patterns("__pycache__"))
     digest = hashlib.sha256()
     for path in sorted(p for p in staging.rglob("*") if p.is_file()):

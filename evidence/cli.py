@@ -50,7 +50,9 @@ def cmd_status(args: argparse.Namespace) -> int:
         pid = int(status.get("pid", 0))
         alive = _alive(pid) if pid else False
         recorded = str(status.get("state", "?"))
-        if alive:
+        if (project.runs_dir / status_file.parent.name / "manifest.json").is_file():
+            state = "sealed (its work folder was left by a kill after sealing: safe to delete)"
+        elif alive:
             state = recorded
         elif recorded == "failed":
             state = f"FAILED: {status.get('error', '')}"
@@ -60,10 +62,12 @@ def cmd_status(args: argparse.Namespace) -> int:
             state = "DEAD (resume with `doit train`)"
         if alive and age > args.stale_after:
             state = f"STALLED ({status.get('state')})"
-        step = status.get("step")
+        step = status.get("step", status.get("last_checkpoint"))
         total = status.get("total_steps")
+        shown_step = "-" if step is None else f"{step}/{total}" if total else str(step)
+        checkpoint = status.get("last_checkpoint")
         rows.append((f"{status.get('experiment')}/{status.get('label')}", status_file.parent.name,
-                     f"{step}/{total}" if total else str(step), str(status.get("last_checkpoint")),
+                     shown_step, "none yet" if checkpoint is None else str(checkpoint),
                      f"{age:.0f}s", state))
     if not rows:
         print("no runs in progress")
@@ -163,7 +167,13 @@ def cmd_repro(args: argparse.Namespace) -> int:
         scope = Scope("full")
     result = reproduce(_project(args), scope, jobs=args.jobs)
     print((_project(args).repro_dir / "report.md").read_text("utf-8"))
-    print(("REPRODUCED: " if result["reproduced"] else "NOT REPRODUCED: ") + result["summary"])
+    verdict = result.get("runs_verdict")
+    headline = ("NOT REPRODUCED" if not result["reproduced"]
+                else "REPRODUCED bit-identically" if verdict == "bit-identically"
+                else "REPRODUCED within tolerance" if verdict == "within tolerance"
+                else "REPRODUCED (claims; no run retrained)" if verdict == "reused"
+                else "REPRODUCED (claims; some runs differ beyond float rounding)")
+    print(f"{headline}: {result['summary']}")
     return 0 if result["reproduced"] else 1
 
 

@@ -184,12 +184,15 @@ def test_tolerance_and_rounding(
     assert [(f.stated, f.kind) for f in findings] == [(stated, kind)]
 
 
-def test_percent_and_plain_shapes_do_not_mix() -> None:
+def test_a_percent_claim_stated_as_a_fraction_is_checked_and_a_plain_one_never_as_percent() -> None:
     text = (
         "The CNN accuracy is 0.964. The CNN F1 is 91.2%.\n\n"
         "The CNN accuracy and F1 were measured over 3 seeds and 10 epochs.\n"
     )
-    assert scan_text("notes.md", text, [CNN_ACC, CNN_F1]) == []
+    [finding] = scan_text("notes.md", text, [CNN_ACC, CNN_F1])
+    assert (finding.claim_id, finding.stated, finding.kind) == ("cnn_test_acc", "0.964", "match")
+    [drift] = scan_text("notes.md", "The CNN accuracy is 0.978.\n", [CNN_ACC, CNN_F1])
+    assert (drift.claim_id, drift.kind) == ("cnn_test_acc", "drift")
 
 
 def test_unit_suffix_claims_need_their_unit() -> None:
@@ -215,7 +218,7 @@ def test_a_correct_statement_makes_other_numbers_comparisons() -> None:
     }
 
 
-def test_two_claims_in_one_sentence_pair_by_value_then_distance() -> None:
+def test_two_claims_in_one_sentence_pair_by_distance_then_value() -> None:
     text = (
         "The CNN reaches 96.4% accuracy and the MLP reaches 94.1% accuracy.\n\n"
         "The CNN reaches 97.0% accuracy and the MLP reaches 95.0% accuracy.\n\n"
@@ -226,9 +229,9 @@ def test_two_claims_in_one_sentence_pair_by_value_then_distance() -> None:
         (1, "mlp_test_acc", "94.1%", "94.1%", "match"),
         (3, "cnn_test_acc", "97.0%", "96.4%", "drift"),  # nearest keywords decide
         (3, "mlp_test_acc", "95.0%", "94.1%", "drift"),
-        # the documented price: a stale number equal to another claim passes as that claim
-        (5, "cnn_test_acc", "96.4%", "96.4%", "match"),
-        (5, "mlp_test_acc", "95.0%", "94.1%", "drift"),
+        # swapped numbers: each is read as the claim nearest to it, and both are wrong
+        (5, "mlp_test_acc", "96.4%", "94.1%", "drift"),
+        (5, "cnn_test_acc", "95.0%", "96.4%", "drift"),
     }
 
 
@@ -288,7 +291,7 @@ def test_raise_on_drift_names_the_first_drift() -> None:
 
 def test_invalid_input_is_rejected(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="keyword"):
-        ClaimQuantity("x", 0.5, PCT1, ())
+        ClaimQuantity("x", 0.5, PCT1, (" ",))
     with pytest.raises(ValueError, match="non-finite"):
         ClaimQuantity("x", float("nan"), PCT1, ("x",))
     with pytest.raises(ValueError, match="duplicate claim ids"):

@@ -45,10 +45,10 @@ def test_full_reproduction_is_bit_identical(committed: Path) -> None:
     result = repro(committed)
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads((committed / "build/repro/report.json").read_text())
-    assert report["summary"].startswith("10/10 runs identical, 1/1 claims reproduced")
+    assert report["summary"].startswith("10/10 runs bit-identical, 1/1 claims reproduced")
     assert report["environment"]["same"] is True
     assert all(f["identical"] for f in report["files"])
-    assert "REPRODUCED: 10/10 runs identical" in result.stdout
+    assert "REPRODUCED bit-identically: 10/10 runs bit-identical" in result.stdout
 
 
 def test_presentation_path_reuses_intact_runs_only(committed: Path, tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ def test_presentation_path_reuses_intact_runs_only(committed: Path, tmp_path: Pa
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads((root / "build/repro/report.json").read_text())
     # The tampered run fails fsck, so it is retrained, not reused; the other nine are reused.
-    assert report["summary"].startswith("0/1 runs identical, 1/1 claims reproduced")
+    assert report["summary"].startswith("0/1 runs bit-identical")
     assert report["summary"].endswith("9 runs reused")
     [fresh] = [r for r in report["runs"] if not r["reused"]]
     assert fresh["run_id"] == runs[0].name and fresh["files_differ"] == ["results.json"]

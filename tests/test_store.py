@@ -9,16 +9,22 @@ from pathlib import Path
 import pytest
 
 from evidence.core.errors import IntegrityError
+from evidence.core.hashing import digest_json
 from evidence.store.runs import RunStore, run_id_for
 
-KEY = "ab" * 32
+IDENTITY = {"trainer": "t", "seed": 0}
+KEY = digest_json(IDENTITY)
 
 
 def staged(tmp_path: Path, name: str = "stage") -> Path:
+    """A run's files as the runner leaves them for sealing (the required ones and weights)."""
     folder = tmp_path / name
     folder.mkdir()
     (folder / "results.json").write_text('{"metric": 0.5}\n')
     (folder / "model.safetensors").write_bytes(bytes(range(200)))
+    (folder / "spec.json").write_text(json.dumps({"key": KEY, "identity": IDENTITY}))
+    (folder / "provenance.json").write_text("{}\n")
+    (folder / "metrics.jsonl").write_text('{"step": 1}\n')
     return folder
 
 
@@ -28,7 +34,8 @@ def test_seal_publishes_read_only_with_manifest(tmp_path: Path) -> None:
     assert run.run_id == KEY[:16]
     assert not (tmp_path / "stage").exists()
     manifest = json.loads((run.path / "manifest.json").read_text())
-    assert sorted(manifest["files"]) == ["model.safetensors", "results.json"]
+    assert sorted(manifest["files"]) == ["metrics.jsonl", "model.safetensors", "provenance.json",
+                                         "results.json", "spec.json"]
     for path in run.path.iterdir():
         assert not os.stat(path).st_mode & 0o222
     assert store.find(KEY) == run

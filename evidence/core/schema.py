@@ -53,7 +53,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
     if error.validator == "required":
         return error.message.replace("is a required property", "is required but missing")
     if error.validator == "additionalProperties":
-        return f"{error.message} (check the spelling against the schema '{error.schema.get('title', '')}')"
+        allowed = sorted(error.schema.get("properties", {}))
+        return (f"{error.message}; check the spelling: allowed here are "
+                f"{', '.join(allowed) if allowed else 'no keys'}")
     return error.message
 
 
@@ -80,11 +82,22 @@ def read_toml(path: Path, shown: object = None) -> dict[str, Any] | None:
     The one place where "not valid TOML" becomes a :class:`BadInputError` naming the file
     (``shown``, if given, is how the file is named in the message).
     """
+    where = shown if shown is not None else path
     try:
-        text = path.read_text("utf-8")
+        text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         return None
+    except IsADirectoryError:
+        raise BadInputError(where, "is a folder, expected a TOML file") from None
+    except UnicodeDecodeError as error:
+        raise BadInputError(where, f"not UTF-8 text (byte {error.start}): TOML files must be UTF-8",
+                            hint="save the file as UTF-8") from None
+    if "\x00" in text:
+        raise BadInputError(where, "contains a NUL byte: not a text file")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise BadInputError(shown if shown is not None else path, f"not valid TOML: {error}") from None
+        raise BadInputError(where, f"not valid TOML: {error}") from None
+    except RecursionError:
+        raise BadInputError(where, "nested too deeply to read (arrays or tables inside each other "
+                            "hundreds of levels deep)") from None

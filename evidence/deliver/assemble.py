@@ -22,7 +22,9 @@ The chain, each step a doit task with exact dependencies:
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -86,56 +88,135 @@ def paper_sources(project: Project) -> list[Path]:
 def hand_typed_numbers(project: Project, waivers: list[reconcile.Waiver],
                        ) -> tuple[list[reconcile.HandTypedNumber], list[reconcile.HandTypedNumber]]:
     """Hand-typed numbers of the paper sources, split into (unwaived, waived)."""
-    import fnmatch
-
     found = [number for source in paper_sources(project)
              for number in reconcile.hand_typed_numbers(Path(project.relative(source)),
-                                                        source.read_text("utf-8"))]
+                                                        reconcile.read_document(source))]
     waived = [n for n in found if any(w.claim_id == HAND_TYPED and fnmatch.fnmatch(n.file, w.file_glob)
                                       and w.line in (None, n.line) for w in waivers)]
     return [n for n in found if n not in waived], waived
 
 
+#: How a paper template cites a claim (its words then need no keywords to be checked).
+_TEMPLATE_CITATION = re.compile(r"\b(?:claim|ci|n|statement|disclosures)\(\s*[\"']([\w.\-]+)[\"']")
+
+
+def caption_documents(project: Project) -> list[tuple[str, str]]:
+    """(path, text) of every figure and table spec, with only their captions and titles kept
+    (at their own line numbers): a caption states numbers to readers like any sentence."""
+    import tomllib
+
+    found = []
+    for folder, spec in ((project.figures_dir, "figure.toml"), (project.tables_dir, "table.toml")):
+        for path in sorted(folder.glob(f"*/{spec}")) if folder.is_dir() else []:
+            text = reconcile.read_document(path)
+            try:
+                raw = tomllib.loads(text)
+            except tomllib.TOMLDecodeError:
+                continue  # the figure step names the malformed spec
+            lines = [""] * (text.count("\n") + 1)
+            for key in ("caption", "title"):
+                value = raw.get(key)
+                if isinstance(value, str) and value.strip():
+                    first = value.strip().splitlines()[0]
+                    at = next((i for i, line in enumerate(text.split("\n")) if first in line), 0)
+                    for offset, part in enumerate(value.strip().splitlines()):
+                        if at + offset < len(lines):
+                            lines[at + offset] = part
+            found.append((project.relative(path), "\n".join(lines)))
+    return found
+
+
+def cited_in_sources(project: Project) -> set[str]:
+    """Claims the paper sources cite through the template functions or the LaTeX macros."""
+    from evidence.deliver.texnames import cited_macros, macro_index
+
+    cited: set[str] = set()
+    resolved = _read_json(claims_module.claims_path(project))
+    macros = macro_index([c["id"] for c in resolved["claims"]])
+    tex = sorted(project.paper_dir.rglob("*.tex")) if project.paper_dir.is_dir() else []
+    for source in [*paper_sources(project), *tex]:
+        text = reconcile.read_document(source)
+        cited.update(_TEMPLATE_CITATION.findall(text))
+        cited.update(macros[name][0] for _, name in cited_macros(text) if name in macros)
+    return cited
+
+
 def reconcile_action(project_root: str) -> None:
-    """Drift between documents and evidence fails the build; waivers are listed."""
+    """Drift between documents and evidence fails the build; waivers are listed; claims that no
+    document checks are named."""
     project = Project.at(project_root)
     evidence = claims_module.load_evidence(project)
     resolved = _read_json(claims_module.claims_path(project))
     waivers = _waivers(evidence)
     quantities = claims_module.claim_quantities(resolved)
+    number_waivers = [w for w in waivers if w.claim_id != HAND_TYPED]
     findings = reconcile.scan_documents(documents(project, evidence), quantities, root=project.root,
-                                        waivers=[w for w in waivers if w.claim_id != HAND_TYPED])
-    hand_typed, _ = hand_typed_numbers(project, waivers)
+                                        waivers=number_waivers)
+    for name, text in caption_documents(project):
+        findings.extend(reconcile.scan_text(name, text, quantities, number_waivers))
+    findings.sort()
+    hand_typed, hand_waived = hand_typed_numbers(project, waivers)
+    cited = reconcile.cited_claims(findings) | cited_in_sources(project)
+    never_cited = sorted(c["id"] for c in resolved["claims"] if c["id"] not in cited)
+    unused = [w for w in reconcile.unused_waivers(findings, number_waivers)]
+    unused += [w for w in waivers if w.claim_id == HAND_TYPED
+               and not any(fnmatch.fnmatch(n.file, w.file_glob) and w.line in (None, n.line)
+                           for n in hand_waived)]
     folder = project.reconcile_dir
     folder.mkdir(parents=True, exist_ok=True)
     report = reconcile.format_report(findings, hand_typed)
+    report += _extra_report(never_cited, unused, hand_waived)
     write_bytes_atomic(folder / "report.md", report.encode("utf-8"))
     drift = reconcile.drift_findings(findings)
+    waived = [f for f in findings if f.waived]
     write_json_atomic(folder / "report.json", {
         "schema_version": 1,
         "drift": [_finding_dict(f) for f in drift],
-        "waived": [_finding_dict(f) for f in findings if f.waived],
+        "waived": [_finding_dict(f) for f in waived],
+        "waived_hand_typed": [{"file": n.file, "line": n.line, "text": n.text} for n in hand_waived],
         "matches": [_finding_dict(f) for f in findings if f.kind == "match" and not f.waived],
-        "hand_typed": [{"file": n.file, "line": n.line, "text": n.text} for n in hand_typed]})
+        "hand_typed": [{"file": n.file, "line": n.line, "text": n.text} for n in hand_typed],
+        "never_cited": never_cited,
+        "unused_waivers": [{"file": w.file_glob, "line": w.line, "claim": w.claim_id, "reason": w.reason}
+                           for w in unused]})
     for finding in drift:
-        print(f"DRIFT {finding.file}:{finding.line}: states {finding.stated!r} for claim "
-              f"{finding.claim_id}, the evidence says {finding.expected}")
+        where = "cites" if finding.bound else "states"
+        print(f"DRIFT {finding.file}:{finding.line}: {where} {finding.stated!r} for claim "
+              f"{finding.claim_id}, the evidence says {finding.expected} ({finding.why})")
     for number in hand_typed:
         print(f"HAND-TYPED {number.file}:{number.line}: {number.text!r} is not produced by any claim, "
               "figure or table")
+    for claim_id in never_cited:
+        print(f"NEVER CITED claim {claim_id}: no document states it (cite it as "
+              f"[value](#claim:{claim_id}), through the paper's template functions or its LaTeX macro)")
+    for waiver in unused:
+        print(f"UNUSED WAIVER for {waiver.claim_id} in {waiver.file_glob}"
+              f"{f':{waiver.line}' if waiver.line else ''}: it waives nothing; remove it")
     if drift or hand_typed:
         (folder / "report.json").unlink()  # no up-to-date record of a failed check
         raise DriftError(f"reconcile: {len(drift)} drifted number(s), {len(hand_typed)} hand-typed "
-                          "number(s) in the paper sources; update the documents to the evidence, or "
-                          "add a waiver with its reason to EVIDENCE.json")
+                         "number(s) in the paper sources; update the documents to the evidence, or "
+                         "add a waiver with its reason to EVIDENCE.json")
     print(f"reconcile: {sum(f.kind == 'match' for f in findings)} number(s) in documents match their "
-          f"evidence, {sum(f.waived for f in findings)} waived, no drift")
+          f"evidence ({sum(f.bound for f in findings)} cited explicitly), "
+          f"{len(waived) + len(hand_waived)} waived, no drift")
+
+
+def _extra_report(never_cited: list[str], unused: list[reconcile.Waiver],
+                  hand_waived: list[reconcile.HandTypedNumber]) -> str:
+    lines = ["", "## Claims no document cites", ""]
+    lines += [f"- `{c}`" for c in never_cited] or ["None."]
+    lines += ["", "## Waivers that waive nothing", ""]
+    lines += [f"- `{w.claim_id}` in `{w.file_glob}`: {w.reason}" for w in unused] or ["None."]
+    lines += ["", "## Waived hand-typed numbers", ""]
+    lines += [f"- `{n.file}:{n.line}`: {n.text}" for n in hand_waived] or ["None."]
+    return "\n".join(lines) + "\n"
 
 
 def _finding_dict(finding: reconcile.Finding) -> dict[str, Any]:
     return {"file": finding.file, "line": finding.line, "claim": finding.claim_id,
             "stated": finding.stated, "expected": finding.expected, "waived": finding.waived,
-            "reason": finding.waiver_reason}
+            "reason": finding.waiver_reason, "bound": finding.bound, "why": finding.why}
 
 
 # -- disclose --------------------------------------------------------------------------------

@@ -320,11 +320,12 @@ def resolve_all(project: Project) -> dict[str, Any]:
 
 
 def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
-    """What reconcile looks for in prose: each claim with keywords, in its displayed form."""
+    """What reconcile checks documents against: every claim with a value, in its displayed form
+    (found by its keywords in prose, or cited explicitly as ``[98.6%](#claim:id)``)."""
     quantities = []
     for claim in resolved["claims"]:
-        if not claim["keywords"] or claim["value"] is None:
-            continue
+        if claim["value"] is None:
+            continue  # a claim without keywords is still checked where a document cites it
         fmt = Format.from_mapping(claim["format"])
         quantities.append(ClaimQuantity(id=claim["id"], value=claim["value"],
                                         format=fmt.number_format,

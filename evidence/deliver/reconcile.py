@@ -47,7 +47,7 @@ from evidence.core.errors import BadInputError, DriftError
 
 #: Documents scanned when the project does not say otherwise.
 DEFAULT_INCLUDE = (
-    "README.md", "paper/**/*.md", "paper/**/*.j2", "docs/**/*.md", "notes/**/*.md",
+    "README.md", "paper/**/*.md", "paper/**/*.j2", "paper/**/*.tex", "docs/**/*.md", "notes/**/*.md",
 )
 #: Folders never scanned, at any depth: environments, the evidence store, generated output.
 ALWAYS_EXCLUDED_DIRS = frozenset({".venv", "runs", ".evidence", "build", "node_modules", ".git"})
@@ -107,8 +107,8 @@ class ClaimQuantity:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keywords", tuple(self.keywords))
-        if not self.keywords or not all(k.strip() for k in self.keywords):
-            raise ValueError(f"claim {self.id!r} needs at least one non-empty keyword")
+        if not all(k.strip() for k in self.keywords):
+            raise ValueError(f"claim {self.id!r} has an empty keyword")
         if not math.isfinite(self.value):
             raise ValueError(f"claim {self.id!r} has a non-finite value {self.value!r}")
         if self.tolerance is not None and not self.tolerance >= 0:
@@ -118,12 +118,22 @@ class ClaimQuantity:
     def expected(self) -> str:
         return self.format.render(self.value)
 
-    def accepts(self, stated: float, stated_decimals: int) -> bool:
-        """Whether a stated number (in displayed units) is this claim's value."""
-        tol = self.tolerance if self.tolerance is not None else _half_unit(self.format.decimals)
-        tol = max(tol, _half_unit(stated_decimals))
-        scaled = self.format.scaled(self.value)
+    def accepts(self, stated: float, stated_decimals: int, *, fraction: bool = False) -> bool:
+        """Whether a stated number is this claim's value, checked at the precision it states.
+
+        "98.51%" is wrong when the evidence says 98.56%: a number that shows two decimals is
+        held to two decimals (half a unit of its last decimal), never to the claim's coarser
+        display. Fewer decimals are fine ("99%" states 98.56% correctly rounded). ``fraction``:
+        a percent claim stated as a plain fraction (0.986). An explicit claim tolerance can only
+        widen the check.
+        """
+        tol = max(self.tolerance or 0.0, _half_unit(stated_decimals))
+        scaled = self.value if fraction else self.format.scaled(self.value)
         return abs(stated - scaled) <= tol + 1e-9 * max(1.0, abs(scaled))
+
+    def as_fraction(self, tok_unit: str) -> bool:
+        """A percent claim's number written without a percent sign is a fraction (0.986)."""
+        return self.format.suffix.strip() == "%" and tok_unit != "%"
 
 
 @dataclass(frozen=True)
@@ -164,6 +174,8 @@ class Finding:
     kind: Literal["drift", "match"]
     waived: bool = False
     waiver_reason: str | None = None
+    bound: bool = False  # cited explicitly ([98.6%](#claim:id)): checked whatever the words say
+    why: str = ""  # for an unbound number: why it was read as this claim
 
     @property
     def location(self) -> str:
@@ -396,6 +408,20 @@ _NUM_RE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)((?:\.\d+)*)
 _PERCENT_RE = re.compile(r"[ \u00a0\u202f]?(?:\\?%|percent\b|per cent\b)", re.I)
 _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
 _ORDINALS = frozenset({"st", "nd", "rd", "th", "D"})
+#: After a percentage: a confidence level or a share of the data, not a result.
+_SETTING_AFTER = re.compile(r"[ \u00a0-]*(?:CIs?\b|confidence|credible|(?:prediction |bootstrap )?interval"
+                            r"|held[- ]out|hold[- ]out|split|of (?:the )?(?:data|samples|examples|training"
+                            r"|test|validation)|quantile|percentile|significance)", re.I)
+#: Before a number: a hyper-parameter or a setting named in words.
+_SETTING_BEFORE = re.compile(r"(?:dropout|weight[ -]decay|momentum|learning[ -]rate|lr|warm-?up"
+                             r"|label smoothing|batch size|epochs?|seeds?|split|alpha|level|threshold)"
+                             r"(?: rate)?(?:\s+(?:of|=|:|to|at|is))?\s*$", re.I)
+_INTERVAL_OPEN = re.compile(r"[\[(]\s*$")
+
+
+def _in_interval(t: str, end: int) -> bool:
+    """Whether the number ending at ``end`` is followed by ``, <number>]`` or ``]``-style text."""
+    return re.match(r"\s*(?:,|–|-|to)\s*[-−]?\d", t[end:end + 12]) is not None
 
 
 def _tokenize(t: str) -> list[_Token]:
@@ -431,6 +457,15 @@ def _tokenize(t: str) -> list[_Token]:
         tok = _Token(start, end, value, len(frac[1:]), unit, t[e : e + 24], integer, decoy)
         if before == "±" or before2 == "±":
             tok.statement = False
+        if unit == "%" and _SETTING_AFTER.match(t, end):
+            tok.decoy = True  # 95% CI, a 20% held-out split: a setting, not a result
+        if _SETTING_BEFORE.search(t, max(0, start - 40), start):
+            tok.decoy = True  # dropout of 10%, learning rate 0.01
+        if _INTERVAL_OPEN.search(t, max(0, start - 3), start) and _in_interval(t, end):
+            tok.statement = False  # [98.3%, 98.9%]: the ends of an interval
+        elif (tokens and not tokens[-1].statement and tokens[-1].unit == unit
+              and re.fullmatch(r"\s*(?:,|to)\s*", t[tokens[-1].end : s])):
+            tok.statement = False  # the interval's second end
         if tokens and re.fullmatch(r"[ \u00a0]*[-–—][ \u00a0]*", t[tokens[-1].end : s]):
             prev = tokens[-1]  # a range: 12–34 (pages) is a decoy, 95–97% no point value
             both_int = prev.integer and tok.integer and not prev.unit and not tok.unit
@@ -445,8 +480,9 @@ def _fits(fmt: NumberFormat, tok: _Token) -> bool:
     """Whether a number has the claim's shape; plain claims with decimals need a decimal
     point, so counts ("3 seeds") are never read as a statement of an F1 of 0.912."""
     want = fmt.suffix.strip()
-    if want == "%":
-        return tok.unit == "%"
+    if want == "%":  # 98.6% or, as a fraction with at least two decimals, 0.986
+        return tok.unit == "%" or (tok.unit == "" and not tok.integer and tok.decimals >= 2
+                                   and 0.0 <= tok.value <= 1.0)
     if not want:
         return tok.unit == "" and (fmt.decimals == 0 or not tok.integer)
     spaced = re.match(rf"[ \u00a0]?{re.escape(want)}(?!\w)", tok.follow)
@@ -578,23 +614,78 @@ def scan_text(
     if len(set(ids)) != len(ids):
         raise ValueError(f"duplicate claim ids: {sorted({i for i in ids if ids.count(i) > 1})}")
     jinja = any(s in (".j2", ".jinja", ".jinja2") for s in Path(file).suffixes)
-    t = _mask_text(text, file, jinja=jinja)
-    tokens = [tok for tok in _tokenize(t) if not tok.decoy and tok.statement]
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    bound, text_unbound = _bound_findings(file, text, claims, starts, waivers)
+    t = _mask_text(text_unbound, file, jinja=jinja)
+    tokens = [tok for tok in _tokenize(t) if not tok.decoy and tok.statement]
     token_starts = [tok.start for tok in tokens]
-    findings = []
+    findings = list(bound)
     for seg in _segments(t, _dialect(file) == "markdown"):
         lo = bisect.bisect_left(token_starts, seg.start)
         hi = bisect.bisect_left(token_starts, seg.end)
         for tok, claim, ok in _assign(t, seg, tokens[lo:hi], claims):
             line, col = _line_col(starts, tok.start)
             finding = Finding(file, line, col, claim.id, text[tok.start : tok.end], tok.value,
-                              claim.expected, "match" if ok else "drift")
+                              claim.expected, "match" if ok else "drift",
+                              why=_why(t, seg, tok, claim))
             waiver = None if ok else next((w for w in waivers if w.covers(finding)), None)
             if waiver is not None:
                 finding = replace(finding, waived=True, waiver_reason=waiver.reason)
             findings.append(finding)
     return sorted(findings)
+
+
+#: An explicit citation of a claim in Markdown that reads well on GitHub: ``[98.6%](#claim:id)``.
+BOUND_RE = re.compile(r"\[([^\]\n]{1,80})\]\(#claim:([A-Za-z0-9_.\-]+)\)")
+_BOUND_NUMBER = re.compile(r"^\s*([-−]?\d+(?:\.\d+)?)\s*(\\?%|percent|per cent)?\s*$", re.I)
+
+
+def _bound_findings(file: str, text: str, claims: Sequence[ClaimQuantity], starts: list[int],
+                    waivers: Sequence[Waiver]) -> tuple[list[Finding], str]:
+    """Findings of the numbers cited explicitly, and the text with those citations masked.
+
+    A bound number is checked against its claim exactly at the precision it states, in any form
+    the claim allows (98.6%, 98.6 percent, or 0.986 for a percent claim); an unknown claim id or
+    a link text that is not one number is drift too.
+    """
+    by_id = {c.id: c for c in claims}
+    findings = []
+    for m in BOUND_RE.finditer(text):
+        label, claim_id = m.group(1), m.group(2)
+        line, col = _line_col(starts, m.start())
+        claim = by_id.get(claim_id)
+        number = _BOUND_NUMBER.match(label)
+        if claim is None:
+            finding = Finding(file, line, col, claim_id, label, math.nan, "(no such claim)", "drift",
+                              bound=True, why="cites a claim id that EVIDENCE.json does not declare")
+        elif number is None:
+            finding = Finding(file, line, col, claim_id, label, math.nan, claim.expected, "drift",
+                              bound=True, why="the link text is not one number")
+        else:
+            value = float(number.group(1).replace("−", "-"))
+            decimals = len(number.group(1).partition(".")[2])
+            fraction = claim.format.suffix.strip() == "%" and not number.group(2)
+            ok = claim.accepts(value, decimals, fraction=fraction)
+            finding = Finding(file, line, col, claim_id, label.strip(), value, claim.expected,
+                              "match" if ok else "drift", bound=True, why="cited explicitly")
+        if finding.kind == "drift":
+            waiver = next((w for w in waivers if w.covers(finding)), None)
+            if waiver is not None:
+                finding = replace(finding, waived=True, waiver_reason=waiver.reason)
+        findings.append(finding)
+    return findings, BOUND_RE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def _why(t: str, seg: _Segment, tok: _Token, claim: ClaimQuantity) -> str:
+    """One line: why an unbound number was read as ``claim``."""
+    words = ", ".join(f"'{k}'" for k in claim.keywords)
+    return (f"a {'percentage' if tok.unit == '%' else 'number'} in a sentence that names {words} "
+            f"(the claim whose words are nearest)")
+
+
+def cited_claims(findings: Iterable[Finding]) -> set[str]:
+    """Claims that some document states (bound or by its words), rightly or wrongly."""
+    return {f.claim_id for f in findings}
 
 
 def _assign(
@@ -610,7 +701,7 @@ def _assign(
     for n, tok in enumerate(tokens):
         header = seg.header(tok.start)
         for claim in claims:
-            if not _fits(claim.format, tok):
+            if not claim.keywords or not _fits(claim.format, tok):
                 continue
             distance = 0
             for kw in claim.keywords:
@@ -623,17 +714,25 @@ def _assign(
             else:
                 key = (-len(claim.keywords), distance, tok.start, claim.id)
                 ranked.setdefault(n, []).append((key, claim))
+    # Each number means the claim whose words are most specific and nearest to it; it is then
+    # right or wrong for THAT claim. (Accepting a number because it equals some other claim of
+    # the sentence let a swapped or stale number pass as that claim's statement.)
+    best = {n: min(options, key=lambda o: o[0])[1] for n, options in ranked.items()}
+    correct = {claim.id for n, claim in best.items()
+               if claim.accepts(tokens[n].value, tokens[n].decimals,
+                                fraction=claim.as_fraction(tokens[n].unit))}
     result: dict[int, tuple[ClaimQuantity, bool]] = {}
-    for n, options in ranked.items():
-        correct = [o for o in options if o[1].accepts(tokens[n].value, tokens[n].decimals)]
-        if correct:
-            result[n] = (min(correct, key=lambda o: o[0])[1], True)
-    stated = {claim.id for claim, _ in result.values()}
-    pairs = [(key, n, claim) for n, options in ranked.items() for key, claim in options]
-    for _key, n, claim in sorted(pairs, key=lambda p: p[0]):
-        if n not in result and claim.id not in stated:
+    drifted: set[str] = set()
+    for n, claim in sorted(best.items()):
+        tok = tokens[n]
+        ok = claim.accepts(tok.value, tok.decimals, fraction=claim.as_fraction(tok.unit))
+        if ok:
+            result[n] = (claim, True)
+        elif claim.id not in correct and claim.id not in drifted:
+            # once a claim is stated correctly in a sentence, its other numbers there are
+            # comparisons (a baseline, a bound); otherwise the first wrong one is its drift
             result[n] = (claim, False)
-            stated.add(claim.id)
+            drifted.add(claim.id)
     return [(tokens[n], claim, ok) for n, (claim, ok) in sorted(result.items())]
 
 
@@ -642,6 +741,11 @@ def _relative(path: Path, root: Path) -> str:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def read_document(path: Path) -> str:
+    """A document's text; anything but UTF-8 is bad input naming the file (one line, exit 3)."""
+    return _read(path)
 
 
 def _read(path: Path) -> str:

@@ -279,8 +279,86 @@ def resolve(project: Project, path: Path, raw: Mapping[str, Any], experiment: st
     if not isinstance(choice, dict) or choice.get("name") not in table["presets"]:
         choice = _in_progress(project, experiment)
         if choice is None or choice.get("name") not in table["presets"]:
-            choice = choose(table, runs, project, str(raw.get("device", "cpu")))
+            choice = choose_isolated(project, path, str(raw.get("device", "cpu")))
         choice = {k: v for k, v in choice.items() if k != "values"}
         cache.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomic(cache, {"schema_version": 1, "experiment": experiment, "choice": choice})
     return {**choice, "values": values_of(table, choice["name"])}
+
+
+#: Seconds the isolated choice may take (``EVIDENCE_PRESET_TIMEOUT`` overrides): building each
+#: preset's model on the meta device takes well under that; a [config] value that makes the
+#: trainer build a model without end (layers = 100000000) must not hang ``doit list``.
+CHOOSE_TIMEOUT_S = 120.0
+TIMEOUT_ENV = "EVIDENCE_PRESET_TIMEOUT"
+
+
+def choose_isolated(project: Project, path: Path, device: str) -> dict[str, Any]:
+    """:func:`choose` in a child process, with a time limit.
+
+    Why a child: choosing builds the project's trainer (the user's code) to estimate memory,
+    and this runs while doit builds its task list. In-process, a bad [config] value was a
+    traceback, a huge one hung ``doit list``, and the doit process paid the import of torch on
+    every first call. The child's failures come back as one line naming the file and the field.
+    """
+    import subprocess
+    import sys
+
+    from evidence.core.codedeps import ENGINE_DIR
+
+    limit = float(os.environ.get(TIMEOUT_ENV, CHOOSE_TIMEOUT_S))
+    engine_path = str(ENGINE_DIR.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (engine_path, os.environ.get("PYTHONPATH"))
+                                                        if p)}
+    command = [sys.executable, "-m", "evidence.experiments.presets", "--project", str(project.root),
+               "--experiment", str(path), "--device", device]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=limit, env=env)
+    except subprocess.TimeoutExpired:
+        raise BadInputError(path, f"preset = 'auto' could not estimate the presets' memory within "
+                            f"{limit:g} s: building the trainer's model did not finish (is a [config] "
+                            "value huge?)", field="preset",
+                            hint=f"name a preset instead of auto, or raise {TIMEOUT_ENV}") from None
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
+        raise BadInputError(path, "preset = 'auto': estimating the presets' memory failed: "
+                            + (lines[-1] if lines else f"exit code {done.returncode}"), field="preset")
+    choice: dict[str, Any] = json.loads(done.stdout)
+    return choice
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m evidence.experiments.presets``: the isolated half of :func:`choose_isolated`."""
+    import argparse
+    import sys
+
+    from evidence.core.errors import EvidenceError
+    from evidence.experiments.spec import _preset_runs, load_experiment
+
+    parser = argparse.ArgumentParser(prog="python -m evidence.experiments.presets")
+    parser.add_argument("--project", required=True)
+    parser.add_argument("--experiment", required=True)
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args(argv)
+    project = Project.at(args.project)
+    path = Path(args.experiment)
+    try:
+        raw = load_experiment(path)
+        table = load_table(project)
+        if table is None:
+            raise BadInputError(path, f"preset = 'auto' but the project has no {PRESETS_FILE}")
+        choice = choose(table, _preset_runs(project, raw, path), project, args.device)
+    except EvidenceError as error:
+        print(error.format(), file=sys.stderr)
+        return 3
+    except (ValueError, TypeError, KeyError, RuntimeError, AttributeError, MemoryError) as error:
+        first = str(error).splitlines()[0] if str(error) else ""
+        print(f"the trainer's build() raised {type(error).__name__}: {first}", file=sys.stderr)
+        return 3
+    print(json.dumps(choice, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+

@@ -29,6 +29,7 @@ import ast
 import copy
 import itertools
 import json
+import math
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -42,9 +43,10 @@ from evidence.core.hashing import digest_bytes, digest_json
 from evidence.core.project import Project, safe_name
 from evidence.core.schema import read_toml, validate
 from evidence.experiments import presets as presets_module
+from evidence.numerics import profile as numerics_profile
 
 #: Bump when the meaning of a key's fields changes; old runs then stop matching.
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: the numerics profile entered the identity
 #: Engine modules whose code determines the numbers a run produces, by logical name (the file
 #: name): their content is keyed, not the package folder they sit in (see docs/architecture.md).
 ENGINE_NUMERIC_MODULES = ("training.py", "data.py", "recipe.py", "stopping.py")
@@ -174,7 +176,25 @@ def load_experiment(path: Path) -> dict[str, Any]:
     if raw is None:
         raise BadInputError(path, "experiment file not found")
     validate(raw, "experiment", path)
+    non_finite = _first_non_finite(raw)
+    if non_finite is not None:
+        raise BadInputError(path, "is not a finite number (nan and inf cannot be part of a run key)",
+                            field=non_finite)
     return raw
+
+
+def _first_non_finite(value: Any, where: str = "") -> str | None:
+    """Dotted path of the first nan/inf in a parsed TOML value (TOML allows both)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where or "$"
+    items = (value.items() if isinstance(value, Mapping)
+             else enumerate(value) if isinstance(value, list) else ())
+    for key, item in items:
+        found = _first_non_finite(item, f"{where}[{key}]" if isinstance(key, int)
+                                  else f"{where}.{key}" if where else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def _format_value(value: Any) -> str:
@@ -242,6 +262,8 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
         execution["preset"] = preset
     world_size = int(raw.get("world_size", 1))
     device = str(raw.get("device", "cpu"))
+    numerics = numerics_profile.identity(str(raw.get("numerics", numerics_profile.DEFAULT)),
+                                         int(raw.get("threads", 1)))
     specs: list[RunSpec] = []
     digests: dict[str, str] = {}
     identities: dict[str, dict[str, Any]] = {}
@@ -273,6 +295,7 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
                     "data": identities[data_key],
                     "seed": seed,
                     "world_size": world_size,
+                    "numerics": numerics,
                 }
                 if device != "cpu":  # CPU identities keep their shape (and their keys)
                     identity["device"] = device

@@ -35,9 +35,15 @@ from evidence.core.errors import EvidenceError
 from evidence.core.hashing import write_bytes_atomic, write_json_atomic
 from evidence.core.project import Project
 from evidence.core.provenance import environment
+from evidence.numerics import profile as numerics_profile
 from evidence.store.runs import RunStore, SealedRun
 
 GENERATED_DIRS = ("runs", "build", ".evidence")
+#: A run that is not bit-identical but whose metrics and weights differ by no more than this is
+#: "the same within float rounding": the size of last-bit differences accumulated by a training
+#: run, far below any difference a claim's tolerance can see.
+ROUNDING_METRIC = 1e-6
+ROUNDING_WEIGHT = 1e-3
 #: Inputs of a figure or table folder; everything else in it is generated.
 PRESENTATION_INPUTS = (".toml", ".py")
 COMPARED_SUFFIXES = (".png", ".pdf", ".svg", ".csv", ".md", ".tex")
@@ -180,8 +186,22 @@ def compare_runs(original: Project, repro: Project, reused: set[str]) -> list[di
             row["max_weight_difference"] = _weights_difference(before.path / "model.safetensors",
                                                                run.path / "model.safetensors")
             row["files_differ"] = sorted(name for name, ok in same.items() if not ok)
+            row["host_differences"] = numerics_profile.explain(before.provenance.get("numerics"),
+                                                               run.provenance.get("numerics"))
+        row["verdict"] = _verdict(row)
         rows.append(row)
     return sorted(rows, key=lambda r: r["run"])
+
+
+def _verdict(row: Mapping[str, Any]) -> str:
+    """identical / rounding (same within float rounding) / different (beyond that)."""
+    if row.get("identical"):
+        return "identical"
+    if "problem" in row:
+        return "different"
+    small = (row["max_metric_difference"] <= ROUNDING_METRIC
+             and row["max_weight_difference"] <= ROUNDING_WEIGHT)
+    return "rounding" if small else "different"
 
 
 def compare_claims(original: Project, repro: Project) -> list[dict[str, Any]]:
@@ -275,8 +295,11 @@ def report_markdown(result: Mapping[str, Any]) -> str:
         else:
             detail = row.get("problem") or (f"max metric difference {row['max_metric_difference']:.3g}, "
                                             f"max weight difference {row['max_weight_difference']:.3g}")
-            suffix = "" if env["same"] else " (environment differs, see above)"
-            lines.append(f"- {row['run']}: DIFFERS: {detail}{suffix}")
+            hosts = row.get("host_differences") or []
+            why = ("; explained by the host: " + "; ".join(hosts)) if hosts else \
+                ("; no host difference recorded explains it" if "problem" not in row else "")
+            kind = "same within float rounding" if row.get("verdict") == "rounding" else "DIFFERS"
+            lines.append(f"- {row['run']}: {kind}: {detail}{why}")
     lines += ["", "## Figures and tables", ""]
     for row in result["files"]:
         lines.append(f"- {row['file']}: {'byte-identical' if row['identical'] else 'DIFFERS'}")
@@ -304,7 +327,14 @@ def reproduce(project: Project, scope: Scope, *, jobs: int = 2) -> dict[str, Any
         "environment": compare_environments(project),
     }
     n_claims = sum(c["reproduced"] for c in claims)
-    result["summary"] = (f"{sum(r['identical'] for r in fresh)}/{len(fresh)} runs identical, "
+    rounding = sum(r.get("verdict") == "rounding" for r in fresh)
+    beyond = sum(r.get("verdict") == "different" for r in fresh)
+    identical = sum(r["identical"] for r in fresh)
+    result["runs_verdict"] = ("reused" if not fresh else "bit-identically" if identical == len(fresh)
+                              else "within tolerance" if beyond == 0 else "not")
+    result["summary"] = (f"{identical}/{len(fresh)} runs bit-identical"
+                         + (f", {rounding} same within float rounding" if rounding else "")
+                         + (f", {beyond} different beyond rounding" if beyond else "") + ", "
                          f"{n_claims}/{len(claims)} claims reproduced, "
                          f"{sum(f['identical'] for f in files)}/{len(files)} figure and table files "
                          f"identical" + (f", {len(reused_ids)} runs reused" if reused_ids else ""))

@@ -44,7 +44,7 @@ from typing import Any
 
 from evidence.core.errors import BadInputError, EvidenceError, IntegrityError
 from evidence.core.hashing import digest_file, digest_json, write_json_atomic
-from evidence.core.project import Project
+from evidence.core.project import Project, safe_name
 from evidence.core.schema import validate
 from evidence.store.runs import _RUN_ID, MANIFEST, ORIGIN_MANIFEST, RunStore
 
@@ -84,7 +84,11 @@ def select_runs(project: Project, run_ids: Iterable[str], experiment: str | None
     if experiment:
         from evidence.experiments.spec import expand
 
+        safe_name(experiment, source="--experiment", field="experiment")
         path = project.experiments_dir / f"{experiment}.toml"
+        if not path.is_file():
+            raise BadInputError("--experiment", f"no experiment {experiment!r}: expected "
+                                f"{project.relative(path)}", field="experiment")
         found = [store.find(spec.key) for spec in expand(project, path)]
         chosen += [run.run_id for run in found if run is not None]
         if not any(found):

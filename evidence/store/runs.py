@@ -22,6 +22,8 @@ import json
 import os
 import re
 import shutil
+import stat
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,12 @@ MANIFEST = "manifest.json"
 #: The manifest an imported run arrived with (kept beside its own; see evidence.scale.federation).
 ORIGIN_MANIFEST = "origin-manifest.json"
 RUN_ID_LENGTH = 16
+#: Folder of runs/ that damaged runs are moved to (see :meth:`RunStore.quarantine`).
+QUARANTINE = ".quarantine"
+#: Prefix of a staging copy of a cross-file-system publish (see :meth:`RunStore.seal`).
+INCOMING = ".incoming-"
+#: Files every sealed run holds (fsck names a run without one).
+REQUIRED_FILES = ("spec.json", "results.json", "provenance.json", "metrics.jsonl")
 _RUN_ID = re.compile(r"^([0-9a-f]{16})(?:-(\d+))?$")
 
 
@@ -152,6 +160,7 @@ class Finding:
 class FsckReport:
     checked: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    leftovers: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -247,6 +256,49 @@ class RunStore:
             run = _SEALED[(self.root, run_id)] = SealedRun(self.root / run_id)
         return run
 
+    # -- damage ----------------------------------------------------------------------------
+
+    @property
+    def quarantine_dir(self) -> Path:
+        """Where damaged runs go: out of the store, never deleted (a human decides)."""
+        return self.root / QUARANTINE
+
+    def quarantine(self, run_id: str, reason: str) -> Path:
+        """Move a damaged run out of ``runs/`` (one rename) and record why beside it."""
+        self.quarantine_dir.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        target = self.quarantine_dir / f"{run_id}-{stamp}-{os.getpid()}"
+        os.rename(self.path(run_id), target)
+        (target.parent / f"{target.name}.reason.txt").write_text(reason + "\n", "utf-8")
+        fsync_dir(self.root)
+        _forget_listing(self.root)
+        _SEALED.pop((self.root, run_id), None)
+        return target
+
+    def repair(self, key: str) -> list[str]:
+        """Quarantine every run of ``key`` that fails the quick check; one line per run moved.
+
+        A run folder is only ever published whole (manifest inside, by one rename), so a folder
+        without a valid manifest, or with a file of the wrong size, is damage, not a run: it is
+        never "cached", and it must not push the key's next run to a new generation beside it.
+        """
+        notes = []
+        for generation in self.generations(key, fresh=True):
+            run_id = run_id_for(key, generation)
+            finding = self.quick_check(run_id)
+            if finding is None:
+                continue
+            moved = self.quarantine(run_id, str(finding))
+            notes.append(f"DAMAGED runs/{run_id}: {finding.problem} ({finding.file}); moved to "
+                         f"{self.root.name}/{QUARANTINE}/{moved.name}, training it again")
+        return notes
+
+    def leftovers(self) -> list[Path]:
+        """Staging copies of an interrupted cross-file-system publish (``runs/.incoming-<id>``)."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p for p in self.root.iterdir() if p.name.startswith(INCOMING))
+
     def next_run_id(self, key: str) -> str:
         generations = self.generations(key, fresh=True)
         return run_id_for(key, generations[-1] + 1 if generations else 1)
@@ -288,7 +340,10 @@ class RunStore:
         except OSError as error:
             if error.errno != 18:  # EXDEV: the work folder is on another file system
                 raise
-            temporary = self.root / f".incoming-{run_id}"
+            temporary = self.root / f"{INCOMING}{run_id}"
+            if temporary.exists():  # a copy interrupted by a kill or a full disk: ours, unpublished
+                _make_writable(temporary)
+                shutil.rmtree(temporary)
             shutil.copytree(staging, temporary)
             os.rename(temporary, target)
             shutil.rmtree(staging, ignore_errors=True)
@@ -335,19 +390,56 @@ class RunStore:
             return [finding] if finding else []
         findings = []
         listed = manifest["files"]
+        for link in sorted(p for p in run_path.rglob("*") if p.is_symlink()):
+            findings.append(Finding(run_id, link.relative_to(run_path).as_posix(),
+                                    "is a symbolic link (a sealed run holds only its own files)"))
         for name, entry in sorted(listed.items()):
             path = run_path / name
-            if not path.is_file():
-                findings.append(Finding(run_id, name, "file is missing"))
+            if path.is_symlink() or not path.is_file():
+                if not path.is_symlink():
+                    findings.append(Finding(run_id, name, "file is missing"))
                 continue
+            size = path.stat().st_size
+            if size != entry["size"]:
+                findings.append(Finding(run_id, name, f"size {size} differs from recorded {entry['size']}"))
             actual = digest_file(path)
             if actual != entry["digest"]:
                 findings.append(Finding(run_id, name, f"digest {actual[:16]} differs from "
                                         f"recorded {entry['digest'][:16]} (modified or bit rot)"))
-        present = {p.relative_to(run_path).as_posix() for p in run_path.rglob("*") if p.is_file()}
+        present = {p.relative_to(run_path).as_posix() for p in run_path.rglob("*")
+                   if p.is_file() and not p.is_symlink()}
         for extra in sorted(present - set(listed) - {MANIFEST}):
             findings.append(Finding(run_id, extra, "file is not in the manifest"))
+        for required in REQUIRED_FILES:
+            if required not in listed:
+                findings.append(Finding(run_id, required, "a sealed run must hold this file; it is "
+                                        "neither present nor in the manifest"))
+        findings.extend(self._identity_findings(run_path, run_id, manifest))
         findings.extend(self._origin_findings(run_path, run_id, listed))
+        return findings
+
+    @staticmethod
+    def _identity_findings(run_path: Path, run_id: str, manifest: dict[str, Any]) -> list[Finding]:
+        """The manifest's key, spec.json's key, the digest of spec.json's identity and the run id
+        must all agree: a changed key digit anywhere is a run that is not what it claims to be."""
+        from evidence.core.hashing import digest_json
+
+        key = str(manifest.get("key", ""))
+        findings = []
+        if not run_id.startswith(key[:RUN_ID_LENGTH]) or len(key) != 64:
+            findings.append(Finding(run_id, MANIFEST, f"records key {key[:16]}..., which is not this "
+                                    "run's id"))
+        try:
+            spec = json.loads((run_path / "spec.json").read_text("utf-8"))
+            derived = digest_json(spec["identity"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return [*findings, Finding(run_id, "spec.json", "unreadable: no identity to check the key with")]
+        if spec.get("key") != key:
+            findings.append(Finding(run_id, "spec.json", f"records key {str(spec.get('key'))[:16]}..., "
+                                    f"the manifest {key[:16]}..."))
+        if derived != key:
+            findings.append(Finding(run_id, "spec.json", f"its identity digests to {derived[:16]}..., "
+                                    f"not the recorded key {key[:16]}..."))
         return findings
 
     @staticmethod
@@ -370,4 +462,16 @@ class RunStore:
         for run_id in run_ids if run_ids is not None else self.run_ids():
             report.checked.append(run_id)
             report.findings.extend(self.fsck_run(run_id))
+        if run_ids is None:
+            for leftover in self.leftovers():
+                report.leftovers.append(f"{self.root.name}/{leftover.name}: left over from an "
+                                        "interrupted publish across file systems (removed by the "
+                                        "next attempt to seal that run)")
         return report
+
+
+def _make_writable(folder: Path) -> None:
+    """Undo the read-only bits of a staging copy so it can be removed."""
+    for path in [folder, *folder.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode | stat.S_IWUSR | (stat.S_IXUSR if path.is_dir() else 0))

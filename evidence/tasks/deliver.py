@@ -9,6 +9,7 @@ reads, and its code, derived from the imports of the module that defines it
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from evidence.core.codedeps import code_deps, module_of
@@ -16,6 +17,7 @@ from evidence.core.errors import BadInputError, EvidenceError
 from evidence.core.project import Project
 from evidence.deliver import assemble as steps
 from evidence.deliver import claims
+from evidence.deliver.reconcile import read_document
 from evidence.tasks.base import TaskDict, task_action, user_errors
 
 
@@ -107,6 +109,8 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
     claims_file = str(claims.claims_path(project))
     docs = [str(p) for p in steps.documents(project, evidence)]
     sources = [str(p) for p in steps.paper_sources(project)]
+    for path in {*docs, *sources}:  # a document that is not UTF-8 is bad input: exit 3, one line
+        read_document(Path(path))
     presentation = [str(p) for p in presentation_files(project)]
     from evidence.experiments.spec import ENGINE_NUMERIC_MODULES, NUMERICS_DIR, experiment_files
 

@@ -84,6 +84,8 @@ def fsck_action(project_root: str) -> None:
     report = RunStore(project.runs_dir).fsck()
     for finding in report.findings:
         print(f"CORRUPT {project.relative(project.runs_dir)}/{finding}")
+    for leftover in report.leftovers:
+        print(f"LEFTOVER {leftover}")
     bad = report.bad_runs()
     print(f"fsck: {len(report.checked)} sealed runs checked, {len(bad)} with problems, "
           f"{len(report.findings)} finding(s)")

@@ -46,6 +46,7 @@ from evidence.core.progress import ProgressReporter
 from evidence.core.project import Project
 from evidence.experiments.spec import RunSpec
 from evidence.experiments.trainers import data_info, load_checked_data, load_trainer
+from evidence.numerics import profile as numerics_profile
 from evidence.numerics.stopping import EarlyStopping
 from evidence.store.runs import RunStore, SealedRun
 from evidence.train import distributed, meter
@@ -121,8 +122,12 @@ class Execution:
         record = {"run_id": self.run_id, "experiment": self.spec.experiment,
                   "label": self.spec.label, "pid": os.getpid(), "state": state,
                   "updated_at": time.time(), **extra}
-        self.work.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(self.work / PROGRESS_FILE, record)
+        try:
+            self.work.mkdir(parents=True, exist_ok=True)
+            write_json_atomic(self.work / PROGRESS_FILE, record)
+        except OSError as error:  # advisory: a full disk must not hide the error that matters
+            print(f"{self.spec.task_name}: could not write {PROGRESS_FILE} ({error.strerror or error})",
+                  file=sys.stderr)
 
     def run(self) -> SealedRun:
         self._prepare()
@@ -155,6 +160,7 @@ class Execution:
             write_json_atomic(self.work / "spec.json", self.spec.to_json())
         self.signals.install()
         training.configure_determinism(self.threads)
+        numerics_profile.apply_in_process(self.spec.identity.get("numerics"))
         self.trainer = load_trainer(self.project, self.spec.trainer)
         self.dataset = load_checked_data(self.project, self.spec.identity, self.spec.seed,
                                          self.spec.task_name)
@@ -400,18 +406,20 @@ class Execution:
         }
 
     def _provenance(self, meta: dict[str, Any], threads: int, torch_version: str) -> dict[str, Any]:
-        from evidence.core.provenance import environment, git_state
+        from evidence.core.provenance import environment, execution_site, git_state
 
         return {"schema_version": 1, "run_id": self.run_id, "git": git_state(self.project.root),
                 "environment": {**environment(), "devices": self.group.describe(),
                                 "torch": torch_version},
+                "numerics": numerics_profile.host_report(self.spec.identity.get("numerics"),
+                                                         self.spec.identity.get("device", "cpu")),
                 "started_at": meta["started_at"], "finished_at": now_iso(),
                 "wall_seconds": round(meta["wall_seconds"], 3),
                 "cpu_seconds": round(meta["cpu_seconds"], 3),
                 "checkpoint_seconds": round(meta["checkpoint_seconds"], 4),
                 "checkpoints_written": meta["checkpoints_written"],
                 "resumes": meta["resumes"], "threads": threads,
-                "source": {"kind": "local", "host": os.uname().nodename},
+                "source": execution_site(),
                 "compute": meter.run_compute(meta, self.group.describe(), threads),
                 "preset": self.spec.execution.get("preset")}
 
@@ -461,8 +469,11 @@ def execute(project: Project, spec: RunSpec, *, force: bool = False,
             on_wait()
         lock.acquire()
     try:
+        for note in store.repair(spec.key):  # damage is named and retrained, never "cached"
+            print(note, file=sys.stderr, flush=True)
         existing = store.find(spec.key)
         if existing is not None and not force:
+            remove_leftover_work(project, existing.run_id)
             group.broadcast((True, existing.run_id))
             return Outcome(existing, cached=True)
         run_id = store.next_run_id(spec.key)
@@ -478,6 +489,31 @@ def execute(project: Project, spec: RunSpec, *, force: bool = False,
             raise
     finally:
         lock.release()
+
+
+def remove_leftover_work(project: Project, run_id: str) -> None:
+    """The work folder of a run that is sealed: left behind by a kill between sealing and its
+    removal. Removing it is idempotent, and ``evidence status`` must not report it as a run."""
+    from evidence.train.checkpoint import remove_folder
+
+    leftover = project.work_dir / run_id
+    if leftover.exists():
+        remove_folder(leftover)
+
+
+def restart_with_profile(spec: RunSpec, argv: list[str]) -> None:
+    """Re-execute this process if it lacks the run's numerics profile (:mod:`evidence.numerics.profile`).
+
+    The libraries read their kernel choices once, at import; this process has imported torch
+    already, so the only way to honour a profile it was started without (a runner launched by
+    hand, or by a launcher that dropped the environment) is to start again with it.
+    """
+    lacking = numerics_profile.missing(spec.identity.get("numerics"), spec.identity.get("device", "cpu"))
+    if lacking:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, [sys.executable, "-m", "evidence.train.runner", *argv],
+                  {**os.environ, **lacking})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -498,6 +534,7 @@ def main(argv: list[str] | None = None) -> int:
     code, message = EXIT_TASK_ERROR, "the runner crashed (see the traceback above)"
     try:
         spec = RunSpec.from_json(json.loads(Path(args.spec).read_text("utf-8")))
+        restart_with_profile(spec, sys.argv[1:] if argv is None else argv)
         group = distributed.init_from_env(spec.identity)
         from evidence.train.devices import pin_to_cpus
 
