@@ -9,4 +9,5 @@ codedeps    which engine files a step's code depends on, derived from its import
 progress    progress lines for long steps
 provenance  the environment and git state recorded beside every output
 settings    evidence.toml: per-project settings (dispatch, devices)
+metrics     the range of values each metric can take (checked at seal time and in verify)
 """

@@ -317,9 +317,11 @@ class Execution:
         from safetensors.torch import load_file, save_file
 
         from evidence.numerics import training
+        from evidence.train.baseline import mean_baseline
 
         final = training.final_evaluation(recipe, self.dataset)
         diagnostics = training.prediction_diagnostics(recipe, self.dataset["test"])
+        diagnostics.update(mean_baseline(recipe, self.dataset))  # regression: the floor to beat
         staging = self._fresh_staging()
         weights = {k: v.detach().cpu().clone().contiguous()
                    for k, v in recipe.model.state_dict().items()}
@@ -348,9 +350,11 @@ class Execution:
         """Validate and write the run's records next to its weights, then publish atomically."""
         import torch
 
+        from evidence.core.metrics import refuse_out_of_range
         from evidence.core.schema import validate
         from evidence.train.checkpoint import remove_folder
 
+        refuse_out_of_range(results, self.spec.task_name)
         validate(results, "results", staging / "results.json")
         write_json_atomic(staging / "results.json", results)
         write_json_atomic(staging / "spec.json", self.spec.to_json())
