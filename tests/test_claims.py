@@ -12,8 +12,8 @@ from evidence.core.errors import BadInputError
 from evidence.core.project import Project
 from evidence.deliver.claims import Format, load_evidence, render_statement, resolve_claim
 
-INTERVAL = {"low": 0.96, "high": 0.98, "estimate": 0.97, "confidence": 0.95, "method": "bca",
-            "n_resamples": 1000, "note": ""}
+INTERVAL = {"low": 0.96, "high": 0.98, "estimate": 0.97, "confidence": 0.95, "method": "student-t",
+            "n_resamples": 0, "note": ""}
 REPORT: dict[str, Any] = {
     "aggregates": [{
         "id": "acc", "metric": "accuracy", "split": "test", "n": 5, "mean": 0.97, "sd": 0.01,
@@ -22,14 +22,15 @@ REPORT: dict[str, Any] = {
         "strata": [{"runs": [{"run_id": "a" * 16, "results_digest": "d" * 64}]}],
         "reference": None}],
     "comparisons": [{
-        "id": "a_vs_b", "metric": "accuracy", "split": "test", "class": "noise",
+        "id": "a_vs_b", "metric": "accuracy", "split": "test", "class": "noise", "direction": "higher",
+        "claimed": "a_better",
         "reason": "the CI includes zero", "direction_matches_claim": None, "seeds_needed": 40,
-        "numbers": {"n_a": 5, "n_b": 5, "diff": 0.002,
-                    "diff_ci": {**INTERVAL, "low": -0.001, "high": 0.005},
+        "numbers": {"n_a": 5, "n_b": 5, "diff": 0.002, "improvement": 0.002,
+                    "diff_ci": {**INTERVAL, "low": -0.001, "high": 0.005, "method": "welch-t"},
                     "prob_improvement": 0.6, "prob_improvement_ci": {**INTERVAL, "low": 0.3, "high": 0.9},
                     "hedges_g": 0.3},
-        "a": {"runs": [{"run_id": "b" * 16, "results_digest": "e" * 64}]},
-        "b": {"runs": [{"run_id": "c" * 16, "results_digest": "f" * 64}]},
+        "a": {"name": "a", "runs": [{"run_id": "b" * 16, "results_digest": "e" * 64}]},
+        "b": {"name": "b", "runs": [{"run_id": "c" * 16, "results_digest": "f" * 64}]},
         "control": None}],
     "expected_max": [],
 }
@@ -44,7 +45,7 @@ def claim(**overrides: Any) -> dict[str, Any]:
 def test_aggregate_claim_resolves_value_interval_and_statement() -> None:
     resolved = resolve_claim(claim(), REPORT)
     assert resolved["value"] == 0.97 and (resolved["ci_low"], resolved["ci_high"]) == (0.96, 0.98)
-    assert resolved["statement"] == "Accuracy is 97.0% (95% CI [96.0%, 98.0%]) over 5 seeds."
+    assert resolved["statement"] == "Accuracy is 97.0% (95% CI [96.0%, 98.0%], Student t) over 5 seeds."
     assert resolved["runs"] == [{"run_id": "a" * 16, "results_digest": "d" * 64}]
     assert resolved["supported"] is True
 
@@ -56,10 +57,43 @@ def test_comparison_claim_carries_classification_and_predicate() -> None:
     resolved = resolve_claim(effect, REPORT)
     assert resolved["classification"] == "noise"
     assert resolved["predicate"]["holds"] is False and resolved["supported"] is False
-    assert resolved["statement"] == "A beats B by +0.2 points ([-0.1, +0.5] points)."
+    assert resolved["statement"] == "A beats B by +0.2 points ([-0.1, +0.5] points, Welch t)."
+    assert resolved["caveat"] is None
     noise = resolve_claim({**effect, "predicate": {"kind": "classification", "equals": "noise"}}, REPORT)
     assert noise["supported"] is True
+    # "A beats B" cannot rest on a verdict of noise: the claim holds but is flagged
+    assert noise["caveat"] == ("the comparison a_vs_b claims a is better than b, but this claim only "
+                               "requires the verdict noise, which does not show that direction")
     assert {r["run_id"] for r in noise["runs"]} == {"b" * 16, "c" * 16}
+
+
+def test_improvement_is_positive_when_a_is_better_whatever_the_direction() -> None:
+    loss = json.loads(json.dumps(REPORT))
+    entry = loss["comparisons"][0]
+    entry["direction"] = "lower"
+    entry["numbers"].update(diff=-0.03, improvement=0.03,
+                            diff_ci={**INTERVAL, "low": -0.05, "high": -0.01, "method": "welch-t"})
+    gain = resolve_claim(claim(evidence={"ref": "verify:a_vs_b", "quantity": "improvement"},
+                               format={"style": "number", "decimals": 2},
+                               statement="A lowers the loss by {value} ({ci})."), loss)
+    assert (gain["value"], gain["ci_low"], gain["ci_high"]) == (0.03, 0.01, 0.05)
+    assert gain["statement"] == "A lowers the loss by +0.03 ([+0.01, +0.05], Welch t)."
+    raw = resolve_claim(claim(evidence={"ref": "verify:a_vs_b", "quantity": "diff"}), loss)
+    assert (raw["value"], raw["ci_low"]) == (-0.03, -0.05)
+
+
+@pytest.mark.parametrize(("ref", "quantity", "message"), [
+    ("aggregate:acc", "improvement", "not available for an aggregate entry; valid quantities: mean, "
+     "median, sd, se, iqm, distance_to_reference"),
+    ("verify:a_vs_b", "mean", "not available for a verify entry; valid quantities: improvement, diff, "
+     "prob_improvement, hedges_g"),
+])
+def test_an_unknown_quantity_lists_the_valid_ones(ref: str, quantity: str, message: str) -> None:
+    from evidence.core.errors import EvidenceError
+
+    with pytest.raises(EvidenceError) as caught:
+        resolve_claim(claim(evidence={"ref": ref, "quantity": quantity}), REPORT)
+    assert message in str(caught.value)
 
 
 @pytest.mark.parametrize(("predicate", "holds"), [

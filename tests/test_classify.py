@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from evidence.verify import stats
-from evidence.verify.classify import Verdict, classify
+from evidence.verify.classify import Thresholds, Verdict, classify
 from evidence.verify.stats import Comparison
 
 B = 2_000
@@ -59,12 +59,12 @@ def _check(verdict: Verdict, name: str) -> dict[str, Any]:
 def test_effect_in_the_claimed_direction() -> None:
     control = _compare(A_ACC, [0.1, 0.11, 0.09, 0.1, 0.1, 0.12], name="control")
     v = classify(EFFECT, results_a=RUNS_A, results_b=RUNS_B, metric="accuracy",
-                 control=control, name_a="cnn", name_b="mlp")
+                 control=control, names=("cnn", "mlp", "control"))
     assert v.label == "effect" and v.direction_matches_claim is True
     assert v.reason.startswith("cnn is better than mlp on accuracy")
-    assert "excludes zero" in v.reason and "entirely above 0.5" in v.reason
+    assert "excludes zero" in v.reason and "(Welch t)" in v.reason
     assert "Welch" in v.reason and "Hedges' g" in v.reason
-    assert all(c["passed"] is True for c in v.checks), v.checks
+    assert not [c for c in v.checks if c["passed"] is False], v.checks
     assert {c["name"] for c in v.checks} >= {"finite_metrics", "beats_shuffled_control",
                                             "prediction_diversity", "train_test_gap",
                                             "perfect_score", "initial_loss"}
@@ -87,37 +87,67 @@ def test_effect_in_the_opposite_direction_contradicts_the_claim() -> None:
     assert v.reason.startswith("The claim that B is better than A is contradicted")
     reversed_ = classify(_compare(B_ACC, A_ACC))  # A is the worse one, claim a_better
     assert reversed_.label == "effect" and reversed_.direction_matches_claim is False
-    assert "entirely below 0.5" in reversed_.reason
+    assert "B is better than A" in reversed_.reason
     assert classify(EFFECT, claimed="differ").direction_matches_claim is True
 
 
-def test_noise() -> None:
-    a = [0.80, 0.82, 0.81, 0.79, 0.83, 0.80, 0.82]
-    b = [0.81, 0.80, 0.82, 0.80, 0.82, 0.79, 0.81]
-    v = classify(_compare(a, b), metric="accuracy")
+# Two models that look equal over 7 seeds, spread about 1.4 points.
+EQUAL_A = [0.80, 0.82, 0.81, 0.79, 0.83, 0.80, 0.82]
+EQUAL_B = [0.81, 0.80, 0.82, 0.80, 0.82, 0.79, 0.81]
+
+
+def test_noise_only_inside_a_declared_equivalence_margin() -> None:
+    c = _compare(EQUAL_A, EQUAL_B)
+    v = classify(c, metric="accuracy", margin=0.02)  # two accuracy points matter, less does not
     assert v.label == "noise" and v.direction_matches_claim is None
-    assert "includes zero" in v.reason and "P(A better)" in v.reason
-    assert "two-sample t-test power analysis" in v.reason
+    assert "larger than the declared smallest effect of interest +/-0.02" in v.reason
+    assert "90% Welch interval lies inside +/-0.02" in v.reason and "TOST" in v.reason
+    tost = stats.tost_p(c.diff, c.diff_se, c.welch_df, 0.02)
+    assert tost < 0.05 and _check(v, "equivalence_shown")["passed"] is True
     assert _check(v, "difference_ci_excludes_zero")["passed"] is False
 
 
-def test_insufficient_evidence_names_the_seeds_needed() -> None:
+def test_equal_looking_without_a_margin_is_insufficient_evidence_not_noise() -> None:
+    v = classify(_compare(EQUAL_A, EQUAL_B), metric="accuracy")
+    assert v.label == "insufficient_evidence"
+    assert "which includes zero, so no difference is shown" in v.reason
+    assert "no smallest effect of interest (equivalence_margin) is declared" in v.reason
+    assert _check(v, "equivalence_shown")["passed"] is None
+
+
+def test_underpowered_equal_looking_comparison_is_insufficient_evidence() -> None:
+    # 3 seeds each, spread about 1.5 points: the interval includes zero but is far too wide to
+    # show that the difference is below one point, so neither effect nor noise is shown.
     c = _compare([0.80, 0.83, 0.81], [0.79, 0.82, 0.815])
-    v = classify(c, min_seeds=5)
-    needed = stats.seeds_needed(c.hedges_g)
-    assert v.label == "insufficient_evidence" and v.seeds_needed == needed
-    assert needed is not None and needed > 5
-    assert "Too few seeds to decide (the minimum is 5 per group)" in v.reason
-    assert f"needs {needed} seeds per group" in v.reason
-    assert "two-sample t-test power analysis" in v.reason and "80% power" in v.reason
-    assert "alpha 0.05" in v.reason
+    v = classify(c, metric="accuracy", margin=0.01, thresholds=Thresholds(min_seeds=5))
+    assert v.label == "insufficient_evidence"
+    assert "TOST does not show it lies within the declared +/-0.01" in v.reason
+    pooled = math.sqrt((np.var([0.80, 0.83, 0.81], ddof=1) + np.var([0.79, 0.82, 0.815], ddof=1)) / 2)
+    needed = stats.equivalence_seeds_needed(c.diff / pooled, 0.01 / pooled)
+    assert needed is not None and needed > 3 and v.seeds_needed == needed
+    assert f"would need about {needed} seeds per group" in v.reason
+    assert "estimated from Hedges' g" in v.reason and "measured on 3 seeds per group" in v.reason
     assert _check(v, "enough_seeds")["passed"] is False
 
 
-def test_insufficient_evidence_with_zero_effect_says_no_number_suffices() -> None:
-    v = classify(_compare([0.80, 0.82, 0.81], [0.82, 0.80, 0.81]))
+def test_insufficient_evidence_names_the_seeds_for_the_welch_rule() -> None:
+    c = _compare([0.80, 0.83, 0.81, 0.82, 0.80], [0.79, 0.82, 0.805, 0.81, 0.80])
+    v = classify(c)
+    needed = stats.seeds_needed(c.hedges_g)
+    assert v.label == "insufficient_evidence" and v.seeds_needed == needed
+    assert needed is not None and needed > 5
+    assert f"Welch's t-test (80% power at alpha 0.05) would need about {needed} seeds" in v.reason
+    assert "measured on 5 seeds per group" in v.reason
+
+
+def test_zero_difference_is_exactly_zero_and_says_why_no_seeds_suffice() -> None:
+    c = _compare([0.80, 0.82, 0.81], [0.82, 0.80, 0.81])
+    assert c.diff == 0.0 and c.diff_ci.estimate == 0.0  # not -2.2e-16
+    v = classify(c)
     assert v.label == "insufficient_evidence" and v.seeds_needed is None
-    assert "exactly zero" in v.reason and "no finite number of seeds" in v.reason
+    assert "exactly 0, so no number of seeds would make it significant" in v.reason
+    assert "e-16" not in v.reason and "10000" not in v.reason
+    assert "the difference of means 0 (A 0.81 vs B 0.81" in v.reason
 
 
 def test_one_seed_per_group_is_insufficient_not_an_effect() -> None:
@@ -126,16 +156,15 @@ def test_one_seed_per_group_is_insufficient_not_an_effect() -> None:
     assert "undefined" in v.reason
 
 
-def test_a_mean_shift_without_a_consistent_ordering_is_inconclusive() -> None:
-    # Half of A's seeds are slightly worse than every seed of B, half far better: the mean
-    # difference is clearly positive but P(A better) stays near 0.5.
+def test_a_mean_shift_without_a_consistent_ordering_is_judged_by_welch() -> None:
+    # Half of A's seeds are slightly worse than every seed of B, half far better: Welch's
+    # interval, which accounts for A's huge spread, decides; P(A better) is reported beside it.
     a = [0.9, 0.9, 0.9, 0.9, 0.9, 3.0, 3.0, 3.0, 3.0, 3.0]
     b = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0]
     c = _compare(a, b)
-    assert c.diff_ci.low > 0 and c.prob_improvement_ci.low < 0.5 < c.prob_improvement_ci.high
+    assert c.diff_ci.method == "welch-t" and c.diff_ci.low > 0
     v = classify(c)
-    assert v.label == "insufficient_evidence"
-    assert "Inconclusive" in v.reason and "not a consistent per-seed ordering" in v.reason
+    assert v.label == "effect" and "P(A better) = 0.5" in v.reason
 
 
 # --------------------------------------------------------------------------- suspected bugs
@@ -183,7 +212,7 @@ def test_bug_near_constant_predictions_by_majority_share() -> None:
     assert v.label == "suspected_bug"
     assert "run 'majority' of B puts 97% of its predictions in one class" in v.reason
     assert "prediction entropy 2.25 nats" in v.reason
-    relaxed = classify(EFFECT, results_b=runs, majority_share=0.99)
+    relaxed = classify(EFFECT, results_b=runs, thresholds=Thresholds(majority_share=0.99))
     assert relaxed.label == "effect"
 
 
@@ -221,7 +250,8 @@ def test_bug_initial_loss_far_from_chance() -> None:
     assert v.label == "suspected_bug"
     assert "run 'bad-init' of A starts at loss 4.8" in v.reason
     assert "off the chance loss 2.303 (limit 50%)" in v.reason
-    assert classify(EFFECT, results_a=runs, initial_loss_tolerance=1.5).label == "effect"
+    assert classify(EFFECT, results_a=runs,
+                    thresholds=Thresholds(initial_loss_tolerance=1.5)).label == "effect"
 
 
 def test_bug_checks_without_diagnostics_are_skipped_not_passed() -> None:
@@ -248,3 +278,69 @@ def test_effect_size_is_consistent_with_numpy() -> None:
     # Sanity link between the verdict numbers and the data: Hedges' g > 0 for the effect.
     assert EFFECT.hedges_g > 0
     assert EFFECT.diff == pytest.approx(np.mean(A_ACC) - np.mean(B_ACC))
+
+
+# --------------------------------------------------------------------------- planted bugs (issue 18)
+
+
+def _control_run(label: str, accuracy: float, seed: int) -> dict[str, Any]:
+    run = _result(label, test=accuracy, train=accuracy)
+    return {**run, "role": "control", "seed": seed}
+
+
+def test_planted_control_far_above_chance_is_a_suspected_bug() -> None:
+    # A "shuffled-label" control that scores 0.90 on 10 classes learned from the labels.
+    values = [0.90, 0.89, 0.91, 0.90, 0.895]
+    controls = [_control_run(f"ctrl-s{i}", v, i) for i, v in enumerate(values)]
+    model = [0.97, 0.975, 0.965, 0.97, 0.972]
+    c = _compare(model, values)
+    v = classify(c, metric="accuracy", results_a=[_result(f"m{i}", test=x) for i, x in enumerate(model)],
+                 results_b=controls, names=("mlp", "control", "control"))
+    assert v.label == "suspected_bug"
+    assert "the shuffled-label control 'control': its test accuracy 0.899 has 95% CI [0.8898, 0.9082] " \
+        "(Student t) over 5 seeds" in v.reason
+    assert "chance is 0.1 (1/10 classes)" in v.reason
+    assert "0.7898 better than chance (limit 0.05)" in v.reason and "[control_at_chance]" in v.reason
+    # the same control given as a comparison's `control` is checked too, without any claim on it
+    v2 = classify(_compare(model, [0.5, 0.51, 0.49, 0.5, 0.5]), metric="accuracy",
+                  results_control=controls, control=c)
+    assert v2.label == "suspected_bug" and "[control_at_chance]" in v2.reason
+
+
+def test_a_control_at_chance_passes_by_its_interval() -> None:
+    values = [0.1528, 0.0444, 0.1722, 0.1, 0.0889]  # the bundled example's control
+    controls = [_control_run(f"ctrl-s{i}", v, i) for i, v in enumerate(values)]
+    v = classify(_compare(A_ACC, values), metric="accuracy", results_b=controls)
+    assert _check(v, "control_at_chance")["passed"] is True and v.label == "effect"
+
+
+def test_planted_identical_seeds_are_a_suspected_bug() -> None:
+    # Every seed bit-identical: the seed never reached the model.
+    runs = [{**_result(f"same-s{i}", test=0.9), "seed": i} for i in range(5)]
+    c = _compare([0.9] * 5, B_ACC[:5])
+    v = classify(c, metric="accuracy", results_a=runs, results_b=RUNS_B[:5])
+    assert v.label == "suspected_bug"
+    assert ("all 5 runs of A (seeds 0, 1, 2, 3, 4) give bit-identical metrics (test accuracy = 0.9, "
+            "test loss = 0.3): zero variance across seeds, so the seed is not applied [seed_applied]") \
+        in v.reason
+
+
+def test_planted_metric_out_of_range_is_a_suspected_bug() -> None:
+    runs_a = [*RUNS_A[:-1], _result("bad-acc", test=1.3, train=1.3)]
+    runs_b = [*RUNS_B[:-1], _result("neg-acc", test=-0.2)]
+    v = classify(EFFECT, metric="accuracy", results_a=runs_a, results_b=runs_b)
+    assert v.label == "suspected_bug"
+    assert "run 'bad-acc' of A: test accuracy = 1.3 is outside its range [0, 1]; train accuracy " \
+        "= 1.3 is outside its range [0, 1]; val accuracy = 1.3 is outside its range [0, 1]" in v.reason
+    assert "run 'neg-acc' of B: test accuracy = -0.2 is outside its range [0, 1]" in v.reason
+    assert "[metric_in_range]" in v.reason
+
+
+def test_thresholds_are_one_frozen_object_settable_from_a_mapping() -> None:
+    base = Thresholds.from_mapping({"control_margin": 0.1, "perfect_scores": {"f1": 1.0}})
+    over = Thresholds.from_mapping({"power": 0.9}, base)
+    assert (over.control_margin, over.power, dict(over.perfect_scores)) == (0.1, 0.9, {"f1": 1.0})
+    with pytest.raises(ValueError, match="unknown threshold 'nope'"):
+        Thresholds.from_mapping({"nope": 1})
+    with pytest.raises(AttributeError):
+        over.power = 0.5  # type: ignore[misc]

@@ -233,7 +233,26 @@ def test_a_claim_classified_noise_without_a_noise_predicate_is_disclosed(trained
     assert "without a predicate" in bad.message and "noise" in bad.message
     assert bad.evidence["reason"] == "the CI of the difference contains zero"
     fine = found["claim_status:predicts_noise"]
-    assert fine.severity == "info" and "as predicted" in fine.message
+    assert fine.severity == "info" and "equivalence test showed" in fine.message
+
+
+def test_insufficient_evidence_and_an_unshown_direction_are_warnings(trained: Path) -> None:
+    project, resolved, report = inputs(trained)
+    resolved = copy.deepcopy(resolved)
+    claim = next(c for c in resolved["claims"] if c["id"] == "wide_beats_small")
+    add_claim(resolved, "open_question", claim["runs"], ref=claim["ref"],
+              classification="insufficient_evidence", seeds_needed=26,
+              predicate={"holds": True, "detail": "ok"})
+    add_claim(resolved, "worded_as_a_win", claim["runs"], ref=claim["ref"],
+              classification="insufficient_evidence", predicate={"holds": True, "detail": "ok"},
+              caveat="the comparison x claims wide is better than small, but this claim only requires "
+                     "the verdict insufficient_evidence, which does not show that direction")
+    found = by_id(disclose.audit(project, resolved, report))
+    assert "claim_status:open_question" not in found  # the claim holds; the open question is:
+    open_question = found[f"seeds:{claim['ref']}"]
+    assert open_question.severity == "warning" and "open_question" in open_question.claims
+    worded = found["claim_status:worded_as_a_win"]
+    assert worded.severity == "warning" and "does not show that direction" in worded.message
 
 
 def test_a_stale_figure_and_a_missing_one_are_disclosed(trained: Path, tmp_path: Path) -> None:
@@ -309,8 +328,8 @@ def test_unpinned_and_overlapping_splits_are_disclosed(trained: Path, tmp_path: 
     add_claim(resolved, "unpinned", [unpinned])
     # the digits splits share no image; plant a duplicate count to see the report of one
     disclose._split_facts.cache_clear()
-    monkeypatch.setattr(disclose, "split_overlap", lambda _: {"train/val": 0, "train/test": 3,
-                                                              "val/test": 1})
+    monkeypatch.setattr(disclose.loaders, "overlap_of", lambda _: {"train/val": 0, "train/test": 3,
+                                                                   "val/test": 1})
     try:
         found = by_id(disclose.audit(project, resolved, report))
     finally:
@@ -320,6 +339,21 @@ def test_unpinned_and_overlapping_splits_are_disclosed(trained: Path, tmp_path: 
     overlap = next(f for f in found.values() if f.id.startswith("splits:overlap-digits"))
     assert "3 train/test" in overlap.message and "1 val/test" in overlap.message
     assert set(overlap.claims) == {"small_accuracy", "wide_beats_small", "best_of_four"}
+    assert overlap.severity == "warning"  # a partial overlap inflates held-out scores
+
+    # a test set wholly contained in training is no held-out set at all: serious
+    disclose._split_facts.cache_clear()
+    monkeypatch.setattr(disclose.loaders, "overlap_of", lambda data: {
+        "train/val": 0, "train/test": len(data.splits["test"].y), "val/test": 0})
+    try:
+        found = by_id(disclose.audit(project, resolved, report))
+    finally:
+        disclose._split_facts.cache_clear()
+    full = next(f for f in found.values() if f.id.startswith("splits:overlap-digits"))
+    assert full.severity == "serious"
+    assert f"the features of all {full.evidence['sizes']['test']} test samples also occur in train" \
+        in full.message
+    assert "memorisation, not generalisation" in full.message
 
 
 def test_numbers_that_cannot_be_rederived_hand_typed_and_waived(trained: Path) -> None:

@@ -197,7 +197,8 @@ def test_figures_render_with_gate_sidecar_and_digests(project: Project) -> None:
         assert on_disk["gate"]["pixel_variance"] > 5 and on_disk["gate"]["series"] >= 1
         assert "time" not in json.dumps(on_disk)
     curves = json.loads((project.figures_dir / "curves/figure.provenance.json").read_text())
-    assert "95% percentile-bootstrap CI" in curves["spread"] and curves["spread"] in curves["caption"]
+    assert "95% CI of the mean (Student t)" in curves["spread"] and curves["spread"] in curves["caption"]
+    assert "rng_for" not in curves["caption"]
     assert curves["inputs"]["figures/curves/figure.toml"]
     assert curves["git"] == {"commit": None, "dirty": None}
     emax = json.loads((project.figures_dir / "emax/figure.provenance.json").read_text())
@@ -295,8 +296,7 @@ def test_tables_render_markdown_latex_and_sidecar(project: Project) -> None:
     md = (project.tables_dir / "results/table.md").read_text()
     assert md.splitlines()[0] == "| Group | test accuracy | test loss |"
     assert "| wide | 91.5% [" in md and "(n=2)" in md
-    assert "95% percentile-bootstrap CI of the mean (500 resamples, " \
-           "stats.rng_for('results/<group>'))" in record["caption"]
+    assert "95% CI of the mean (Student t)" in record["caption"] and "rng_for" not in record["caption"]
     assert record["gate"] == {"path": "tables/results/table.md", "rows": 2, "columns": 2,
                               "nan_cells": 0}
     validate(record, "sidecar", "table.provenance.json")
@@ -316,15 +316,14 @@ def test_expected_max_table_needs_enough_configurations(project: Project) -> Non
     assert not art.sidecar.exists()
 
 
-def test_ci95_agrees_with_stats_bootstrap_across_figure_and_table(project: Project) -> None:
+def test_ci95_agrees_with_the_t_interval_across_figure_and_table(project: Project) -> None:
     spec = {"name": "shared", "kind": "points", "metric": "accuracy", "split": "test",
             "spread": "ci95", "n_resamples": 500}
     build(project, "figure", "points")
     df = plotting.read_source_data(project.figures_dir / "points/source_data.csv")
     drawn = plotting.make_plot(df, spec).summary.iloc[0]
     cell = tables.build_table(df, {**spec, "columns": ["test/accuracy"]}).cell("wide", "test/accuracy")
-    ci = stats.bootstrap_ci(np.array(ACCURACY["wide"]), stats.mean, rng=stats.rng_for("shared/wide"),
-                            n_resamples=500, method="percentile")
+    ci = stats.t_interval_mean(np.array(ACCURACY["wide"]))  # as the verify report and the paper
     assert (drawn["low"], drawn["high"]) == (ci.low, ci.high) == (cell.low, cell.high)
     assert not math.isnan(ci.low)
 
@@ -342,4 +341,4 @@ def test_index_lists_captions_and_paths(project: Project) -> None:
     build(project, "table", "results")
     tabs = {e["name"]: e for e in figures.table_index(project)}
     assert tabs["results"]["markdown"] == "tables/results/table.md" and tabs["results"]["built"]
-    assert tabs["results"]["spread"].startswith("mean [95% percentile-bootstrap")
+    assert tabs["results"]["spread"].startswith("mean [95% CI of the mean (Student t)")

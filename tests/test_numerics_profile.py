@@ -146,3 +146,20 @@ def test_native_runs_do_depend_on_the_host(make_project: Callable[..., Path]) ->
         shutil.copytree(template, root, ignore=shutil.ignore_patterns(".evidence", "runs"))
         results[name] = _train(root, host, None)
     assert results["plain"] != results["other"]
+
+
+def test_import_expects_bit_identity_where_the_bits_are_determined() -> None:
+    """Two AVX512 and AVX2 hosts: a portable run must re-evaluate bit-identically (its kernels are
+    pinned), a native run within the stated tolerance (its kernels followed the host)."""
+    from evidence.scale.federation import bit_identical_expected
+
+    def env(capability: str) -> dict[str, object]:
+        return {"python": "3.11.7", "machine": "x86_64", "packages": {"torch": "2.13.0", "numpy": "2.1"},
+                "devices": {"kind": "cpu", "cpu_capability": capability}}
+
+    portable, native = profile.identity("portable", 1), profile.identity("native", 1)
+    assert bit_identical_expected(portable, env("AVX512"), env("AVX2"))
+    assert not bit_identical_expected(native, env("AVX512"), env("AVX2"))
+    assert bit_identical_expected(native, env("AVX2"), env("AVX2"))
+    other_torch = {**env("AVX2"), "packages": {"torch": "2.12.0", "numpy": "2.1"}}
+    assert not bit_identical_expected(portable, env("AVX2"), other_torch)

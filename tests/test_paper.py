@@ -39,7 +39,7 @@ def test_helpers_render_claims_figures_tables_and_disclosures(tmp_path: Path) ->
                            "{{ statement('weak') }}\n\n{{ figure('fig') }}\n\n{{ table('tab') }}\n")
     assert "# T &amp; U" in out
     assert "97.0% [96.0%, 98.0%] n=5" in out
-    assert "*(not supported by its evidence; see below)*" in out
+    assert "**Not shown.** We could not show that accuracy is 97.0%: its test fails (no predicate)." in out
     assert "> **Disclosure (warning):** only &lt;5&gt; seeds" in out
     assert "![Accuracy &lt;by&gt; seed](figures/fig/figure.png)" in out
     assert "[provenance](figures/fig/figure.provenance.json)" in out
@@ -70,3 +70,22 @@ def test_user_text_cannot_inject_html(tmp_path: Path) -> None:
     assert "<script>" not in page and "<img src=x" not in page
     assert "&lt;script&gt;" in page
     assert "<title>&lt;b&gt;T&lt;/b&gt;</title>" in page
+
+
+def test_an_unsupported_claim_is_rendered_as_what_it_is(tmp_path: Path) -> None:
+    (tmp_path / "t.md").write_text("")
+    claim = {"formatted": "+0.4 points", "ci_formatted": "[-0.1, +1.0] points", "n": 5,
+             "statement": "The CNN beats the MLP by +0.4 points (95% CI [-0.1, +1.0] points, Welch t).",
+             "supported": False, "classification": "insufficient_evidence", "seeds_needed": 12,
+             "predicate": {"holds": False, "detail": "classification is 'insufficient_evidence'"}}
+    caveat = {**claim, "supported": True, "statement": "CNN and MLP: not shown either way.",
+              "caveat": "the comparison c claims cnn is better than mlp, but this claim only requires "
+                        "the verdict insufficient_evidence, which does not show that direction"}
+    data = PaperInputs(claims={"c": claim, "k": caveat}, figures={}, tables={}, disclosures=[])
+    source = tmp_path / "p.md.j2"
+    source.write_text("{{ statement('c') }}\n\n{{ statement('k') }}\n")
+    out = render_markdown(source, data)
+    assert ("**Not shown.** We could not show that the CNN beats the MLP by +0.4 points (95% CI "
+            "[-0.1, +1.0] points, Welch t): the evidence shows neither a difference nor its absence; "
+            "about 12 seeds per group would be needed (an estimate from these seeds).") in out
+    assert "CNN and MLP: not shown either way. *(Caveat: the comparison c claims cnn is better" in out

@@ -175,8 +175,12 @@ def test_the_same_inputs_give_the_same_numbers_and_the_id_seeds_the_bootstrap() 
     a, b = runs("a", A_ACC), runs("b", B_ACC)
     first = evaluate_comparison(comparison(), a, b)
     assert evaluate_comparison(comparison(), a, b) == first
-    other = evaluate_comparison(comparison(id="renamed"), a, b)
-    assert other["numbers"]["diff_ci"] != first["numbers"]["diff_ci"]
+    # the Welch interval draws nothing; P(better)'s bootstrap is seeded by the id
+    c, d = [0.9, 0.91, 0.93, 0.88, 0.9, 0.92], [0.89, 0.9, 0.92, 0.91, 0.88, 0.9]
+    one = evaluate_comparison(comparison(), runs("a", c), runs("b", d))
+    other = evaluate_comparison(comparison(id="renamed"), runs("a", c), runs("b", d))
+    assert other["numbers"]["diff_ci"] == one["numbers"]["diff_ci"]
+    assert other["numbers"]["prob_improvement_ci"] != one["numbers"]["prob_improvement_ci"]
 
 
 def test_direction_is_read_from_the_results() -> None:
@@ -218,15 +222,32 @@ def test_too_few_seeds_is_insufficient_evidence_with_the_seeds_needed() -> None:
     out = evaluate_comparison(comparison(), runs("a", [0.90, 0.93, 0.91]), runs("b", [0.91, 0.89, 0.90]))
     assert out["class"] == "insufficient_evidence"
     assert isinstance(out["seeds_needed"], int) and out["seeds_needed"] > 3
-    assert f"needs {out['seeds_needed']} seeds per group" in out["reason"]
+    assert f"would need about {out['seeds_needed']} seeds per group" in out["reason"]
     assert next(c for c in out["checks"] if c["name"] == "enough_seeds")["passed"] is False
 
 
-def test_noise() -> None:
+def test_noise_needs_a_declared_equivalence_margin() -> None:
     rng = np.random.default_rng(3)
     a, b = rng.normal(0.9, 0.01, 10).tolist(), rng.normal(0.9, 0.01, 10).tolist()
     out = evaluate_comparison(comparison(claimed="differ"), runs("a", a), runs("b", b))
-    assert out["class"] == "noise", out["reason"]
+    assert out["class"] == "insufficient_evidence" and out["equivalence_margin"] is None
+    within = evaluate_comparison(comparison(claimed="differ", equivalence_margin=0.02), runs("a", a),
+                                 runs("b", b))
+    assert within["class"] == "noise", within["reason"]
+    assert within["equivalence_margin"] == 0.02 and "TOST shows equivalence" in within["reason"]
+    assert within["thresholds"]["alpha"] == pytest.approx(0.05)
+
+
+def test_thresholds_come_from_comparisons_toml() -> None:
+    raw = {"thresholds": {"control_margin": 0.2, "power": 0.9},
+           "comparison": [{"id": "x", "a": {"experiment": "exp", "where": {"group": "a"}},
+                           "b": {"experiment": "exp", "where": {"group": "b"}}, "metric": "accuracy",
+                           "claimed": "a_better", "thresholds": {"power": 0.95}}]}
+    entry = config(raw).comparisons[0]
+    assert (entry.thresholds.control_margin, entry.thresholds.power) == (0.2, 0.95)
+    with pytest.raises(BadInputError) as caught:
+        config({**raw, "thresholds": {"alpha": 0.1}})
+    assert caught.value.field.startswith("thresholds")
 
 
 def test_losing_to_the_control_and_a_non_finite_metric_are_suspected_bugs() -> None:
@@ -257,10 +278,11 @@ def test_aggregate_with_chance_reference() -> None:
     out = evaluate_aggregate(aggregate(reference="chance"), [runs("ctrl", CTRL_ACC, role="control")])
     assert out["n"] == 6 and out["mean"] == pytest.approx(np.mean(CTRL_ACC))
     assert out["sd"] == pytest.approx(np.std(CTRL_ACC, ddof=1))
-    assert out["ci"] == out["intervals"]["mean"]["bca"] and out["ci"]["method"] == "bca"
-    expected = stats.bootstrap_ci(CTRL_ACC, stats.mean, rng=stats.rng_for("aggregate:agg"),
+    assert out["ci"] == out["intervals"]["mean"]["student-t"] and out["ci"]["method"] == "student-t"
+    assert out["ci"] == stats.t_interval_mean(CTRL_ACC).to_dict()
+    expected = stats.bootstrap_ci(CTRL_ACC, stats.iqm, rng=stats.rng_for("aggregate:agg"),
                                   n_resamples=B, method="percentile")
-    assert out["intervals"]["mean"]["percentile"] == expected.to_dict()
+    assert out["intervals"]["iqm"]["percentile"] == expected.to_dict()
     ref = out["reference"]
     assert ref["value"] == pytest.approx(0.1) and "n_classes = 10" in ref["source"]
     assert ref["ci_contains"] is True
@@ -268,6 +290,20 @@ def test_aggregate_with_chance_reference() -> None:
     with pytest.raises(BadInputError, match="reference"):
         evaluate_aggregate(aggregate(metric="loss", reference="chance"),
                            [[RunResult.from_results({**result("c", 0, 0.1), "diagnostics": {}})]])
+
+
+def test_a_reference_that_does_not_apply_fails_at_load_time() -> None:
+    with pytest.raises(BadInputError) as caught:
+        aggregate(metric="rmse", reference="chance")
+    assert caught.value.field == "aggregate[0].reference"
+    assert "applies only to the metrics accuracy and loss" in str(caught.value)
+    assert 'reference = "baseline"' in str(caught.value)
+    baseline = aggregate(metric="accuracy", reference="baseline")
+    run = result("c", 0, 0.4)
+    run["diagnostics"]["baseline_accuracy"] = 0.3
+    out = evaluate_aggregate(baseline, [[RunResult.from_results(run), RunResult.from_results(
+        {**run, "seed": 1, "label": "c1"})]])
+    assert out["reference"]["value"] == 0.3 and "predicting the training mean" in out["reference"]["source"]
 
 
 def test_aggregate_over_several_strata_is_a_stratified_bootstrap() -> None:
@@ -280,9 +316,23 @@ def test_aggregate_over_several_strata_is_a_stratified_bootstrap() -> None:
     assert out["reference"]["source"] == "comparisons.toml"
 
 
-def test_two_values_fall_back_to_the_percentile_interval() -> None:
+def test_two_values_get_the_wide_t_interval_and_the_iqm_falls_back_to_percentile() -> None:
     out = evaluate_aggregate(aggregate(), [runs("ctrl", [0.1, 0.2])])
-    assert out["ci"]["method"] == "percentile" and "too few for BCa" in out["ci"]["note"]
+    half = float(stats.t_quantile(0.975, 1)) * 0.05  # t_1 = 12.7: two seeds say little
+    assert out["ci"]["method"] == "student-t"
+    assert (out["ci"]["low"], out["ci"]["high"]) == pytest.approx((0.15 - half, 0.15 + half))
+    iqm = out["intervals"]["iqm"]["bca"]
+    assert iqm["method"] == "percentile" and "too few for BCa" in iqm["note"]
+
+
+def test_stratified_mean_interval_pools_the_strata_variances() -> None:
+    strata = [{"experiment": "d1", "where": {"group": "a"}}, {"experiment": "d2", "where": {"group": "b"}}]
+    out = evaluate_aggregate(aggregate(selection=strata), [runs("a", A_ACC), runs("b", B_ACC)])
+    parts = [(6 / 12) ** 2 * np.var(x, ddof=1) / 6 for x in (A_ACC, B_ACC)]
+    df = sum(parts) ** 2 / sum(p**2 / 5 for p in parts)
+    half = float(stats.t_quantile(0.975, df)) * math.sqrt(sum(parts))
+    mean = np.mean(A_ACC + B_ACC)
+    assert (out["ci"]["low"], out["ci"]["high"]) == pytest.approx((mean - half, mean + half))
 
 
 # --------------------------------------------------------------------------- expected max
@@ -367,18 +417,19 @@ def test_summary_has_one_line_per_comparison() -> None:
     effect, few = lines[0], lines[1]
     assert effect.startswith("- **a_vs_b** effect (as claimed): test accuracy (higher is better) "
                              "a - b = +0.05")
-    assert "95% CI [+0.04" in effect and "P(a better than b) = 1 (95% CI [1, 1])" in effect
+    assert "([+0.04683, +0.05484], 95% CI, Welch t)" in effect
+    assert "P(a better than b) = 1 ([1, 1], 95% CI, percentile bootstrap)" in effect
     assert effect.endswith(report["comparisons"][0]["reason"])
     assert few.startswith("- **few** insufficient_evidence")
     assert "**agg** test accuracy over 6 runs of ctrl" in text and "| 3 |" in text
 
 
-def test_below_min_seeds_an_effect_needs_welch_to_confirm_the_bootstrap() -> None:
+def test_below_min_seeds_the_welch_interval_decides_not_the_bootstrap() -> None:
     """2 vs 2 seeds, completely separated by chance-sized gaps: the bootstrap alone says effect."""
     a, b = runs("a", [0.84, 0.86]), runs("b", [0.79, 0.83])
     out = evaluate_comparison(comparison(), a, b)
     assert out["numbers"]["prob_improvement_ci"]["low"] == 1.0 and out["numbers"]["welch_p"] > 0.05
     assert out["class"] == "insufficient_evidence"
-    assert "Welch's t-test does not confirm it" in out["reason"]
+    assert "(Welch t), which includes zero, so no difference is shown" in out["reason"]
     clear = evaluate_comparison(comparison(), runs("a", [0.95, 0.96]), runs("b", [0.10, 0.11]))
-    assert clear["class"] == "effect" and "despite only 2 seeds" in clear["reason"]
+    assert clear["class"] == "effect" and "Only 2 seeds in the smaller group" in clear["reason"]

@@ -10,4 +10,5 @@ progress    progress lines for long steps
 provenance  the environment and git state (dirty: uncommitted inputs) recorded beside outputs
 outputs     every generated output's digest when written: an output edited by hand is named
 settings    evidence.toml: per-project settings (dispatch, devices)
+metrics     the range of values each metric can take (checked at seal time and in verify)
 """

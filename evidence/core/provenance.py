@@ -122,3 +122,18 @@ def environment_fingerprint(env: dict[str, Any]) -> dict[str, Any]:
     """The parts of an environment record that can change results (for equality checks)."""
     return {"python": env.get("python"), "machine": env.get("machine"),
             "packages": env.get("packages"), "devices": env.get("devices")}
+
+
+def execution_site() -> dict[str, Any]:
+    """Where this process runs: a Slurm job (id, node, partition, how often it was requeued) or
+    the local machine. Read from the scheduler's environment, so a run sealed by a cluster job
+    says so in its provenance instead of naming only the node."""
+    env = os.environ
+    host = os.uname().nodename
+    if env.get("SLURM_JOB_ID"):
+        return {"kind": "slurm", "host": host, "job_id": env["SLURM_JOB_ID"],
+                "array_task_id": env.get("SLURM_ARRAY_TASK_ID"),
+                "node": env.get("SLURMD_NODENAME", host), "partition": env.get("SLURM_JOB_PARTITION"),
+                "requeue_count": int(env.get("SLURM_RESTART_COUNT", "0") or 0),
+                "cluster": env.get("SLURM_CLUSTER_NAME")}
+    return {"kind": "local", "host": host}

@@ -118,9 +118,32 @@ class Format:
         return f"[{bare.render(100 * low, signed=signed)}, {bare.render(100 * high, signed=signed)}] points"
 
 
+#: The quantities a claim can cite, per kind of report entry (docs/contracts.md describes each).
+QUANTITIES: dict[str, tuple[str, ...]] = {
+    "aggregate": ("mean", "median", "sd", "se", "iqm", "distance_to_reference"),
+    "verify": ("improvement", "diff", "prob_improvement", "hedges_g"),
+    "expected_max": ("expected@<k>",),
+}
+
+
+def _oriented_interval(entry: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    """The difference interval turned so that positive means A is better (swapped for "lower")."""
+    ci = entry["numbers"]["diff_ci"]
+    if entry["direction"] == "higher" or ci["low"] is None or ci["high"] is None:
+        return ci["low"], ci["high"]
+    return -ci["high"], -ci["low"]
+
+
 def _quantity(entry: Mapping[str, Any], kind: str, quantity: str | None,
               ) -> tuple[float | None, float | None, float | None, int | None]:
-    """Value, interval and n of the cited report entry."""
+    """Value, interval and n of the cited report entry.
+
+    ``verify`` entries: ``improvement`` (mean of A minus mean of B, oriented so that positive
+    means A is better whatever the metric's direction, with the Welch interval turned the same
+    way), ``diff`` (the raw mean_a - mean_b, negative when A's loss is lower), ``prob_improvement``
+    and ``hedges_g`` (both oriented). ``aggregate`` entries: ``mean`` (Student-t interval),
+    ``median``, ``sd``, ``se``, ``iqm`` (bootstrap interval) and ``distance_to_reference``.
+    """
     if kind == "aggregate":
         name = quantity or "mean"
         if name in ("mean", "median", "sd", "se", "iqm"):
@@ -136,6 +159,9 @@ def _quantity(entry: Mapping[str, Any], kind: str, quantity: str | None,
         numbers = entry["numbers"]
         name = quantity or "diff"
         n = min(numbers["n_a"], numbers["n_b"])
+        if name == "improvement":
+            low, high = _oriented_interval(entry)
+            return numbers["improvement"], low, high, n
         if name == "diff":
             return numbers["diff"], numbers["diff_ci"]["low"], numbers["diff_ci"]["high"], n
         if name == "prob_improvement":
@@ -146,11 +172,28 @@ def _quantity(entry: Mapping[str, Any], kind: str, quantity: str | None,
     elif kind == "expected_max":
         name = quantity or f"expected@{entry['n_trials']}"
         if name.startswith("expected@"):
-            k = int(name.split("@", 1)[1])
+            k = int(name.split("@", 1)[1]) if name.split("@", 1)[1].isdigit() else -1
             row = next((r for r in entry["table"] if r["k"] == k), None)
             if row is not None:
                 return row["expected"], None, None, entry["n_trials"]
-    raise EvidenceError(f"quantity {quantity!r} is not available for a {kind} entry")
+            raise EvidenceError(f"quantity {quantity!r} is not available: the expected_max entry has "
+                                f"k = 1..{entry['n_trials']}")
+    article = "an" if kind[0] in "aeiou" else "a"
+    raise EvidenceError(f"quantity {quantity!r} is not available for {article} {kind} entry; valid "
+                        f"quantities: {', '.join(QUANTITIES.get(kind, ()))}")
+
+
+def _ci_method(entry: Mapping[str, Any], kind: str, quantity: str | None) -> str | None:
+    """The method of the interval a claim states ("welch-t", "student-t", ...), for its caption."""
+    if kind == "verify" and (quantity or "diff") in ("diff", "improvement"):
+        return str(entry["numbers"]["diff_ci"]["method"])
+    if kind == "verify" and quantity == "prob_improvement":
+        return str(entry["numbers"]["prob_improvement_ci"]["method"])
+    if kind == "aggregate" and (quantity or "mean") == "mean":
+        return str(entry["ci"]["method"])
+    if kind == "aggregate" and quantity == "iqm":
+        return str(entry["intervals"]["iqm"]["bca"]["method"])
+    return None
 
 
 def _float(value: Any) -> float | None:
@@ -187,6 +230,26 @@ def _predicate(predicate: Mapping[str, Any] | None, resolved: Mapping[str, Any])
     raise EvidenceError(f"unknown predicate kind {kind!r}")
 
 
+def _direction_caveat(predicate: Mapping[str, Any] | None, entry: Mapping[str, Any],
+                      kind: str) -> str | None:
+    """Why a claim's predicate does not back its comparison's claimed direction, or None.
+
+    A comparison declares which way it is claimed to go (``claimed = "a_better"``); a claim on it
+    whose predicate accepts ``insufficient_evidence`` or ``noise`` can "hold" while the data do not
+    show that direction at all, so a sentence worded "A beats B" would pass unmarked. Such a claim
+    is flagged here; the paper marks it and the disclosure names it.
+    """
+    if kind != "verify" or not predicate or predicate.get("kind") != "classification":
+        return None
+    claimed, equals = entry.get("claimed"), predicate.get("equals")
+    if claimed not in ("a_better", "b_better") or equals in ("effect", "suspected_bug"):
+        return None
+    a, b = entry["a"]["name"], entry["b"]["name"]
+    better, worse = (a, b) if claimed == "a_better" else (b, a)
+    return (f"the comparison {entry['id']} claims {better} is better than {worse}, but this claim "
+            f"only requires the verdict {equals}, which does not show that direction")
+
+
 def _runs_of(entry: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
     if kind == "verify":
         groups = [entry["a"], entry["b"], *([entry["control"]] if entry.get("control") else [])]
@@ -205,12 +268,14 @@ def resolve_claim(claim: Mapping[str, Any], report: Mapping[str, Any]) -> dict[s
     entry = find_entry(report, reference)
     value, low, high, n = _quantity(entry, kind, claim["evidence"].get("quantity"))
     fmt = Format.from_mapping(claim.get("format"))
-    signed = kind == "verify" and (claim["evidence"].get("quantity") or "diff") == "diff"
+    signed = kind == "verify" and (claim["evidence"].get("quantity") or "diff") in ("diff", "improvement")
     resolved: dict[str, Any] = {
         "id": claim["id"], "ref": reference, "quantity": claim["evidence"].get("quantity"),
         "value": _float(value), "ci_low": _float(low), "ci_high": _float(high), "n": n,
         "classification": entry.get("class"), "reason": entry.get("reason"),
         "direction_matches_claim": entry.get("direction_matches_claim"),
+        "claimed": entry.get("claimed"),
+        "ci_method": _ci_method(entry, kind, claim["evidence"].get("quantity")),
         "seeds_needed": entry.get("seeds_needed"),
         "metric": entry.get("metric"), "split": entry.get("split"),
         "runs": sorted({(r["run_id"], r["results_digest"]) for r in _runs_of(entry, kind)}),
@@ -226,14 +291,24 @@ def resolve_claim(claim: Mapping[str, Any], report: Mapping[str, Any]) -> dict[s
         resolved["supported"] = bool(resolved["predicate"]["holds"])
     else:  # no predicate: the claim stands unless verify found a problem with its evidence
         resolved["supported"] = resolved["classification"] in (None, "effect")
+    resolved["caveat"] = _direction_caveat(claim.get("predicate"), entry, kind)
     resolved["runs"] = [{"run_id": r, "results_digest": d} for r, d in resolved["runs"]]
     resolved["statement"] = render_statement(claim["statement"], resolved)
     return resolved
 
 
 def render_statement(template: str, resolved: Mapping[str, Any]) -> str:
-    """The claim's sentence with its placeholders filled from the resolved values."""
-    values = {"value": resolved["formatted"], "ci": resolved["ci_formatted"],
+    """The claim's sentence with its placeholders filled from the resolved values.
+
+    ``{ci}`` names the interval's method after it ("[-0.1, +1.0] points, Welch t"), so a reader
+    of "95% CI {ci}" knows which 95% interval it is.
+    """
+    from evidence.verify.stats import METHOD_NAMES  # scipy behind it: imported only when rendering
+
+    method = METHOD_NAMES.get(resolved.get("ci_method") or "", "")
+    ci_text = resolved["ci_formatted"] + (f", {method}" if method and resolved["ci_formatted"] != "n/a"
+                                          else "")
+    values = {"value": resolved["formatted"], "ci": ci_text,
               "low": resolved["ci_formatted"].strip("[]").split(", ")[0],
               "high": resolved["ci_formatted"].strip("[]").split(", ")[-1],
               "n": str(resolved["n"]), "class": str(resolved["classification"]),

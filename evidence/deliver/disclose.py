@@ -131,6 +131,22 @@ def _jsonable(value: Any) -> Any:
     return value if value is None or isinstance(value, str | int | float | bool) else str(value)
 
 
+def _fully_overlapping(overlap: Mapping[str, int], sizes: Mapping[str, int]) -> list[str]:
+    """"the features of all 360 test samples also occur in train", per pair contained in the other.
+
+    The overlap (``split_overlap``) counts distinct shared feature rows, so it reaches the smaller
+    split's size exactly when all of that split is duplicated in the other (a test set copied
+    from training); the labels are not compared, a copied input is a leak whatever its label.
+    """
+    full = []
+    for pair, shared in sorted(overlap.items()):
+        first, second = pair.split("/")
+        small, big = sorted((first, second), key=lambda s: sizes.get(s, 0))
+        if shared and sizes.get(small, 0) and shared >= sizes[small]:
+            full.append(f"the features of all {sizes[small]} {small} samples also occur in {big}")
+    return full
+
+
 @cache
 def _split_facts(config: Any) -> tuple[dict[str, str], dict[str, int] | None, dict[str, int]]:
     """Split digests, overlap counts (None: the samples cannot be hashed one by one) and sizes of
@@ -344,10 +360,15 @@ class _Audit:
                      claims=claims, runs=run_ids)
         elif any(overlap.values()):
             pairs = ", ".join(f"{n} {pair}" for pair, n in sorted(overlap.items()) if n)
-            self.add("splits", f"overlap-{name}", "warning",
+            full = _fully_overlapping(overlap, sizes)
+            # Every held-out sample also in training: held-out scores measure memorisation only,
+            # so no claim resting on them is evidence (serious); a partial overlap inflates them.
+            consequence = (f"{'; '.join(full)}: held-out scores measure memorisation, not "
+                           "generalisation") if full else "so held-out scores partly measure memorisation"
+            self.add("splits", f"overlap-{name}", "serious" if full else "warning",
                      f"The {config.dataset} splits (split seed {config.split_seed}; "
-                     f"{', '.join(f'{s} {sizes[s]}' for s in SPLITS)} samples) share identical "
-                     f"samples across splits ({pairs}), so held-out scores partly measure memorisation.",
+                     f"{', '.join(f'{s} {sizes[s]}' for s in SPLITS)} samples) share samples with "
+                     f"identical features across splits ({pairs}), {consequence}.",
                      claims=claims, runs=run_ids, overlap=overlap, sizes=sizes)
 
     def test_in_selection(self) -> None:
@@ -381,6 +402,19 @@ class _Audit:
             results = self.read(run_id, "results.json")
             if isinstance(results, Mapping) and results.get("verify_by_load") == "not_possible":
                 unverified.append(run_id)
+        tolerated = []
+        for run_id in self.present():
+            record = self.read(run_id, "import.json")
+            verification = record.get("verification") if isinstance(record, Mapping) else None
+            if isinstance(verification, Mapping) and verification.get("mode") == "tolerance":
+                tolerated.append(run_id)
+        if tolerated:
+            self.add("integrity", "imported-within-tolerance", "info",
+                     f"{_runs_word(len(tolerated))} ({_some(tolerated)}) were imported from another "
+                     "machine whose numeric platform differs from this one; re-evaluating their weights "
+                     "here agreed with their reported numbers within the stated cross-platform "
+                     "tolerance, not bit for bit (see each run's import.json).",
+                     claims=self.claims_of(tolerated), runs=tolerated)
         if unverified:
             self.add("integrity", "verify-by-load", "warning",
                      f"{_runs_word(len(unverified))} ({_some(unverified)}) trained with the project's "
@@ -400,11 +434,14 @@ class _Audit:
                 needed, minimum = entry.get("seeds_needed"), entry.get("min_seeds", self.min_seeds)
                 if min(n_a, n_b) >= minimum and entry.get("class") != "insufficient_evidence":
                     continue
-                need = f"detecting the observed effect with 80% power needs {needed} seeds per group" \
-                    if needed else "the number of seeds it needs is undefined"
+                need = (f"about {needed} seeds per group would be needed to settle it (an estimate from "
+                        "the effect size measured on these seeds)") if needed else \
+                    "no number of seeds needed could be estimated"
+                open_ = ", which shows neither a difference nor its absence" \
+                    if entry.get("class") == "insufficient_evidence" else ""
                 self.add("seeds", ref, "warning",
                          f"{ref} compares {n_a} and {n_b} seeds (minimum {minimum}) and verify classified "
-                         f"it {entry.get('class')}: {need}.", claims=citing, runs=runs,
+                         f"it {entry.get('class')}{open_}: {need}.", claims=citing, runs=runs,
                          n_a=n_a, n_b=n_b, min_seeds=minimum, seeds_needed=needed)
             elif kind == "aggregate":
                 small = {s.get("name", "?"): s.get("n", len(s.get("runs", [])))
@@ -434,9 +471,14 @@ class _Audit:
             elif label == "suspected_bug":
                 self.add("claim_status", claim_id, "serious", f"Claim {claim_id} rests on evidence that "
                          f"{because}: {claim.get('reason')}", claims=[claim_id], runs=runs, **detail)
-            elif label in ("noise", "insufficient_evidence"):
-                self.add("claim_status", claim_id, "info", f"Claim {claim_id} predicts {label} and "
-                         f"{because}, as predicted.", claims=[claim_id], runs=runs, **detail)
+            elif claim.get("caveat"):
+                self.add("claim_status", claim_id, "warning", f"Claim {claim_id} does not show what its "
+                         f"comparison claims: {claim['caveat']} ({because}).", claims=[claim_id],
+                         runs=runs, **detail)
+            elif label == "noise":  # insufficient_evidence is the seeds check's warning
+                self.add("claim_status", claim_id, "info", f"Claim {claim_id} predicts noise and "
+                         f"{because}: an equivalence test showed the difference is within the declared "
+                         "margin.", claims=[claim_id], runs=runs, **detail)
 
     def git(self) -> None:
         """Code that produced a run must be traceable to a commit: no dirty tree, no missing git."""

@@ -64,6 +64,37 @@ def _lookup(kind: str, table: Mapping[str, Any], name: str) -> Mapping[str, Any]
     return value
 
 
+_WHY_NOT = {
+    "insufficient_evidence": "the evidence shows neither a difference nor its absence",
+    "noise": "an equivalence test shows the difference is smaller than the declared margin",
+    "suspected_bug": "verify suspects a bug in the evidence, so it is not evidence either way",
+    "effect": "the data show a difference in the other direction",
+}
+
+
+def not_shown(resolved: Mapping[str, Any]) -> str:
+    """An unsupported claim as what it is: "We could not show that the CNN beats the MLP ...: why."
+
+    The claim's own sentence, with its numbers, becomes the object of "We could not show that",
+    followed by why (from the verify verdict, or the failing predicate) and, where verify
+    estimated it, the seeds that would be needed. A confident sentence with a small mark after
+    it reads as a finding; this reads as the open question it is.
+    """
+    sentence = str(resolved["statement"]).strip().rstrip(".")
+    if len(sentence) > 1 and sentence[0].isupper() and not sentence[1].isupper():
+        sentence = sentence[0].lower() + sentence[1:]  # "The CNN" -> "the CNN"; "CNN" stays
+    label = resolved.get("classification")
+    predicate = resolved.get("predicate") or {}
+    if label in _WHY_NOT and not (label == "effect" and resolved.get("direction_matches_claim")):
+        why = _WHY_NOT[str(label)]
+    else:
+        why = f"its test fails ({predicate.get('detail', 'no predicate')})"
+    needed = resolved.get("seeds_needed")
+    if label == "insufficient_evidence" and needed:
+        why += f"; about {needed} seeds per group would be needed (an estimate from these seeds)"
+    return f"**Not shown.** We could not show that {escape(sentence)}: {escape(why)}."
+
+
 def helpers(inputs: PaperInputs, *, link_root: str = "",
             called: set[str] | None = None) -> dict[str, Callable[..., str]]:
     """The template functions; ``link_root`` prefixes figure and table links; ``called`` collects
@@ -88,9 +119,14 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
 
     def statement(name: str) -> str:
         resolved = _lookup("claim", inputs.claims, name)
-        status = "" if resolved["supported"] else " *(not supported by its evidence; see below)*"
+        if resolved["supported"]:
+            text = escape(resolved["statement"])
+            if resolved.get("caveat"):
+                text += f" *(Caveat: {escape(resolved['caveat'])}.)*"
+        else:
+            text = not_shown(resolved)
         notes = disclosures(name)
-        return escape(resolved["statement"]) + status + (f"\n\n{notes}" if notes else "")
+        return text + (f"\n\n{notes}" if notes else "")
 
     numbers: dict[tuple[str, str], int] = {}
 

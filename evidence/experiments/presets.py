@@ -310,7 +310,7 @@ def choose_isolated(project: Project, path: Path, device: str) -> dict[str, Any]
     engine_path = str(ENGINE_DIR.parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (engine_path, os.environ.get("PYTHONPATH"))
                                                         if p)}
-    command = [sys.executable, "-m", "evidence.experiments.presets", "--project", str(project.root),
+    command = [sys.executable, "-m", "evidence.experiments.autopreset", "--project", str(project.root),
                "--experiment", str(path), "--device", device]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=limit, env=env)
@@ -325,40 +325,3 @@ def choose_isolated(project: Project, path: Path, device: str) -> dict[str, Any]
                             + (lines[-1] if lines else f"exit code {done.returncode}"), field="preset")
     choice: dict[str, Any] = json.loads(done.stdout)
     return choice
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m evidence.experiments.presets``: the isolated half of :func:`choose_isolated`."""
-    import argparse
-    import sys
-
-    from evidence.core.errors import EvidenceError
-    from evidence.experiments.spec import _preset_runs, load_experiment
-
-    parser = argparse.ArgumentParser(prog="python -m evidence.experiments.presets")
-    parser.add_argument("--project", required=True)
-    parser.add_argument("--experiment", required=True)
-    parser.add_argument("--device", default="cpu")
-    args = parser.parse_args(argv)
-    project = Project.at(args.project)
-    path = Path(args.experiment)
-    try:
-        raw = load_experiment(path)
-        table = load_table(project)
-        if table is None:
-            raise BadInputError(path, f"preset = 'auto' but the project has no {PRESETS_FILE}")
-        choice = choose(table, _preset_runs(project, raw, path), project, args.device)
-    except EvidenceError as error:
-        print(error.format(), file=sys.stderr)
-        return 3
-    except (ValueError, TypeError, KeyError, RuntimeError, AttributeError, MemoryError) as error:
-        first = str(error).splitlines()[0] if str(error) else ""
-        print(f"the trainer's build() raised {type(error).__name__}: {first}", file=sys.stderr)
-        return 3
-    print(json.dumps(choice, default=str))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
-

@@ -5,7 +5,10 @@ Why it is built this way:
 * Like a figure, a table is a function of ``source_data.csv`` and its spec alone. Reading that
   file, selecting rows and the spread statistics live here and :mod:`evidence.present.plotting` imports
   them (and re-exports :func:`read_source_data`), so a number in a table and the error bar in a
-  figure of the same runs agree (same bootstrap seed), and a table does not import matplotlib.
+  figure of the same runs agree, and a table does not import matplotlib.
+* A "95% CI" of a mean is the Student-t interval everywhere it is printed (table, figure, paper
+  text, verify report): one method per quantity, so the same mean never shows two different
+  95% intervals, and one whose coverage holds at five seeds (a bootstrap's does not).
 * Every cell says how many seeds stand behind it and the caption names the spread exactly;
   a table of bare means overstates what a handful of seeds support.
 * The numbers are kept, not just the text (:attr:`TableResult.cells`), so prose can cite a
@@ -138,7 +141,7 @@ class Summary:
     """Mean and spread of one cell's values (one value per seed).
 
     ``spread`` is the SD or SE (NaN for ``ci95``); ``low``/``high`` bound the interval drawn
-    (mean ± spread, or the bootstrap percentiles). All spreads are NaN below two values, or when
+    (mean ± spread, or the Student-t interval). All spreads are NaN below two values, or when
     a value is NaN: a diverged seed makes the mean NaN rather than vanishing from it.
     """
 
@@ -150,12 +153,10 @@ class Summary:
 
 
 def bootstrap_id(spec: Mapping[str, Any], group: str) -> str | None:
-    """Identifier of the bootstrap generator of one group's interval, or None for ``ci_seed``.
+    """Identifier of a group's random generator (``"<name>/<group>"``), or None for ``ci_seed``.
 
-    Without an explicit ``ci_seed`` the resamples come from ``stats.rng_for("<name>/<group>")``,
-    the same derivation the verify report uses for its intervals, so a figure's error bar, a
-    table's interval and a report's CI of the same runs agree when they name the same id. An
-    explicit ``ci_seed`` keeps the older ``np.random.default_rng(ci_seed)`` for every group.
+    Kept for callers of the former bootstrap interval; ``ci95`` is now the Student-t interval,
+    which draws nothing, so the identifier no longer changes any number or caption.
     """
     if "ci_seed" in spec:
         return None
@@ -165,12 +166,11 @@ def bootstrap_id(spec: Mapping[str, Any], group: str) -> str | None:
 def summarize(values: Sequence[float] | np.ndarray, spread: str = "sd", *,
               n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = 0,
               rng_id: str | None = None) -> Summary:
-    """Mean and spread; ``ci95`` is a percentile bootstrap of the mean (``stats.bootstrap_ci``).
+    """Mean and spread; ``ci95`` is the Student-t interval of the mean (``stats.t_interval_mean``).
 
-    The bootstrap draws from a fresh generator on every call, ``stats.rng_for(rng_id)`` or else
-    ``np.random.default_rng(seed)``, so a group's interval depends only on its own values (not
-    on which other groups share the figure) and a table and a figure of the same data report the
-    same interval.
+    It is the interval the verify report and the paper give for the same mean, so a figure's
+    error bar and a claim's "95% CI" agree. It draws no random numbers: ``n_resamples``, ``seed``
+    and ``rng_id`` are accepted for specs written for the former bootstrap and change nothing.
     """
     data = np.asarray(values, dtype=np.float64)
     n = int(data.size)
@@ -186,24 +186,21 @@ def summarize(values: Sequence[float] | np.ndarray, spread: str = "sd", *,
         return Summary(n, mean, width, mean - width, mean + width)
     if spread != "ci95":
         raise ValueError(f"unknown spread {spread!r}; one of {SPREADS}")
-    rng = stats.rng_for(rng_id) if rng_id is not None else np.random.default_rng(seed)
-    ci = stats.bootstrap_ci(data, stats.mean, rng=rng, n_resamples=n_resamples,
-                            method="percentile")
+    ci = stats.t_interval_mean(data, confidence=0.95)
     return Summary(n, mean, math.nan, ci.low, ci.high)
 
 
 def spread_name(spread: str, *, n_resamples: int = DEFAULT_N_RESAMPLES, seed: int = 0,
                 rng_id: str | None = None) -> str:
-    """The spread in words: ``±1 SD``, ``±1 SE of the mean``, or the bootstrap and its seed.
+    """The spread in words: ``±1 SD``, ``±1 SE of the mean``, or ``95% CI of the mean (Student t)``.
 
-    ``rng_id`` (e.g. ``"results/<group>"``) names the ``stats.rng_for`` identifier instead of
-    the seed when the intervals were drawn that way (:func:`bootstrap_id`).
+    The words a reader needs (the method), never an implementation detail such as a generator's
+    identifier; the resampling arguments are accepted for older callers and ignored.
     """
-    origin = f"stats.rng_for('{rng_id}')" if rng_id is not None else f"seed {seed}"
     return {
         "sd": "±1 SD",
         "se": "±1 SE of the mean",
-        "ci95": f"95% percentile-bootstrap CI of the mean ({n_resamples} resamples, {origin})",
+        "ci95": f"95% CI of the mean ({stats.METHOD_NAMES[stats.MEAN_CI_METHOD]})",
     }[spread]
 
 

@@ -187,10 +187,69 @@ def _job_log(job: Any) -> str:
 
 def _wait_for_job(job: Any, poll: float) -> int:
     """Block until ``job`` ends; its exit code, or raise the job's exception."""
-    while not job.done():
+    if type(job).__name__ != "SlurmJob":
+        while not job.done():
+            time.sleep(poll)
+        result: int = job.result()
+        return result
+    while True:
+        _wait_in_queue(job, poll)
+        code: int = job.result()
+        if code != EXIT_INTERRUPTED or not _requeued(job, poll):
+            return code
+        # preempted (scontrol requeue, a higher-priority job): the runner checkpointed and the
+        # job is queued again; its next attempt resumes and writes the result we wait for
+        print(f"job {job.job_id}: preempted and requeued; waiting for it to resume", file=sys.stderr,
+              flush=True)
+        job.paths.result_pickle.unlink(missing_ok=True)
+
+
+def _requeued(job: Any, poll: float) -> bool:
+    """Whether an interrupted job is back in the queue (Slurm requeues after the job ends)."""
+    deadline = time.monotonic() + RESULT_GRACE_S
+    while time.monotonic() < deadline:
+        listed = subprocess.run(["squeue", "-h", "-j", str(job.job_id), "-o", "%T"], capture_output=True,
+                                text=True, check=False)
+        if listed.stdout.strip() in ("PENDING", "REQUEUED", "RUNNING", "CONFIGURING"):
+            return True
+        time.sleep(min(poll, 1.0))
+    return False
+
+
+#: squeue states of a job that can still produce its result (a requeued job is pending again).
+ALIVE_STATES = frozenset({"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUED", "REQUEUE_FED",
+                          "REQUEUE_HOLD", "RESIZING", "SUSPENDED", "STAGE_OUT", "SIGNALING"})
+
+
+def _wait_in_queue(job: Any, poll: float) -> None:
+    """Wait for a Slurm job by its result file and ``squeue``, never ``sacct``.
+
+    submitit asks ``sacct``, which needs Slurm's accounting database; small clusters often run
+    without one, and then every poll printed warnings the user could do nothing about. The job
+    is done when its result file exists, or when it has left the queue (then ``job.result()``
+    reports what it left behind).
+    """
+    from submitit.core.utils import UncompletedJobError
+
+    gone_since: float | None = None
+    while not job.paths.result_pickle.exists():
+        listed = subprocess.run(["squeue", "-h", "-j", str(job.job_id), "-o", "%T"], capture_output=True,
+                                text=True, check=False)
+        state = listed.stdout.strip().splitlines()[0] if listed.stdout.strip() else ""
+        if state in ALIVE_STATES:
+            gone_since = None
+        elif gone_since is None:
+            gone_since = time.monotonic()
+        elif time.monotonic() - gone_since > RESULT_GRACE_S:
+            log = _job_log(job).strip().splitlines()
+            raise UncompletedJobError(f"job {job.job_id} left the queue ({state or 'no longer listed'}) "
+                                      f"without a result" + (f": {log[-1]}" if log else ""))
         time.sleep(poll)
-    code: int = job.result()
-    return code
+
+
+#: Seconds a job may be gone from squeue before its result file must exist (shared file systems
+#: show a file written on a node with a delay).
+RESULT_GRACE_S = 15.0
 
 
 def run_submitit(project: Project, settings: Settings, command: list[str], env: dict[str, str],

@@ -263,6 +263,24 @@ def numeric_platform(environment: dict[str, Any]) -> dict[str, Any]:
             "device": devices.get("kind"), "cpu_capability": devices.get("cpu_capability")}
 
 
+def bit_identical_expected(numerics: dict[str, Any] | None, origin: dict[str, Any],
+                           here: dict[str, Any]) -> bool:
+    """Whether re-evaluating here must reproduce the recorded numbers bit for bit.
+
+    What determines the bits: under the portable profile the kernels are pinned, so the same
+    Python, architecture, torch and numpy suffice (the CPU's own capability no longer matters);
+    under native kernels the CPU capability must match too. Otherwise a stated tolerance holds
+    (:func:`tolerance`) and the import record says so.
+    """
+    a, b = numeric_platform(origin), numeric_platform(here)
+    keys = ["python", "machine", "torch", "numpy", "device"]
+    if not (numerics and numerics.get("profile") == "portable"):
+        keys.append("cpu_capability")
+        if b["cpu_capability"] is None:
+            return False
+    return all(a[k] == b[k] for k in keys)
+
+
 def tolerance(recorded: float, recomputed: float, n: int) -> float:
     """How far a re-evaluation on another platform may move a metric.
 
@@ -277,6 +295,61 @@ def tolerance(recorded: float, recomputed: float, n: int) -> float:
     if n and all(abs(v * n - round(v * n)) < 1e-6 for v in (recorded, recomputed)):
         tol = max(tol, 1.0 / n + 1e-12)
     return tol
+
+
+def reevaluate_isolated(project: Project, spec: Any, weights: Path,
+                        ) -> tuple[dict[str, dict[str, float]], dict[str, int]]:
+    """:func:`reevaluate` in a child process started under the run's numerics profile.
+
+    The kernels a profile pins are chosen when torch is imported; this process imported it
+    already, under whatever this host prefers. A portable run re-evaluated here in-process
+    differed from its record in the last bits on another host of the same kind; in a process
+    with the run's profile it is bit-identical.
+    """
+    import subprocess
+    import sys
+
+    from evidence.core.codedeps import ENGINE_DIR
+    from evidence.numerics import profile
+
+    env = {**os.environ, **profile.environment(spec.identity.get("numerics"),
+                                                spec.identity.get("device", "cpu"))}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ENGINE_DIR.parent), env.get("PYTHONPATH")) if p)
+    spec_file = weights.parent / "spec.json"
+    done = subprocess.run([sys.executable, "-m", "evidence.scale.federation", "--project", str(project.root),
+                           "--spec", str(spec_file), "--weights", str(weights)],
+                          capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
+        raise Rejected(lines[-1] if lines else f"re-evaluation failed (exit code {done.returncode})")
+    out = json.loads(done.stdout)
+    return out["final"], out["sizes"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m evidence.scale.federation --project P --spec S --weights W``: the child of
+    :func:`reevaluate_isolated`; prints the evaluation as JSON, or the rejection on stderr."""
+    import argparse
+    import sys
+
+    from evidence.experiments.spec import RunSpec
+
+    parser = argparse.ArgumentParser(prog="python -m evidence.scale.federation")
+    parser.add_argument("--project", required=True)
+    parser.add_argument("--spec", required=True)
+    parser.add_argument("--weights", required=True)
+    args = parser.parse_args(argv)
+    try:
+        spec = RunSpec.from_json(json.loads(Path(args.spec).read_text("utf-8")))
+        from evidence.numerics import profile
+
+        profile.apply_in_process(spec.identity.get("numerics"))
+        final, sizes = reevaluate(Project.at(args.project), spec, Path(args.weights))
+    except (Rejected, EvidenceError) as error:
+        print(str(error), file=sys.stderr)
+        return 3
+    print(json.dumps({"final": final, "sizes": sizes}))
+    return 0
 
 
 def reevaluate(project: Project, spec: Any, weights: Path) -> tuple[dict[str, dict[str, float]],
@@ -327,7 +400,8 @@ def compare_results(results: dict[str, Any], final: dict[str, dict[str, float]],
         worst = max(worst, deviation)
         if exact and new != recorded:
             raise Rejected(f"results.json: {name} is {recorded!r}, re-evaluating the weights here "
-                           f"gives {new!r} (same platform: must be bit-identical)")
+                           f"gives {new!r} (the same numeric platform and profile: must be "
+                           "bit-identical)")
         if not exact and not deviation <= tolerance(recorded, new, n):
             raise Rejected(f"results.json: {name} is {recorded!r}, re-evaluating the weights here "
                            f"gives {new!r} (beyond the cross-platform tolerance "
@@ -396,9 +470,8 @@ def import_run(project: Project, folder: Path, run_id: str, *, manifest_digest: 
         origin_env = json.loads((folder / "provenance.json").read_text("utf-8")).get("environment", {}) \
             if (folder / "provenance.json").exists() else {}
         here = _here()
-        exact = numeric_platform(origin_env) == numeric_platform(here) and \
-            numeric_platform(here)["cpu_capability"] is not None
-        final, sizes = reevaluate(project, spec, folder / "model.safetensors")
+        exact = bit_identical_expected(spec.identity.get("numerics"), origin_env, here)
+        final, sizes = reevaluate_isolated(project, spec, folder / "model.safetensors")
         worst = compare_results(results, final, sizes, exact)
         staging = project.state_dir / "import" / f"{run_id}.{os.getpid()}"
         _remove_tree(staging)
@@ -505,3 +578,7 @@ def import_source(project: Project, source: Path, *, accept_any: bool = False) -
         if scratch is not None:
             _remove_tree(scratch)
     return report
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

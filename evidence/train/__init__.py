@@ -4,6 +4,7 @@ runner       the run's life: prepare, smoke, resume, train, verify by load, seal
 ownloop      the second trainer contract: the project's own loop, given a run context
 checkpoint   atomic, digest-verified checkpoints and resume
 meter        time, memory peaks and compute of a run (recorded in its provenance)
+baseline     a regression's floor: its metrics when predicting the training mean
 distributed  torchrun process groups, one process per device
 devices      device discovery and CPU/GPU slot allocation
 """

@@ -317,9 +317,11 @@ class Execution:
         from safetensors.torch import load_file, save_file
 
         from evidence.numerics import training
+        from evidence.train.baseline import mean_baseline
 
         final = training.final_evaluation(recipe, self.dataset)
         diagnostics = training.prediction_diagnostics(recipe, self.dataset["test"])
+        diagnostics.update(mean_baseline(recipe, self.dataset))  # regression: the floor to beat
         staging = self._fresh_staging()
         weights = {k: v.detach().cpu().clone().contiguous()
                    for k, v in recipe.model.state_dict().items()}
@@ -348,9 +350,11 @@ class Execution:
         """Validate and write the run's records next to its weights, then publish atomically."""
         import torch
 
+        from evidence.core.metrics import refuse_out_of_range
         from evidence.core.schema import validate
         from evidence.train.checkpoint import remove_folder
 
+        refuse_out_of_range(results, self.spec.task_name)
         validate(results, "results", staging / "results.json")
         write_json_atomic(staging / "results.json", results)
         write_json_atomic(staging / "spec.json", self.spec.to_json())
@@ -402,7 +406,7 @@ class Execution:
         }
 
     def _provenance(self, meta: dict[str, Any], threads: int, torch_version: str) -> dict[str, Any]:
-        from evidence.core.provenance import environment, git_state
+        from evidence.core.provenance import environment, execution_site, git_state
 
         return {"schema_version": 1, "run_id": self.run_id, "git": git_state(self.project.root),
                 "environment": {**environment(), "devices": self.group.describe(),
@@ -415,7 +419,7 @@ class Execution:
                 "checkpoint_seconds": round(meta["checkpoint_seconds"], 4),
                 "checkpoints_written": meta["checkpoints_written"],
                 "resumes": meta["resumes"], "threads": threads,
-                "source": {"kind": "local", "host": os.uname().nodename},
+                "source": execution_site(),
                 "compute": meter.run_compute(meta, self.group.describe(), threads),
                 "preset": self.spec.execution.get("preset")}
 

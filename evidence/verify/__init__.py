@@ -2,6 +2,7 @@
 
 stats        intervals, effect sizes, power, expected validation performance
 classify     the verdict of one comparison, with its reason
+thresholds   the verdict's thresholds, one frozen object (no statistics imported)
 comparisons  comparisons.toml: what verify checks
 report       the verify report (build/verify/report.json)
 """

@@ -5,32 +5,34 @@ Comparison` of the per-seed values and the ``results.json`` dicts of the runs be
 (docs/formats.md). The verdict is one of four labels, decided in this order:
 
 1. ``suspected_bug``: some sanity check failed, so the numbers are not evidence either way:
-   a metric is NaN/inf; A does not beat its shuffled-label control; predictions are
-   (near-)constant; test beats train by an implausible margin or a test score is perfect
-   (possible leakage); a classifier's initial loss is far from the chance loss log K
-   (a broken output layer or loss). These come first because a broken run can produce a
-   convincing-looking "effect".
-2. ``insufficient_evidence``: fewer than ``min_seeds`` seeds in a group and the intervals do
-   not establish an effect, or they do but Welch's t-test does not confirm it at ``alpha``;
-   the reason says how many seeds would be needed. Below ``min_seeds`` the bootstrap alone is
-   not trusted: resampling n values never shows more spread than those n, so with 2 vs 2
-   seeds a complete separation, which chance produces 1 time in 6, gives P(A better) the
-   interval [1, 1]. The t-test accounts for the small sample.
-3. ``effect``: the bootstrap CI of the mean difference excludes zero *and* the CI of
-   P(A better) excludes 0.5 on the same side, i.e. both the size and the per-seed ordering
-   agree. If that side is the one claimed, ``direction_matches_claim`` is True. If it is the
-   opposite side the label is still ``effect`` (there *is* a real difference; calling it
-   noise would hide that) with ``direction_matches_claim=False`` and a reason that says the
-   claim is contradicted; a build gate should fail on that flag.
-4. ``noise``: the CI of the difference includes zero.
+   a metric is NaN/inf or outside its declared range (:mod:`evidence.core.metrics`); every seed
+   of a group gives bit-identical metrics (the seed is not applied); A does not beat its
+   shuffled-label control; a shuffled-label control scores far better than chance (judged by
+   its interval); predictions are (near-)constant; test beats train by an implausible margin or
+   a test score is perfect (possible leakage); a classifier's initial loss is far from the
+   chance loss log K. These come first because a broken run can produce a convincing "effect".
+2. ``effect``: the Welch interval of the difference of means excludes zero, i.e. Welch's t-test
+   rejects "no difference" at ``alpha`` (the interval and the test are one computation, so the
+   printed interval and the label cannot disagree). ``direction_matches_claim`` says whether
+   the side is the one claimed; the opposite side is still ``effect`` (there *is* a real
+   difference; calling it noise would hide that) and the reason says the claim is contradicted.
+3. ``noise``: only when the data *show* the difference is negligible: an equivalence test (TOST,
+   two one-sided Welch tests at ``alpha``) against the comparison's declared smallest effect of
+   interest ``margin`` rejects "|difference| >= margin". Without a declared margin nothing can
+   be shown negligible, so a comparison is never called noise.
+4. ``insufficient_evidence``: everything else: the interval includes zero but equivalence is
+   not shown (an underpowered comparison looks exactly like this), or the interval is undefined.
+   The reason gives the seeds per group that the same rule would need, as an estimate from the
+   effect size measured on these seeds.
 
-The remaining case, a difference CI that excludes zero while the P(A better) CI includes 0.5
-(a mean shift carried by a few seeds, not a consistent ordering), is labelled
-``insufficient_evidence``: neither "effect" nor "no difference" is supported, and more seeds
-would tell them apart.
+Why not the bootstrap and "the interval includes zero, so noise": at 5 seeds a bootstrap "95%"
+interval covers 85% or less, and with a true effect of d = 1.2 and 5 seeds 44% of such verdicts
+said "no difference beyond noise". Absence of evidence is not evidence of absence.
 
 Every check is reported in ``Verdict.checks`` as ``{"name", "passed", "detail"}``, where
 ``passed`` is None when a check could not run (e.g. a regression run has no class diagnostics).
+The thresholds of the checks are one :class:`Thresholds` object (``[thresholds]`` in
+comparisons.toml sets them for a project).
 """
 
 from __future__ import annotations
@@ -40,15 +42,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from evidence.verify.stats import MAX_SEEDS, Comparison, Interval, seeds_needed
+from evidence.core.metrics import out_of_range
+from evidence.verify.stats import (
+    MAX_SEEDS,
+    METHOD_NAMES,
+    Comparison,
+    Interval,
+    equivalence_seeds_needed,
+    seeds_needed,
+    t_interval_mean,
+    tost_p,
+)
+from evidence.verify.thresholds import DEFAULT_PERFECT_SCORES, DEFAULT_THRESHOLDS, Thresholds
 
 Label = Literal["effect", "noise", "insufficient_evidence", "suspected_bug"]
 Claim = Literal["a_better", "b_better", "differ"]
 Check = dict[str, Any]
 Side = Literal["a", "b", "none", "undefined"]
 
-#: Test-split values that are suspicious in themselves: a perfect score hints at leakage.
-DEFAULT_PERFECT_SCORES: Mapping[str, float] = {"accuracy": 1.0}
 _MAX_LISTED = 3
 
 
@@ -58,8 +69,9 @@ class Verdict:
 
     ``reason`` is a full sentence with the numbers that decided the label; ``checks`` lists
     every check run, in order. ``direction_matches_claim`` is set only for ``effect``;
-    ``seeds_needed`` is the per-group number of seeds a two-sample t-test power analysis asks
-    for at the observed effect size (None where not computed or no finite number suffices).
+    ``seeds_needed`` (``insufficient_evidence`` and ``noise`` only) estimates the seeds per group
+    the decision rule would need at the effect size measured here, to show an effect or, with a
+    margin, equivalence, whichever the data point to (None where no finite number suffices).
     """
 
     label: Label
@@ -83,6 +95,8 @@ def _num(x: float) -> str:
 
 
 def _signed(x: float) -> str:
+    if x == 0.0:
+        return "0"  # no sign on an exact zero (nor a -2.2e-16 from rounding: compare() zeroes it)
     return f"{x:+.4g}" if math.isfinite(x) else _num(x)
 
 
@@ -93,7 +107,8 @@ def _pct(x: float) -> str:
 def _ci(ci: Interval) -> str:
     if not ci.defined:
         return f"an undefined {_pct(ci.confidence)} CI ({ci.note})"
-    return f"{_pct(ci.confidence)} CI [{_num(ci.low)}, {_num(ci.high)}] ({ci.method} bootstrap)"
+    return f"{_pct(ci.confidence)} CI [{_num(ci.low)}, {_num(ci.high)}] " \
+           f"({METHOD_NAMES.get(ci.method, ci.method)})"
 
 
 def _check(name: str, passed: bool | None, detail: str) -> Check:
@@ -173,6 +188,111 @@ def check_finite_metrics(runs: Runs, comparison: Comparison | None = None) -> Ch
         return _summarise("finite_metrics", failures, len(all_runs) + 1, "metrics")
     return _check("finite_metrics", True, f"the compared values and all {len(all_runs)} runs' "
                   "metrics are finite")
+
+
+def check_metric_ranges(runs: Runs) -> Check:
+    """Every metric value lies in its declared range (:mod:`evidence.core.metrics`).
+
+    An accuracy of 1.3 or a negative loss is a bug in the metric, never a result; the runner
+    refuses to seal one, and this catches runs sealed before that check or imported.
+    """
+    failures = [f"{who}: {'; '.join(problems)}" for who, result in _runs(runs)
+                if (problems := out_of_range(result))]
+    return _summarise("metric_in_range", failures, len(_runs(runs)), "metrics")
+
+
+def _fingerprint(result: Mapping[str, Any]) -> tuple[tuple[str, str, float], ...]:
+    """Every metric value of every split of a run, for comparing seeds bit for bit."""
+    return tuple(sorted((name, split, float(value)) for name, entry in _metrics(result).items()
+                        if isinstance(entry, Mapping)
+                        for split, value in (entry.get("values") or {}).items()
+                        if _is_finite(value)))
+
+
+def check_seed_applied(runs: Runs) -> Check:
+    """Runs with different seeds do not all give bit-identical metrics.
+
+    Different seeds draw different initial weights and batch orders, so every metric on every
+    split agreeing to the last bit across all seeds of a group means the seed never reached the
+    model (a hard-coded seed, a cached model): the "seeds" are one run counted n times, and any
+    interval built from them is a fiction (Welch's t is undefined at zero variance).
+    """
+    failures = []
+    n_checked = 0
+    for group, results in runs.items():
+        seeds = {r.get("seed") for r in results}
+        if len(results) < 2 or len(seeds) < 2:
+            continue
+        n_checked += 1
+        prints = {_fingerprint(r) for r in results}
+        if len(prints) == 1 and next(iter(prints)):
+            shown = ", ".join(f"{split} {name} = {_num(v)}" for name, split, v in next(iter(prints))
+                              if split == "test")
+            failures.append(f"all {len(results)} runs of {group} (seeds "
+                            f"{', '.join(map(str, sorted(seeds, key=str)))}) give bit-identical "
+                            f"metrics ({shown}): zero variance across seeds, so the seed is not "
+                            "applied")
+    return _summarise("seed_applied", failures, n_checked, "several seeds")
+
+
+def _chance(results: Sequence[Mapping[str, Any]], metric: str) -> tuple[float, str] | None:
+    """The score of a model that ignores its input, from the runs' diagnostics, if they agree.
+
+    accuracy: 1 / n_classes; loss: the chance loss log K; any other metric: the diagnostic
+    ``baseline_<metric>`` (e.g. a regression's RMSE when predicting the training mean).
+    """
+    key = {"accuracy": "n_classes", "loss": "chance_loss"}.get(metric, f"baseline_{metric}")
+    found = {_number(r.get("diagnostics") or {}, key) for r in results}
+    if len(found) != 1 or None in found:
+        return None
+    value = float(next(iter(found)))  # type: ignore[arg-type]
+    if metric == "accuracy":
+        return (1.0 / value, f"1/{value:g} classes") if value > 0 else None
+    return value, f"diagnostics.{key}"
+
+
+def check_control_at_chance(controls: Mapping[str, Sequence[Mapping[str, Any]]], *, metric: str,
+                            split: str, direction: str, confidence: float = 0.95,
+                            margin: float = 0.05) -> Check:
+    """Every shuffled-label control scores near chance, judged by its interval, not its mean.
+
+    A model trained on shuffled labels cannot learn the input-label relation, so its held-out
+    score is chance (1/K for accuracy). A control whose whole Student-t interval lies more than
+    ``margin`` (metric units) better than chance learned from something other than the labels:
+    the labels were not shuffled, or the test labels leak into training. Then every comparison
+    with it is meaningless, and the check fails "always, for any control": it does not need a
+    claim about the control to exist. With one seed the point estimate is all there is (said so).
+    """
+    failures = []
+    details = []
+    n_checked = 0
+    for name, results in controls.items():
+        chance = _chance(results, metric)
+        found = [((_metrics(r).get(metric) or {}).get("values") or {}).get(split) for r in results]
+        values = [float(v) for v in found if isinstance(v, int | float) and _is_finite(v)]
+        if chance is None or not values:
+            continue
+        n_checked += 1
+        level, origin = chance
+        ci = t_interval_mean(values, confidence=confidence)
+        if ci.defined:
+            nearest = ci.low if direction == "higher" else -ci.high
+            what = f"its {split} {metric} {_num(ci.estimate)} has {_ci(ci)} over {len(values)} seeds"
+        else:
+            nearest = ci.estimate if direction == "higher" else -ci.estimate
+            what = f"its {split} {metric} is {_num(ci.estimate)} ({ci.note}; judged on the value alone)"
+        above = nearest - _oriented(level, direction)
+        text = f"control '{name}': {what}; chance is {_num(level)} ({origin})"
+        if above > margin + 1e-12:
+            failures.append(f"the shuffled-label {text}, so even the nearest end of the interval is "
+                            f"{_num(above)} better than chance (limit {_num(margin)}): the control "
+                            "learned from something other than the labels")
+        else:
+            details.append(text)
+    if n_checked and not failures:
+        return _check("control_at_chance", True, "; ".join(details))
+    return _summarise("control_at_chance", failures, n_checked,
+                      f"a control with a chance level for {metric}")
 
 
 def check_control(control: Comparison | None, *, name_a: str = "A") -> Check:
@@ -313,88 +433,118 @@ def _diff_side(ci: Interval, direction: str) -> Side:
     return "a" if low > 0 else "b" if high < 0 else "none"
 
 
-def _p_side(ci: Interval) -> Side:
-    """Which model the P(A better) CI favours."""
-    if not ci.defined:
-        return "undefined"
-    return "a" if ci.low > 0.5 else "b" if ci.high < 0.5 else "none"
+def _seeds_text(n: int | None) -> str:
+    return f"more than {MAX_SEEDS}" if n is None else f"about {n}"
 
 
-def _power_sentence(comparison: Comparison, *, alpha: float,
-                    power: float) -> tuple[str, int | None]:
-    g = comparison.hedges_g
-    method = "two-sample t-test power analysis, noncentral t"
-    if comparison.diff == 0.0 or g == 0.0:
-        return ("The observed effect is exactly zero, so no finite number of seeds suffices to "
-                f"detect it ({method}).", None)
-    if math.isnan(g):
-        return ("The effect size (Hedges' g) is undefined for these seeds, so the number of "
-                f"seeds needed cannot be computed ({method}; it needs at least two seeds per "
-                "group and nonzero variance).", None)
+def _power_sentence(c: Comparison, *, margin: float | None,
+                    thresholds: Thresholds) -> tuple[str, int | None]:
+    """Seeds per group the rule would need, worded as the estimate it is; and that number.
+
+    To show an effect: Welch's test at alpha (:func:`evidence.verify.stats.seeds_needed`). To
+    show equivalence within ``margin``: TOST (:func:`evidence.verify.stats.
+    equivalence_seeds_needed`). Both from Hedges' g measured on these seeds, itself uncertain at
+    a few seeds, so the number is an estimate, not a promise.
+    """
+    alpha, power = thresholds.alpha, thresholds.power
+    g = c.hedges_g
+    seeds = f"{c.n_a} and {c.n_b} seeds" if c.n_a != c.n_b else f"{c.n_a} seeds per group"
+    if math.isnan(g) and c.diff != 0.0:
+        return ("The effect size (Hedges' g) is undefined for these seeds, so the seeds needed "
+                "cannot be estimated (it needs two seeds per group and nonzero variance).", None)
+    estimate = f"estimated from Hedges' g = {_num(0.0 if c.diff == 0.0 else g)} measured on {seeds}"
+    sd = math.sqrt(((c.n_a - 1) * c.sd_a**2 + (c.n_b - 1) * c.sd_b**2) / max(c.n_a + c.n_b - 2, 1)) \
+        if min(c.n_a, c.n_b) >= 2 else math.nan
+    if margin is not None and math.isfinite(sd) and sd > 0:
+        d = 0.0 if c.diff == 0.0 else c.diff / sd
+        if abs(d) < margin / sd:
+            n = equivalence_seeds_needed(d, margin / sd, alpha=alpha, power=power)
+            return (f"Showing the difference is within +/-{_num(margin)} (TOST, {_pct(power)} "
+                    f"power at alpha {alpha:g}) would need {_seeds_text(n)} seeds per group "
+                    f"({estimate}).", n)
+    if c.diff == 0.0:
+        tail = "" if margin is not None else \
+            "; only a declared smallest effect of interest (equivalence_margin) can show it negligible"
+        return (f"The measured difference is exactly 0, so no number of seeds would make it "
+                f"significant{tail}.", None)
     n = seeds_needed(g, alpha=alpha, power=power)
-    target = f"more than {MAX_SEEDS}" if n is None else str(n)
-    return (f"Detecting an effect of the observed size (Hedges' g = {_num(g)}) with "
-            f"{_pct(power)} power at alpha {alpha:g} needs {target} seeds per group ({method}).",
-            n)
+    return (f"Detecting a difference of this size with Welch's t-test ({_pct(power)} power at "
+            f"alpha {alpha:g}) would need {_seeds_text(n)} seeds per group ({estimate}).", n)
+
+
+def _group_is_control(results: Sequence[Mapping[str, Any]]) -> bool:
+    return bool(results) and all(r.get("role") == "control" for r in results)
 
 
 def classify(
     comparison: Comparison,
     *,
     claimed: Claim = "a_better",
-    min_seeds: int = 5,
     results_a: Sequence[Mapping[str, Any]] = (),
     results_b: Sequence[Mapping[str, Any]] = (),
     control: Comparison | None = None,
+    results_control: Sequence[Mapping[str, Any]] = (),
     metric: str | None = None,
-    name_a: str = "A",
-    name_b: str = "B",
-    alpha: float = 0.05,
-    power: float = 0.8,
-    entropy_fraction: float = 0.1,
-    majority_share: float = 0.95,
-    leakage_margin: float = 0.05,
-    perfect_scores: Mapping[str, float] | None = None,
-    initial_loss_tolerance: float = 0.5,
+    split: str = "test",
+    names: tuple[str, str, str] = ("A", "B", "control"),
+    margin: float | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
 ) -> Verdict:
     """Label one comparison ``effect``, ``noise``, ``insufficient_evidence`` or ``suspected_bug``.
 
     ``comparison``: :func:`evidence.verify.stats.compare` of the per-seed values of A and B.
-    ``results_a``/``results_b``: the results.json dicts of A's and B's runs (docs/formats.md),
-    used for the bug checks (pass none to skip them). ``control``: A compared with A trained
-    on shuffled labels, same metric and direction. ``metric``: the compared metric's name, for
-    the reason and the train/test gap check. ``name_a``/``name_b`` name the models in the
-    reason. The remaining keywords are the check thresholds (see the ``check_*`` functions)
-    and the power analysis settings. See the module docstring for the decision order.
+    ``results_a``/``results_b``/``results_control``: the results.json dicts of the runs
+    (docs/formats.md), used for the bug checks (pass none to skip them). ``control``: A compared
+    with A trained on shuffled labels, same metric and direction. ``metric``/``split``: the
+    compared metric and split. ``names``: how the reason names A, B and the control.
+    ``margin``: the smallest effect of interest (metric units, > 0) that "noise" must be shown
+    to lie within; None: never noise. See the module docstring for the decision order.
     """
     if claimed not in ("a_better", "b_better", "differ"):
         raise ValueError(f"claimed must be 'a_better', 'b_better' or 'differ', got {claimed!r}")
-    runs: Runs = {name_a: results_a, name_b: results_b}
-    bug_checks = [
-        check_finite_metrics(runs, comparison),
-        check_control(control, name_a=name_a),
-        check_predictions(runs, entropy_fraction=entropy_fraction,
-                          majority_share=majority_share),
-        *check_leakage(runs, metric=metric, margin=leakage_margin,
-                       perfect_scores=perfect_scores),
-        check_initial_loss(runs, tolerance=initial_loss_tolerance),
-    ]
+    if margin is not None and not margin > 0:
+        raise ValueError(f"the equivalence margin must be positive, got {margin!r}")
+    t = thresholds
     c = comparison
+    name_a, name_b, name_control = names
+    runs: Runs = {name_a: results_a, name_b: results_b}
+    controls = {name: res for name, res in ((name_a, results_a), (name_b, results_b),
+                                            (name_control, results_control))
+                if res and (name == name_control or _group_is_control(res))}
+    bug_checks = [
+        check_finite_metrics(runs, c),
+        check_metric_ranges({**runs, name_control: results_control}),
+        check_seed_applied(runs),
+        check_control(control, name_a=name_a),
+        check_control_at_chance(controls, metric=metric or "", split=split, direction=c.direction,
+                                confidence=1 - t.alpha, margin=t.control_margin)
+        if metric else _check("control_at_chance", None, "skipped: no metric named"),
+        check_predictions(runs, entropy_fraction=t.entropy_fraction,
+                          majority_share=t.majority_share),
+        *check_leakage(runs, metric=metric, margin=t.leakage_margin,
+                       perfect_scores=t.perfect_scores),
+        check_initial_loss(runs, tolerance=t.initial_loss_tolerance),
+    ]
     on = f" on {metric}" if metric else ""
     n_min = min(c.n_a, c.n_b)
-    diff_side = _diff_side(c.diff_ci, c.direction)
-    p_side = _p_side(c.prob_improvement_ci)
+    side = _diff_side(c.diff_ci, c.direction)
     p_text = f"P({name_a} better) = {_num(c.prob_improvement)} with {_ci(c.prob_improvement_ci)}"
     diff_text = (f"the difference of means {_signed(c.diff)} ({name_a} {_num(c.mean_a)} vs "
                  f"{name_b} {_num(c.mean_b)}, {c.n_a} and {c.n_b} seeds) has {_ci(c.diff_ci)}")
+    stats_text = f"Welch t = {_num(c.welch_t)}, p = {_num(c.welch_p)}; Hedges' g = {_num(c.hedges_g)}"
+    welch_df = c.welch_df
+    tost = tost_p(c.diff, c.diff_se, welch_df, margin) if margin is not None else math.nan
     checks = [
         *bug_checks,
-        _check("enough_seeds", n_min >= min_seeds,
-               f"{c.n_a} seeds for {name_a} and {c.n_b} for {name_b} (minimum {min_seeds})"),
-        _check("difference_ci_excludes_zero",
-               None if diff_side == "undefined" else diff_side in ("a", "b"), diff_text),
-        _check("prob_improvement_ci_excludes_half",
-               None if p_side == "undefined" else p_side in ("a", "b"), p_text),
+        _check("enough_seeds", n_min >= t.min_seeds,
+               f"{c.n_a} seeds for {name_a} and {c.n_b} for {name_b} (minimum {t.min_seeds})"),
+        _check("difference_ci_excludes_zero", None if side == "undefined" else side in ("a", "b"),
+               diff_text),
+        _check("equivalence_shown",
+               None if margin is None or math.isnan(tost) else tost < t.alpha,
+               "skipped: no equivalence_margin declared" if margin is None else
+               f"TOST against +/-{_num(margin)}: p = {_num(tost)} (alpha {t.alpha:g})"),
+        _check("prob_improvement", None, p_text),
     ]
 
     failed = [check for check in bug_checks if check["passed"] is False]
@@ -405,58 +555,41 @@ def classify(
                        "Until this is explained the difference is not evidence either way.",
                        checks)
 
-    established = diff_side == p_side and diff_side in ("a", "b")
-    power_text, needed = _power_sentence(c, alpha=alpha, power=power)
-    # Below min_seeds an interval-established effect must also pass Welch's test (see above).
-    confirmed = established and (n_min >= min_seeds or c.welch_p < alpha)
-    if n_min < min_seeds and not confirmed:
-        state = "so nothing can be concluded from it" if diff_side == "undefined" else \
-            "which includes zero" if diff_side == "none" else \
-            "which excludes zero, but P(better) does not agree" if not established else \
-            (f"which excludes zero, and P(better) agrees, but bootstrap intervals from so few "
-             f"seeds are too narrow and Welch's t-test does not confirm it (p = {_num(c.welch_p)} "
-             f"at alpha {alpha:g})")
-        return Verdict("insufficient_evidence",
-                       f"Too few seeds to decide{on} (the minimum is {min_seeds} per group): "
-                       f"{diff_text}, {state}; {p_text}. {power_text}", checks,
-                       seeds_needed=needed)
-
-    stats_text = f"Welch t = {_num(c.welch_t)}, p = {_num(c.welch_p)}; " \
-                 f"Hedges' g = {_num(c.hedges_g)}"
-    if established:
-        winner, loser = (name_a, name_b) if diff_side == "a" else (name_b, name_a)
-        matches = claimed == "differ" or (claimed == "a_better") == (diff_side == "a")
-        where = "above" if p_side == "a" else "below"
-        text = (f"{winner} is better than {loser}{on}: {diff_text}, which excludes zero, and "
-                f"{p_text}, entirely {where} 0.5 ({stats_text}).")
+    few = f" Only {n_min} seeds in the smaller group (minimum {t.min_seeds})." \
+        if n_min < t.min_seeds else ""
+    if side in ("a", "b"):
+        winner, loser = (name_a, name_b) if side == "a" else (name_b, name_a)
+        matches = claimed == "differ" or (claimed == "a_better") == (side == "a")
+        text = (f"{winner} is better than {loser}{on}: {diff_text}, which excludes zero "
+                f"({stats_text}); {p_text}.")
         if not matches:
             claim = f"{name_a} is better than {name_b}" if claimed == "a_better" \
                 else f"{name_b} is better than {name_a}"
             text = f"The claim that {claim} is contradicted: {text}"
-        if n_min < min_seeds:
-            text += f" The effect is clear despite only {n_min} seeds in the smaller group " \
-                    f"(minimum {min_seeds})."
-        return Verdict("effect", text, checks, direction_matches_claim=matches)
+        return Verdict("effect", text + few, checks, direction_matches_claim=matches)
 
-    if diff_side == "none":
-        return Verdict("noise",
-                       f"No difference between {name_a} and {name_b}{on} beyond seed-to-seed "
-                       f"noise: {diff_text}, which includes zero; {p_text}; {stats_text}. "
-                       f"{power_text}", checks, seeds_needed=needed)
-
-    if diff_side == "undefined":
+    power_text, needed = _power_sentence(c, margin=margin, thresholds=t)
+    if side == "undefined":
         why = "; ".join(c.notes) or c.diff_ci.note
         return Verdict("insufficient_evidence",
                        f"The comparison of {name_a} with {name_b}{on} has no defined interval "
                        f"({why}), so it cannot establish anything. {power_text}", checks,
                        seeds_needed=needed)
 
-    # The difference CI excludes zero but P(A better) does not agree: a mean shift carried by
-    # a few seeds rather than a consistent ordering. Neither label "effect" nor "noise" fits.
-    more = power_text if needed is None or needed > n_min else \
-        "More seeds would show whether the ordering is consistent."
+    if margin is not None and tost < t.alpha:
+        inner = 1 - 2 * t.alpha
+        return Verdict("noise",
+                       f"No difference between {name_a} and {name_b}{on} larger than the declared "
+                       f"smallest effect of interest +/-{_num(margin)}: {diff_text}; the "
+                       f"{_pct(inner)} Welch interval lies inside +/-{_num(margin)}, so TOST shows "
+                       f"equivalence (p = {_num(tost)} at alpha {t.alpha:g}; {stats_text}).{few}",
+                       checks)
+
+    why_not = ("no smallest effect of interest (equivalence_margin) is declared, so the data "
+               "cannot show the difference is negligible either") if margin is None else \
+        (f"TOST does not show it lies within the declared +/-{_num(margin)} either "
+         f"(p = {_num(tost)} at alpha {t.alpha:g})")
     return Verdict("insufficient_evidence",
-                   f"Inconclusive{on}: {diff_text}, which excludes zero, but {p_text}, which "
-                   f"does not lie on the same side of 0.5, so the mean difference is not a "
-                   f"consistent per-seed ordering (a few seeds may carry it; {stats_text}). "
-                   f"{more}", checks, seeds_needed=needed)
+                   f"Not shown either way{on}: {diff_text}, which includes zero, so no difference "
+                   f"is shown ({stats_text}); {why_not}. {p_text}. {power_text}", checks,
+                   seeds_needed=needed)

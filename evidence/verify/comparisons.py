@@ -4,10 +4,15 @@ The file (schema ``comparisons``) lives at the project root and has three kinds 
 
 * ``[[comparison]]``: A vs B on one metric and split (``a``, ``b``, optional ``control``: the
   shuffled-label control runs A must beat), the claimed direction and the statistical
-  settings (``min_seeds`` 5, ``confidence`` 0.95, ``n_resamples`` 10000 by default);
-* ``[[aggregate]]``: one metric over seeds with bootstrap intervals; ``selection`` may be a list
-  of selections (strata, e.g. datasets), resampled stratified; optional ``reference`` (a number
-  or ``"chance"``) to measure the interval against;
+  settings (``min_seeds`` 5, ``confidence`` 0.95, ``n_resamples`` 10000 by default), the
+  optional ``equivalence_margin`` (the smallest difference that matters, in the metric's unit:
+  without one a comparison is never called noise, because only an equivalence test against a
+  declared margin can show a difference is negligible) and optional ``thresholds`` overrides;
+* ``[thresholds]``: the project's :class:`evidence.verify.classify.Thresholds`;
+* ``[[aggregate]]``: one metric over seeds with intervals; ``selection`` may be a list of
+  selections (strata, e.g. datasets); optional ``reference`` (a number, ``"chance"`` for
+  accuracy or loss, ``"baseline"`` for any metric: predicting the training mean) to measure the
+  interval against;
 * ``[[expected_max]]``: expected validation performance over a hyperparameter grid.
 
 Runs are named by selections (:class:`evidence.experiments.select.Selection`), never by run id, so adding a
@@ -27,11 +32,14 @@ from evidence.core.errors import BadInputError
 from evidence.core.project import Project
 from evidence.core.schema import read_toml, validate
 from evidence.experiments.select import SPEC_FILTERS, Selection, specs_of
+from evidence.verify.thresholds import DEFAULT_THRESHOLDS, Thresholds
 
 #: Which way a comparison is claimed to go (the same values as :data:`evidence.verify.classify.Claim`).
 Claim = Literal["a_better", "b_better", "differ"]
 
 COMPARISONS_FILE = "comparisons.toml"
+#: Metrics whose chance level the runs' diagnostics give (1/n_classes, the chance loss log K).
+CHANCE_METRICS = ("accuracy", "loss")
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,8 @@ class ComparisonEntry:
     confidence: float
     n_resamples: int
     field: str
+    equivalence_margin: float | None = None
+    thresholds: Thresholds = DEFAULT_THRESHOLDS
 
 
 @dataclass(frozen=True)
@@ -120,16 +130,20 @@ def parse_config(raw: Mapping[str, Any], source: str, *, check_schema: bool = Tr
     """Validate a parsed comparisons.toml (schema, unique ids) and apply the defaults."""
     if check_schema:
         validate(raw, "comparisons", source)
+    project_thresholds = Thresholds.from_mapping(raw.get("thresholds", {}))
     comparisons = []
     for i, c in enumerate(raw.get("comparison", [])):
         f = f"comparison[{i}]"
+        margin = c.get("equivalence_margin")
         comparisons.append(ComparisonEntry(
             id=c["id"], description=c.get("description", ""), a=_named(c["a"], source, f"{f}.a"),
             b=_named(c["b"], source, f"{f}.b"),
             control=_named(c["control"], source, f"{f}.control") if "control" in c else None,
             metric=c["metric"], split=c.get("split", "test"), claimed=cast(Claim, c["claimed"]),
             min_seeds=c.get("min_seeds", 5), confidence=float(c.get("confidence", 0.95)),
-            n_resamples=c.get("n_resamples", 10_000), field=f))
+            n_resamples=c.get("n_resamples", 10_000), field=f,
+            equivalence_margin=None if margin is None else float(margin),
+            thresholds=Thresholds.from_mapping(c.get("thresholds", {}), project_thresholds)))
     aggregates = []
     for i, g in enumerate(raw.get("aggregate", [])):
         f = f"aggregate[{i}]"
@@ -142,6 +156,13 @@ def parse_config(raw: Mapping[str, Any], source: str, *, check_schema: bool = Tr
             if name in names[:j]:
                 raise BadInputError(source, f"two strata are both named {name!r}; give them distinct "
                                     "names (name = ...)", field=f"{f}.selection[{j}].name")
+        reference = g.get("reference")
+        if reference == "chance" and g["metric"] not in CHANCE_METRICS:
+            raise BadInputError(source, f"reference = \"chance\" applies only to the metrics "
+                                f"{' and '.join(CHANCE_METRICS)} (chance accuracy 1/K, chance loss "
+                                f"log K), not to {g['metric']!r}; use reference = \"baseline\" (the "
+                                "score of predicting the training mean) or a number",
+                                field=f"{f}.reference")
         aggregates.append(AggregateEntry(
             id=g["id"], description=g.get("description", ""), strata=strata, stratified=listed,
             metric=g["metric"], split=g.get("split", "test"),

@@ -9,6 +9,10 @@ claims cite as ``verify:<id>``, ``aggregate:<id>`` and ``expected_max:<id>``) an
 
 Why it is built this way:
 
+* **One interval per quantity, with coverage that holds at a few seeds.** The mean is given
+  with its Student-t interval, a difference of means with its Welch interval (the same test
+  that decides "effect"); the bootstrap serves only P(A better) and the IQM. The summary names
+  the method beside every interval ("95% CI, Welch t").
 * **The report is a pure function of its inputs.** Every random draw comes from
   :func:`evidence.verify.stats.rng_for` of the entry's id, and the report holds no timestamps, so the
   same runs always give the same bytes and a rebuilt report never moves a published interval.
@@ -152,15 +156,22 @@ def evaluate_comparison(entry: ComparisonEntry, a: Sequence[RunResult], b: Seque
     comparison = compare(b, entry.id)
     control_cmp = compare(control, f"{entry.id}/control") \
         if entry.control is not None and control is not None else None
-    verdict = classify(comparison, claimed=entry.claimed, min_seeds=entry.min_seeds,
+    # The test's level is the interval's: the printed interval excludes zero iff the test rejects.
+    thresholds = replace(entry.thresholds, alpha=round(1 - entry.confidence, 12),
+                         min_seeds=entry.min_seeds)
+    verdict = classify(comparison, claimed=entry.claimed,
                        results_a=[r.results for r in a], results_b=[r.results for r in b],
-                       control=control_cmp, metric=entry.metric, name_a=entry.a.name,
-                       name_b=entry.b.name, alpha=round(1 - entry.confidence, 12))
+                       control=control_cmp, results_control=[r.results for r in control or ()],
+                       metric=entry.metric, split=entry.split,
+                       names=(entry.a.name, entry.b.name, entry.control.name if entry.control
+                              else "control"),
+                       margin=entry.equivalence_margin, thresholds=thresholds)
     return {
         "id": entry.id, "description": entry.description, "metric": entry.metric,
         "split": entry.split, "direction": direction, "claimed": entry.claimed,
         "min_seeds": entry.min_seeds, "confidence": entry.confidence,
-        "n_resamples": entry.n_resamples,
+        "n_resamples": entry.n_resamples, "equivalence_margin": entry.equivalence_margin,
+        "thresholds": thresholds.to_dict(),
         "a": _group(entry.a, a, entry.metric, entry.split),
         "b": _group(entry.b, b, entry.metric, entry.split),
         "control": None if entry.control is None or control is None or control_cmp is None else {
@@ -172,12 +183,12 @@ def evaluate_comparison(entry: ComparisonEntry, a: Sequence[RunResult], b: Seque
     }
 
 
-def _interval(entry: AggregateEntry, samples: Sequence[stats.FloatArray], statistic: stats.Statistic,
-              method: stats.CIMethod) -> stats.Interval:
+def _bootstrap_interval(entry: AggregateEntry, samples: Sequence[stats.FloatArray],
+                        statistic: stats.Statistic, method: stats.CIMethod) -> stats.Interval:
     """A (stratified, for several strata) bootstrap interval; the same resamples for every call."""
     n = sum(s.size for s in samples)
-    if method == "bca" and n < 3:  # as stats.aggregate: the jackknife of 2 values is meaningless
-        found = _interval(entry, samples, statistic, "percentile")
+    if method == "bca" and n < 3:  # the jackknife of 2 values is meaningless
+        found = _bootstrap_interval(entry, samples, statistic, "percentile")
         return found if not found.defined else replace(
             found, note=f"n = {n} < 3 is too few for BCa; used percentile")
     rng = stats.rng_for(f"aggregate:{entry.id}")
@@ -189,12 +200,45 @@ def _interval(entry: AggregateEntry, samples: Sequence[stats.FloatArray], statis
                                          n_resamples=entry.n_resamples, method=method)
 
 
+def _mean_interval(entry: AggregateEntry, samples: Sequence[stats.FloatArray]) -> stats.Interval:
+    """The Student-t interval of the pooled mean; with several strata, stratum by stratum.
+
+    The pooled mean is sum_s (n_s / N) mean_s, so its variance is sum_s (n_s / N)^2 s_s^2 / n_s
+    and its degrees of freedom are Welch-Satterthwaite's over the strata (as for a difference).
+    """
+    if len(samples) == 1:
+        return stats.t_interval_mean(samples[0], confidence=entry.confidence)
+    n = sum(x.size for x in samples)
+    estimate = float(np.mean(np.concatenate(samples)))
+    if any(x.size < 2 for x in samples) or not all(np.all(np.isfinite(x)) for x in samples):
+        return stats.Interval(math.nan, math.nan, estimate, entry.confidence, "none", 0,
+                              "every stratum needs two finite values for its spread")
+    parts = [(x.size / n) ** 2 * float(np.var(x, ddof=1)) / x.size for x in samples]
+    variance = sum(parts)
+    if variance == 0.0:
+        return stats.Interval(estimate, estimate, estimate, entry.confidence, stats.MEAN_CI_METHOD, 0,
+                              "every value is equal, so the interval has zero width")
+    df = variance**2 / sum(p**2 / (x.size - 1) for p, x in zip(parts, samples, strict=True))
+    half = float(stats.t_quantile(0.5 + entry.confidence / 2, df)) * math.sqrt(variance)
+    return stats.Interval(estimate - half, estimate + half, estimate, entry.confidence,
+                          stats.MEAN_CI_METHOD, 0)
+
+
 def _reference(entry: AggregateEntry, runs: Sequence[RunResult], source: str) -> tuple[float, str] | None:
     """The reference value and where it came from; "chance" is read from the runs' diagnostics."""
     if entry.reference is None:
         return None
     if not isinstance(entry.reference, str):
         return float(entry.reference), "comparisons.toml"
+    if entry.reference == "baseline":
+        name = f"baseline_{entry.metric}"
+        values = {(r.results.get("diagnostics") or {}).get(name) for r in runs}
+        value = next(iter(values))
+        if len(values) != 1 or not isinstance(value, int | float):
+            raise BadInputError(source, f"reference = \"baseline\" needs runs that agree on "
+                                f"diagnostics.{name}, the {entry.metric} of predicting the training "
+                                f"mean (found {sorted(map(str, values))})", field=f"{entry.field}.reference")
+        return float(value), f"baseline: predicting the training mean (diagnostics.{name})"
     key = {"accuracy": "n_classes", "loss": "chance_loss"}.get(entry.metric)
     found = {(r.results.get("diagnostics") or {}).get(key) for r in runs} if key else {None}
     k = next(iter(found))
@@ -212,23 +256,23 @@ def evaluate_aggregate(entry: AggregateEntry, strata: Sequence[Sequence[RunResul
                        source: str = COMPARISONS_FILE) -> dict[str, Any]:
     """One report entry: a metric summarised over seeds (pooled over strata), with intervals.
 
-    Intervals of the mean and of the IQM, each percentile and BCa, all on the same resamples
-    (``rng_for("aggregate:<id>")``); with several strata the resampling is stratified
-    (:func:`evidence.verify.stats.stratified_bootstrap_ci`) so every stratum keeps its size. ``ci`` is
-    the BCa interval of the mean, the one a claim cites.
+    ``ci``, the interval a claim cites, is the Student-t interval of the mean (:func:`_mean_interval`).
+    The IQM has no t interval: it gets bootstrap intervals, percentile and BCa, on the same
+    resamples (``rng_for("aggregate:<id>")``); with several strata the resampling is stratified
+    (:func:`evidence.verify.stats.stratified_bootstrap_ci`) so every stratum keeps its size.
     """
     direction = _direction(list(zip(entry.strata, strata, strict=True)), entry.metric, source, entry.field)
     samples = [_values(runs, entry.metric, entry.split) for runs in strata]
     pooled = np.concatenate(samples)
     with np.errstate(invalid="ignore", over="ignore"):
-        intervals = {name: {m: _interval(entry, samples, statistic, m).to_dict()
-                            for m in ("percentile", "bca")}
-                     for name, statistic in (("mean", stats.mean), ("iqm", stats.iqm))}
+        intervals = {"mean": {stats.MEAN_CI_METHOD: _mean_interval(entry, samples).to_dict()},
+                     "iqm": {m: _bootstrap_interval(entry, samples, stats.iqm, m).to_dict()
+                             for m in ("percentile", "bca")}}
         summary = {"n": int(pooled.size), "mean": float(stats.mean(pooled)), "sd": float(stats.sd(pooled)),
                    "se": float(stats.se(pooled)), "median": float(stats.median(pooled)),
                    "iqm": float(stats.iqm(pooled))}
         stratum_means = [float(stats.mean(x)) for x in samples]
-    ci = intervals["mean"]["bca"]
+    ci = intervals["mean"][stats.MEAN_CI_METHOD]
     reference = None
     found = _reference(entry, [r for runs in strata for r in runs], source)
     if found is not None:
@@ -322,9 +366,11 @@ def _n(x: float | None, signed: bool = False) -> str:
 
 
 def _ci_text(ci: Mapping[str, Any], signed: bool = False) -> str:
+    """``[+0.1, +0.9], 95% CI, Welch t``: the interval and the method that made it."""
     if ci["low"] is None or ci["high"] is None:
-        return "CI undefined"
-    return f"{100 * ci['confidence']:g}% CI [{_n(ci['low'], signed)}, {_n(ci['high'], signed)}]"
+        return f"CI undefined: {ci['note']}" if ci.get("note") else "CI undefined"
+    label = stats.ci_label(ci["confidence"], ci["method"])
+    return f"[{_n(ci['low'], signed)}, {_n(ci['high'], signed)}], {label}"
 
 
 def _comparison_line(c: Mapping[str, Any]) -> str:
@@ -343,7 +389,7 @@ def _aggregate_line(g: Mapping[str, Any]) -> str:
     names = " + ".join(s["name"] for s in g["strata"])
     text = (f"- **{g['id']}** {g['split']} {g['metric']} over {g['n']} runs of {names}"
             f"{' (stratified bootstrap)' if g['stratified'] else ''}: mean {_n(g['mean'])} "
-            f"({_ci_text(g['ci'])}, {g['ci']['method']}), SD {_n(g['sd'])}, SE {_n(g['se'])}, "
+            f"({_ci_text(g['ci'])}), SD {_n(g['sd'])}, SE {_n(g['se'])}, "
             f"median {_n(g['median'])}, IQM {_n(g['iqm'])} ({_ci_text(g['intervals']['iqm']['bca'])})")
     ref = g["reference"]
     if ref is not None:
