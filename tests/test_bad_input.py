@@ -223,3 +223,31 @@ def test_auto_preset_with_a_huge_config_is_an_error_not_a_hang(make_project: Cal
     assert listed.returncode == 3, listed.stdout + listed.stderr
     assert "Traceback" not in listed.stderr and "preset" in listed.stderr
     assert not (root / "runs").exists()
+
+
+def test_a_trainer_may_declare_its_config_schema(make_project: Callable[..., Path]) -> None:
+    """trainers/<name>.schema.json: a wrong type or range is an error when the experiment loads."""
+    import json
+
+    root = make_project({"experiments/tiny.toml": TINY_EXPERIMENT.replace("hidden = 16", 'hidden = "wide"')})
+    (root / "trainers" / "mlp.schema.json").write_text(json.dumps({
+        "type": "object", "properties": {"hidden": {"type": "integer", "minimum": 1},
+                                         "lr": {"type": "number", "exclusiveMinimum": 0}}}))
+    with pytest.raises(BadInputError) as error:
+        expand(Project.at(root), root / "experiments" / "tiny.toml")
+    assert error.value.field == "config.hidden" and "integer" in str(error.value)
+    (root / "experiments" / "tiny.toml").write_text(TINY_EXPERIMENT.replace("lr = 0.1", "lr = -1"))
+    with pytest.raises(BadInputError) as error:
+        expand(Project.at(root), root / "experiments" / "tiny.toml")
+    assert error.value.field == "config.lr"
+    (root / "experiments" / "tiny.toml").write_text(TINY_EXPERIMENT)
+    assert len(expand(Project.at(root), root / "experiments" / "tiny.toml")) == 4
+
+
+def test_a_malformed_prices_file_is_an_error_before_anything_runs(make_project: Callable[..., Path]) -> None:
+    from conftest import doit
+
+    evidence = (REPO / "EVIDENCE.json").read_text()
+    root = make_project({"prices.toml": "currency = 12\n", "EVIDENCE.json": evidence})
+    listed = doit(root, "list")
+    assert listed.returncode == 3 and "prices.toml" in listed.stderr and "Traceback" not in listed.stderr

@@ -22,7 +22,7 @@ import pytest
 from conftest import DODO, REPO, TINY_EXPERIMENT, doit, write_tree
 
 from evidence.core.errors import BadInputError
-from evidence.core.hashing import digest_bytes, digest_file
+from evidence.core.hashing import digest_bytes, digest_file, digest_json
 from evidence.core.project import Project
 from evidence.core.schema import validate
 from evidence.deliver import claims, disclose
@@ -116,18 +116,21 @@ def run_of(resolved: dict[str, Any], claim_id: str) -> str:
     return str(claim["runs"][0]["run_id"])
 
 
-def reseal(root: Path, run_id: str, new_id: str, edit: Callable[[Path], None]) -> dict[str, str]:
-    """Seal a copy of ``run_id`` as ``new_id`` after ``edit`` changed its files (a valid sealed run)."""
+def reseal(root: Path, run_id: str, edit: Callable[[Path], None]) -> dict[str, str]:
+    """Seal a copy of ``run_id`` after ``edit`` changed its files: a valid sealed run, whose key is
+    the digest of its (possibly edited) identity and whose id is that key's next generation."""
     store = RunStore(Project.at(root).runs_dir)
-    staging = root / ".evidence" / f"staging-{new_id}"
+    staging = root / ".evidence" / f"staging-{run_id}-{len(list(store.root.iterdir()))}"
     shutil.copytree(store.path(run_id), staging)
     for path in [staging, *staging.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
-    key = json.loads((staging / "manifest.json").read_text("utf-8"))["key"]
     (staging / "manifest.json").unlink()
     edit(staging)
-    run = store.seal(staging, new_id, key)
-    return {"run_id": new_id, "results_digest": digest_file(run.path / "results.json")}
+    spec = json.loads((staging / "spec.json").read_text("utf-8"))
+    spec["key"] = digest_json(spec["identity"])
+    (staging / "spec.json").write_text(json.dumps(spec, indent=2, sort_keys=True) + "\n", "utf-8")
+    run = store.seal(staging, store.next_run_id(spec["key"]), spec["key"])
+    return {"run_id": run.run_id, "results_digest": digest_file(run.path / "results.json")}
 
 
 def edit_json(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
@@ -204,12 +207,12 @@ def test_runs_outside_git_and_mixed_environments_are_disclosed(trained: Path, tm
             prov["environment"]["packages"]["torch"] = "0.0.1-other"
         edit_json(run / "provenance.json", change)
 
-    moved = reseal(root, original, "eeeeeeeeeeee0001", elsewhere)
+    moved = reseal(root, original, elsewhere)
     add_claim(resolved, "mixed", [{"run_id": original, "results_digest": digest_file(
         project.runs_dir / original / "results.json")}, moved])
     found = by_id(disclose.audit(project, resolved, report))
 
-    assert found["git:no-commit"].runs == ("eeeeeeeeeeee0001",)
+    assert found["git:no-commit"].runs == (moved["run_id"],)
     assert found["git:no-commit"].claims == ("mixed",) and found["git:no-commit"].severity == "warning"
     env = found["environment:mixed"]
     assert "packages.torch" in env.message and "0.0.1-other" in env.message
@@ -306,13 +309,13 @@ def test_the_test_split_used_during_selection_is_disclosed(trained: Path, tmp_pa
         edit_json(run / "results.json", lambda r: r["evaluations"].append(
             {"split": "test", "when": "every_epoch", "purpose": "monitoring"}))
 
-    leaky = reseal(root, run_of(resolved, "small_accuracy"), "eeeeeeeeeeee0002", monitor_on_test)
+    leaky = reseal(root, run_of(resolved, "small_accuracy"), monitor_on_test)
     add_claim(resolved, "leaky", [leaky])
     findings = disclose.audit(project, resolved, report)
     leak = by_id(findings)["test_in_selection:runs"]
-    assert leak.severity == "serious" and leak.runs == ("eeeeeeeeeeee0002",) and leak.claims == ("leaky",)
+    assert leak.severity == "serious" and leak.runs == (leaky["run_id"],) and leak.claims == ("leaky",)
     assert "monitoring (every_epoch)" in leak.message
-    assert not [f for f in findings if "eeeeeeeeeeee0002" in f.runs and f.check in ("integrity",
+    assert not [f for f in findings if leaky["run_id"] in f.runs and f.check in ("integrity",
                                                                                        "rederivable")]
 
 
@@ -324,7 +327,7 @@ def test_unpinned_and_overlapping_splits_are_disclosed(trained: Path, tmp_path: 
     def unpin(run: Path) -> None:
         edit_json(run / "spec.json", lambda s: s["identity"]["data"].pop("split_digests"))
 
-    unpinned = reseal(root, run_of(resolved, "small_accuracy"), "eeeeeeeeeeee0003", unpin)
+    unpinned = reseal(root, run_of(resolved, "small_accuracy"), unpin)
     add_claim(resolved, "unpinned", [unpinned])
     # the digits splits share no image; plant a duplicate count to see the report of one
     disclose._split_facts.cache_clear()
@@ -334,7 +337,7 @@ def test_unpinned_and_overlapping_splits_are_disclosed(trained: Path, tmp_path: 
         found = by_id(disclose.audit(project, resolved, report))
     finally:
         disclose._split_facts.cache_clear()
-    assert found["splits:unpinned"].runs == ("eeeeeeeeeeee0003",)
+    assert found["splits:unpinned"].runs == (unpinned["run_id"],)
     assert found["splits:unpinned"].severity == "serious"
     overlap = next(f for f in found.values() if f.id.startswith("splits:overlap-digits"))
     assert "3 train/test" in overlap.message and "1 val/test" in overlap.message

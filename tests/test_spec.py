@@ -111,3 +111,19 @@ def test_invalid_toml_is_reported(make_project: Callable[..., Path]) -> None:
     root = make_project({"experiments/tiny.toml": "trainer = \n"})
     with pytest.raises(BadInputError, match=r"tiny\.toml: not valid TOML"):
         expand(Project.at(root), root / "experiments/tiny.toml")
+
+
+#: The digest of the bundled example's 41 sorted run keys. It changes only with a change to what
+#: a run computes (numerical engine code, a trainer, a config, the data, the numerics profile,
+#: the protocol): then retrain and recommit the example's evidence in the same commit. A pure
+#: move of engine modules between packages must leave it alone (see docs/architecture.md).
+EXAMPLE_KEYS = "c6d708cb6d06acf1593c0d36315506dd5648c45d28e806f0f140091824e6ed78"
+
+
+def test_the_bundled_examples_run_keys_are_pinned_and_sealed() -> None:
+    from evidence.core.hashing import digest_json
+
+    repo = Path(__file__).resolve().parent.parent
+    keys = sorted(spec.key for spec in expand_all(Project.at(repo)))
+    assert len(keys) == 41 and digest_json(keys) == EXAMPLE_KEYS
+    assert all((repo / "runs" / key[:16] / "manifest.json").is_file() for key in keys)

@@ -409,7 +409,7 @@ _PERCENT_RE = re.compile(r"[ \u00a0\u202f]?(?:\\?%|percent\b|per cent\b)", re.I)
 _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
 _ORDINALS = frozenset({"st", "nd", "rd", "th", "D"})
 #: After a percentage: a confidence level or a share of the data, not a result.
-_SETTING_AFTER = re.compile(r"[ \u00a0-]*(?:CIs?\b|confidence|credible|(?:prediction |bootstrap )?interval"
+_SETTING_AFTER = re.compile(r"[ \u00a0-]*(?:(?:[A-Za-z'-]+ ){0,2}(?:CIs?\b|confidence|credible|intervals?\b)"
                             r"|held[- ]out|hold[- ]out|split|of (?:the )?(?:data|samples|examples|training"
                             r"|test|validation)|quantile|percentile|significance)", re.I)
 #: Before a number: a hyper-parameter or a setting named in words.
@@ -707,7 +707,9 @@ def _assign(
             for kw in claim.keywords:
                 if header and _keyword_regex(kw).search(header):
                     continue
-                gaps = [max(a - tok.end, tok.start - b, 0) for a, b in spans[(claim.id, kw)]]
+                gaps = [max(a - tok.end, tok.start - b, 0)
+                        + (_CLAUSE_PENALTY if _CLAUSE.search(t, min(tok.end, b), max(tok.start, a)) else 0)
+                        for a, b in spans[(claim.id, kw)]]
                 if not gaps:
                     break
                 distance += min(gaps)
@@ -734,6 +736,12 @@ def _assign(
             result[n] = (claim, False)
             drifted.add(claim.id)
     return [(tokens[n], claim, ok) for n, (claim, ok) in sorted(result.items())]
+
+
+#: A keyword in another clause than the number ("the CNN reaches 98.7%, but its lead over the
+#: MLP ...") names another subject: it counts as far away, whatever the characters between.
+_CLAUSE = re.compile(r"[,;:(]|\b(?:but|while|whereas|and|or|than|versus|vs)\b")
+_CLAUSE_PENALTY = 10_000
 
 
 def _relative(path: Path, root: Path) -> str:

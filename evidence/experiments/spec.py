@@ -165,6 +165,40 @@ def trainer_sources(project: Project, trainer: str, source: object) -> list[Path
     return sorted(seen)
 
 
+#: A trainer may declare the JSON Schema of its [config] beside it: trainers/<name>.schema.json.
+CONFIG_SCHEMA_SUFFIX = ".schema.json"
+
+
+def check_trainer_config(project: Project, trainer: str, config: Mapping[str, Any], path: Path,
+                         *, variant_index: int) -> None:
+    """Validate a run's resolved config against ``trainers/<trainer>.schema.json`` if the trainer
+    declares one: a wrong type or an out-of-range value is bad input when the experiment is
+    loaded (exit 3, naming the experiment and the field), not a traceback minutes into training.
+    The schema is read as JSON, so this imports neither the trainer nor torch."""
+    schema_path = project.trainers_dir / f"{trainer}{CONFIG_SCHEMA_SUFFIX}"
+    if not schema_path.is_file():
+        return
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    from evidence.core.schema import field_path
+
+    try:
+        schema = json.loads(schema_path.read_text("utf-8"))
+        Draft202012Validator.check_schema(schema)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise BadInputError(schema_path, f"not valid JSON: {error}") from None
+    except SchemaError as error:
+        raise BadInputError(schema_path, f"not a valid JSON Schema: {error.message}") from None
+    errors = sorted(Draft202012Validator(schema).iter_errors(dict(config)),
+                    key=lambda e: list(map(str, e.path)))
+    if errors:
+        first = errors[0]
+        field = "config" + ("." + field_path(first) if field_path(first) != "$" else "")
+        raise BadInputError(path, f"{first.message} (trainers/{schema_path.name}, variant {variant_index})",
+                            field=field, hint=f"see {project.relative(schema_path)}")
+
+
 def trainer_digest(project: Project, trainer: str, source: object) -> str:
     files = trainer_sources(project, trainer, source)
     return digest_json({project.relative(p): digest_bytes(logical_source(p)) for p in files})
@@ -279,6 +313,7 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
         grid = {**raw.get("grid", {}), **variant.get("grid", {})}
         for point in _grid_points(grid):
             config = run_config(raw, variant, point, preset["values"] if preset else {}, path)
+            check_trainer_config(project, trainer, config, path, variant_index=index)
             group = variant["name"] + "".join(f"-{k}{_format_value(v)}" for k, v in point.items())
             for seed in raw["seeds"]:
                 label = f"{group}-s{seed}"
@@ -365,7 +400,7 @@ def expansion_inputs(project: Project, path: Path, specs: Any = None) -> list[Pa
              *(NUMERICS_DIR / name for name in ENGINE_NUMERIC_MODULES), *code_files(__name__)]
     try:
         with os.scandir(project.trainers_dir) as entries:
-            files.extend(Path(e.path) for e in entries if e.name.endswith(".py"))
+            files.extend(Path(e.path) for e in entries if e.name.endswith((".py", CONFIG_SCHEMA_SUFFIX)))
     except FileNotFoundError:
         pass
     datasets = project.root / "datasets"  # a project's own loaders (evidence.numerics.loaders)

@@ -192,7 +192,11 @@ def load(config: DataConfig, *, label_seed: int = 0) -> Dataset:
 
 
 def split_overlap(dataset: Dataset) -> dict[str, int]:
-    """Number of identical samples (features and label) shared by each pair of splits."""
+    """Number of samples with identical features shared by each pair of splits.
+
+    Features only, on purpose: the same input under two labels is still the same input, and a
+    model that saw it in training is not being tested on it (a label check would miss the leak).
+    """
     hashed = {name: {digest_bytes(row.tobytes()) for row in split.x}
               for name, split in dataset.splits.items()}
     return {f"{a}/{b}": len(hashed[a] & hashed[b])

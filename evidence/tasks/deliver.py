@@ -168,6 +168,13 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
     disclosures_file = str(project.disclosures_dir / "disclosures.json")
     compute_file = str(project.compute_dir / "compute.json")
     priced = [str(p) for p in (project.root / "prices.toml", project.root / "presets.toml") if p.is_file()]
+    if priced:  # a malformed prices.toml is bad input before anything runs (one ERROR: line, exit 3)
+        from evidence.core import memo
+        from evidence.deliver.prices import PRICES_FILE, load_prices
+
+        prices = project.root / PRICES_FILE
+        if prices.is_file():
+            memo.validated(project, prices, "prices", lambda: load_prices(project))
     yield {"name": None, "doc": "claims, reconcile, disclosure gate and paper -> build/deliver/"}
     yield {"name": "claims", "doc": "EVIDENCE.json + verify report -> build/claims/claims.json",
            **step(steps.claims_action, project), "file_dep": [*_evidence_deps(project)],
