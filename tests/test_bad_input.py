@@ -35,12 +35,16 @@ VARIANTS = 200
 PER_VARIANT_S = 10
 
 COMPARISONS = """
+schema_version = 1
+
 [[comparison]]
-name = "wide_vs_small"
+id = "wide_vs_small"
+description = "The wide MLP beats the small one"
+a = { experiment = "tiny", where = { group = "wide" } }
+b = { experiment = "tiny", where = { group = "small" } }
 metric = "accuracy"
 split = "test"
-a = { experiment = "tiny", variant = "wide" }
-b = { experiment = "tiny", variant = "small" }
+claimed = "a_better"
 """
 PRESETS = """
 default = "small"
@@ -53,12 +57,14 @@ batch_size = 16
 batch_size = 256
 """
 PRICES = """
-currency = "USD"
-checked = "2026-11-01"
-max_age_days = 365
+max_age_days = 180
 
-[cpu]
-per_core_hour = 0.05
+[prices.cpu]
+per_hour = 0.0408
+unit = "core"
+currency = "USD"
+checked = 2026-06-17
+source = "a dated price list"
 """
 SETTINGS = """
 [dispatch]
