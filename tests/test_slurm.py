@@ -87,6 +87,21 @@ def wait_until_gone(job_id: str, env: dict[str, str], timeout: float = 300) -> N
     raise AssertionError(f"job {job_id} still queued after {timeout} s")
 
 
+def train_until_first_checkpoint(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    """Start ``doit train`` (one run through Slurm); return it and the job id once the run has
+    written its first checkpoint."""
+    process = subprocess.Popen([sys.executable, "-m", "doit", "train"], cwd=root, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    work = root / ".evidence" / "work"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not any(work.glob("*/checkpoints/*.pt")):
+        time.sleep(0.2)
+    assert any(work.glob("*/checkpoints/*.pt")), "no checkpoint was written"
+    [job_id] = subprocess.run(["squeue", "-h", "-o", "%i"], capture_output=True, text=True,
+                              env=env).stdout.split()
+    return process, job_id
+
+
 def sealed_bytes(root: Path) -> dict[str, bytes]:
     return {f"{run.name}/{name}": (run / name).read_bytes()
             for run in sorted((root / "runs").iterdir()) if not run.name.startswith(".")
@@ -151,15 +166,7 @@ def test_a_preempted_job_is_requeued_resumes_and_seals_bit_identical(
         cluster: dict[str, str], pair: Callable[[str], tuple[Path, Path]]) -> None:
     root, local = pair(LONG)
     env = {**os.environ, **cluster, "EVIDENCE_PROGRESS": "off"}
-    doit_process = subprocess.Popen([sys.executable, "-m", "doit", "train"], cwd=root, env=env,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    work = root / ".evidence" / "work"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and not any(work.glob("*/checkpoints/*.pt")):
-        time.sleep(0.2)
-    assert any(work.glob("*/checkpoints/*.pt")), "no checkpoint was written"
-    [job_id] = subprocess.run(["squeue", "-h", "-o", "%i"], capture_output=True, text=True,
-                              env=env).stdout.split()
+    doit_process, job_id = train_until_first_checkpoint(root, env)
     requeue(job_id, cluster)
     out, err = doit_process.communicate(timeout=600)
     assert doit_process.returncode == 0, out + err
@@ -183,14 +190,7 @@ def test_a_job_near_its_time_limit_checkpoints_is_requeued_and_finishes_bit_iden
     (counted against max_num_timeout) and the next attempt resumes."""
     root, local = pair(LONG)
     env = {**os.environ, **cluster, "EVIDENCE_PROGRESS": "off"}
-    doit_process = subprocess.Popen([sys.executable, "-m", "doit", "train"], cwd=root, env=env,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    work = root / ".evidence" / "work"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and not any(work.glob("*/checkpoints/*.pt")):
-        time.sleep(0.2)
-    [job_id] = subprocess.run(["squeue", "-h", "-o", "%i"], capture_output=True, text=True,
-                              env=env).stdout.split()
+    doit_process, job_id = train_until_first_checkpoint(root, env)
     signalled = subprocess.run(["scancel", "--signal=USR2", "--full", job_id], capture_output=True,
                                text=True, env=env)
     assert signalled.returncode == 0, signalled.stderr
@@ -217,20 +217,13 @@ def test_ctrl_c_on_doit_cancels_the_job_after_a_checkpoint_and_seals_nothing_hal
 
     root, local = pair(LONG)
     env = {**os.environ, **cluster, "EVIDENCE_PROGRESS": "off"}
-    doit_process = subprocess.Popen([sys.executable, "-m", "doit", "train"], cwd=root, env=env,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    work = root / ".evidence" / "work"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and not any(work.glob("*/checkpoints/*.pt")):
-        time.sleep(0.2)
-    [job_id] = subprocess.run(["squeue", "-h", "-o", "%i"], capture_output=True, text=True,
-                              env=env).stdout.split()
+    doit_process, job_id = train_until_first_checkpoint(root, env)
     doit_process.send_signal(signal.SIGINT)  # Ctrl-C
     doit_process.communicate(timeout=300)
     wait_until_gone(job_id, cluster)
     assert not (root / "runs").exists() or not [p for p in (root / "runs").iterdir()
                                                  if not p.name.startswith(".")]
-    assert any(work.glob("*/checkpoints/*.pt"))
+    assert any((root / ".evidence" / "work").glob("*/checkpoints/*.pt"))
     again = slurm_doit(root, cluster, "train")
     assert again.returncode == 0, again.stdout + again.stderr
     assert sealed_bytes(root) == sealed_bytes(local)
