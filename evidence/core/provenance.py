@@ -74,14 +74,21 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
             "dirty_files": dirty_files[:50], "inputs_commit": _inputs_commit(repo, project, top)}
 
 
+#: Folders of a project that no output is built from (its tests, benchmarks and CI): a commit
+#: that touches only them does not make the deliverable's recorded inputs commit move.
+NOT_INPUTS = ("tests", "bench", ".ci")
+
+
 def _inputs_commit(repo: Any, project: Any, top: Path) -> str | None:
-    """The last commit that changed a file of the project that is not generated."""
+    """The last commit that changed a file of the project that is not generated (nor a test,
+    a benchmark or CI configuration, see :data:`NOT_INPUTS`)."""
     try:
         prefix = project.root.relative_to(top).as_posix()
     except ValueError:
         return None
     base = "" if prefix == "." else prefix + "/"
-    excluded = [f":(exclude,glob){base}{name}/**" for name in ("build", ".evidence", project.runs_dir.name)]
+    excluded = [f":(exclude,glob){base}{name}/**" for name in ("build", ".evidence", project.runs_dir.name,
+                                                                   *NOT_INPUTS)]
     excluded += [f":(exclude,glob){base}{kind}/*/{name}" for kind in ("figures", "tables")
                  for name in ("source_data.csv", "figure.png", "figure.pdf", "figure.svg", "table.md",
                               "table.tex", "*.provenance.json")]

@@ -37,14 +37,35 @@ def source_state(project: Project) -> dict[str, Any]:
 def unrecorded_or_edited(project: Project, out: Path) -> list[str]:
     """Files of the deliverable that the build did not write as they are now."""
     problems = []
+    certified = _certified(out)
     for path in deliverable_files(out):
         rel = project.relative(path)
         edited = edited_output(project.root, path)
         if edited is not None:
             problems.append(edited.describe(project.root))
-        elif recorded_digest(project.root, path) is None:
+        elif recorded_digest(project.root, path) is None and not _carried_over(path, out, certified):
             problems.append(f"{rel} was not written by the build")
     return problems
+
+
+def _certified(out: Path) -> dict[str, str]:
+    """name -> digest that the deliverable's current MANIFEST.json certifies."""
+    try:
+        files = json.loads((out / MANIFEST).read_text("utf-8"))["files"]
+        return {name: str(entry["digest"]) for name, entry in files.items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def _carried_over(path: Path, out: Path, certified: dict[str, str]) -> bool:
+    """A PDF this machine cannot build (no TeX toolchain), exactly as the manifest certified it:
+    a fresh clone of a committed deliverable keeps its paper.pdf instead of failing delivery.
+    Only bytes already certified pass; an edited PDF still differs from its digest."""
+    from evidence.deliver.latex import toolchain
+
+    name = path.relative_to(out).as_posix()
+    return (path.suffix == ".pdf" and toolchain() is None and name in certified
+            and digest_file(path) == certified[name])
 
 
 def write_manifest(project: Project, out: Path) -> dict[str, Any]:
