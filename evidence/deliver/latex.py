@@ -37,7 +37,10 @@ NO_TOOLCHAIN = ("pdf: not built: no TeX toolchain on PATH (latexmk + pdflatex, o
 def toolchain() -> list[str] | None:
     """The command that compiles a main source to PDF, or None when no toolchain is installed."""
     if shutil.which("latexmk") and shutil.which("pdflatex"):
-        return ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
+        # -g: always compile. latexmk's own up-to-date check does not see SOURCE_DATE_EPOCH, so a
+        # PDF left in build/latex/ from an earlier commit kept that commit's date; doit decides
+        # when this step runs, latexmk must not second-guess it.
+        return ["latexmk", "-g", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error"]
     if shutil.which("tectonic"):
         return ["tectonic", "--keep-logs"]
     return None
