@@ -13,6 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from evidence.core.errors import BadInputError
 
@@ -147,3 +148,23 @@ class Project:
             return path.resolve().relative_to(self.root).as_posix()
         except ValueError:
             return path.as_posix()
+
+
+def import_project_module(root: Path, path: Path, name: str, what: str) -> ModuleType:
+    """Import a module of the project (a trainer, a dataset loader) from its file as ``name``.
+
+    The project root goes on ``sys.path`` so the module can import its siblings
+    (``from trainers import common``); ``what`` names the module in the error.
+    """
+    import importlib.util
+    import sys
+
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise BadInputError(path, f"cannot import {what}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -7,26 +7,17 @@ data". Three copies of that drifted once already; this is the only one.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from types import ModuleType
 from typing import Any
 
 from evidence.core.errors import BadInputError
-from evidence.core.project import Project
+from evidence.core.project import Project, import_project_module
 
 
 def load_trainer(project: Project, name: str) -> ModuleType:
     """Import ``trainers/<name>.py`` of the project and check it has ``build`` or ``train``."""
     path = project.trainers_dir / f"{name}.py"
-    if str(project.root) not in sys.path:
-        sys.path.insert(0, str(project.root))
-    module_spec = importlib.util.spec_from_file_location(f"trainers.{name}", path)
-    if module_spec is None or module_spec.loader is None:
-        raise BadInputError(path, "cannot import trainer module")
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[module_spec.name] = module
-    module_spec.loader.exec_module(module)
+    module = import_project_module(project.root, path, f"trainers.{name}", "trainer module")
     if not callable(getattr(module, "build", None)) and not callable(getattr(module, "train", None)):
         raise BadInputError(path, "a trainer must define build(config, data) -> Recipe (the engine's "
                             "loop) or train(ctx) -> results (its own loop)",

@@ -29,9 +29,7 @@ the built-in tables unchanged.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +41,7 @@ import numpy as np
 from evidence.core.codedeps import logical_source
 from evidence.core.errors import BadInputError
 from evidence.core.hashing import digest_bytes, digest_json, write_json_atomic
-from evidence.core.project import Project, safe_name
+from evidence.core.project import Project, import_project_module, safe_name
 from evidence.numerics.data import SPLITS, Dataset, Split, split_indices
 
 #: The folder of a project's dataset loaders.
@@ -121,14 +119,7 @@ class ProjectDataInfo:
 def import_loader(config: ProjectDataConfig) -> ModuleType:
     """Import ``datasets/<name>.py`` and check its declarations; errors name the file and field."""
     path = config.loader
-    if str(config.root) not in sys.path:
-        sys.path.insert(0, str(config.root))
-    spec = importlib.util.spec_from_file_location(f"datasets.{config.dataset}", path)
-    if spec is None or spec.loader is None:
-        raise BadInputError(path, "cannot import dataset loader")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    module = import_project_module(config.root, path, f"datasets.{config.dataset}", "dataset loader")
     if not callable(getattr(module, "load", None)):
         raise BadInputError(path, "a dataset loader must define load(root) -> (x, y) or "
                             "{'train': (x, y), 'val': (x, y), 'test': (x, y)}", field="load",
