@@ -1,6 +1,6 @@
 """Figures and tables from sealed runs: source data, rendering, gate, sidecars, index.
 
-The runs here are fabricated sealed folders (results.json, metrics.jsonl, a manifest) at the
+The runs here are fabricated and then sealed by the store (results.json, metrics.jsonl, spec.json) at the
 ids the tiny experiment's specs resolve to, so these tests read real selections without
 training anything; tests/test_figures_e2e.py drives the same code through doit on trained runs.
 """
@@ -26,6 +26,7 @@ from evidence.experiments.select import specs_of
 from evidence.present import artifacts as figures
 from evidence.present import plotting, tables
 from evidence.present.render import render
+from evidence.store.runs import RunStore
 from evidence.verify import stats
 
 EPOCHS = 3
@@ -112,9 +113,11 @@ def fabricate_runs(root: Path) -> dict[str, str]:
     """Seal fake runs for every spec of tiny.toml; returns group/seed -> run id."""
     project = Project.at(root)
     ids = {}
+    store = RunStore(project.runs_dir)
     for spec in specs_of(project, "tiny"):
-        run = project.runs_dir / spec.key[:16]
+        run = project.state_dir / "staging" / spec.key[:16]
         run.mkdir(parents=True)
+        (run / "spec.json").write_text(json.dumps(spec.to_json()))
         acc = ACCURACY[spec.group][spec.seed]
         results = {
             "schema_version": 1, "run_id": run.name, "experiment": "tiny", "label": spec.label,
@@ -129,8 +132,8 @@ def fabricate_runs(root: Path) -> dict[str, str]:
         history = [{"epoch": e, "step": 10 * e, "train/loss": 1 / e, "val/accuracy": acc * e / EPOCHS,
                     "val/loss": 1 - acc * e / EPOCHS} for e in range(1, EPOCHS + 1)]
         (run / "metrics.jsonl").write_text("".join(json.dumps(h) + "\n" for h in history))
-        (run / "manifest.json").write_text("{}")
-        ids[f"{spec.group}/{spec.seed}"] = run.name
+        store.seal(run, spec.key[:16], spec.key)  # a real sealed run: selection checks it
+        ids[f"{spec.group}/{spec.seed}"] = spec.key[:16]
     return ids
 
 
