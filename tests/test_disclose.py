@@ -155,8 +155,11 @@ def test_the_honest_project_discloses_dirty_tree_seeds_and_test_split_selection(
     all_runs = sorted(RunStore(project.runs_dir).run_ids())
     assert len(all_runs) == 4
 
-    dirty = [f for f in findings if f.id.startswith("git:dirty-")]
+    dirty = [f for f in findings if f.id.startswith("git:dirty-") and f.id != "git:dirty-inputs"]
     assert len(dirty) == 1 and dirty[0].severity == "warning"
+    # and the delivery itself, from a working tree with that uncommitted input, is disclosed too
+    [inputs_now] = [f for f in findings if f.id == "git:dirty-inputs"]
+    assert inputs_now.scope == "project" and inputs_now.evidence["dirty_files"] == ["trainers/mlp.py"]
     assert list(dirty[0].runs) == all_runs and "trainers/mlp.py" in dirty[0].message
     assert set(dirty[0].claims) == {"small_accuracy", "wide_beats_small", "best_of_four"}
 
@@ -416,8 +419,9 @@ def test_only_malformed_input_raises(trained: Path, monkeypatch: pytest.MonkeyPa
         disclose.audit(project, {"claims": "not a list"}, report)
     with pytest.raises(BadInputError, match="id"):
         disclose.audit(project, {"claims": [{"statement": "no id"}]}, report)
-    # an empty project with no runs, no report entries and no figures audits to nothing
-    assert disclose.audit(project, {"claims": []}, {}) == []
+    # no runs, no report entries and no figures audit to nothing but the working tree's state
+    # (this project keeps an uncommitted trainer edit on purpose)
+    assert [f.id for f in disclose.audit(project, {"claims": []}, {})] == ["git:dirty-inputs"]
 
     # a check that cannot finish is disclosed as a gap, not raised: the build goes on
     def broken(env: Any) -> Any:
