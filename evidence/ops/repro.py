@@ -266,12 +266,25 @@ def _numeric_environment(env: Mapping[str, Any]) -> dict[str, Any]:
             "packages": env.get("packages") or {}, "cpu_capability": devices.get("cpu_capability")}
 
 
-def compare_environments(original: Project) -> dict[str, Any]:
-    """Original runs' environments vs this machine's, field by field."""
-    import torch
+def compare_environments(original: Project, reproduction: Project | None = None,
+                         reused: set[str] | None = None) -> dict[str, Any]:
+    """Original runs' environments vs this machine's, field by field.
 
-    here = _numeric_environment({**environment(),
-                                 "devices": {"cpu_capability": torch.backends.cpu.get_cpu_capability()}})
+    "This machine" is what the reproduction's own runs recorded when there are any: they ran
+    under their numerics profile, so their CPU capability is the one the profile pinned (this
+    process, which imported torch without one, would report the host's native level).
+    """
+    here = None
+    if reproduction is not None:
+        for run in RunStore(reproduction.runs_dir).runs():
+            if run.run_id not in (reused or set()):  # trained here, not copied from the original
+                here = _numeric_environment(run.provenance["environment"])
+                break
+    if here is None:
+        import torch
+
+        here = _numeric_environment({**environment(), "devices": {
+            "cpu_capability": torch.backends.cpu.get_cpu_capability()}})
     seen: dict[str, dict[str, Any]] = {}
     for run in RunStore(original.runs_dir).runs():
         fingerprint = _numeric_environment(run.provenance["environment"])
@@ -348,7 +361,7 @@ def reproduce(project: Project, scope: Scope, *, jobs: int = 2) -> dict[str, Any
     result: dict[str, Any] = {
         "schema_version": 1, "scope": {"mode": scope.mode, "target": scope.target},
         "build_exit_code": code, "runs": runs, "claims": claims, "files": files,
-        "deliverable": deliverable, "environment": compare_environments(project),
+        "deliverable": deliverable, "environment": compare_environments(project, workspace, reused_ids),
     }
     n_claims = sum(c["reproduced"] for c in claims)
     rounding = sum(r.get("verdict") == "rounding" for r in fresh)
