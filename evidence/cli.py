@@ -90,15 +90,21 @@ def cmd_fsck(args: argparse.Namespace) -> int:
 def cmd_rerun(args: argparse.Namespace) -> int:
     """Train runs again even though they are sealed; each gets a new run id beside the old one."""
     from evidence.experiments.spec import expand_all
-    from evidence.train.runner import execute
+    from evidence.scale.dispatch import dispatch
+    from evidence.store.runs import RunStore
 
     project = _project(args)
     chosen = [s for s in expand_all(project) if fnmatch.fnmatch(s.task_name, args.pattern)]
     if not chosen:
         raise EvidenceError(f"no run matches {args.pattern!r}", hint="see `doit list --all`")
     for spec in chosen:
-        outcome = execute(project, spec, force=True)
-        print(f"sealed {spec.task_name} -> runs/{outcome.run.run_id} (new run id; the old run "
+        # through the dispatcher, as `doit train` does: the run's own process starts under its
+        # numerics profile (this one imported torch without it) and the configured executor
+        failure = dispatch(str(project.root), spec.to_json(), spec.key, force=True)
+        if failure is not None:
+            raise EvidenceError(failure)
+        run = RunStore(project.runs_dir).find(spec.key)
+        print(f"sealed {spec.task_name} -> runs/{run.run_id if run else '?'} (new run id; the old run "
               "is kept)")
     return 0
 
