@@ -98,14 +98,15 @@ def test_regression_targets_stay_float_and_have_no_classes(csv_project: Path) ->
     assert not np.allclose(dataset["test"].x.mean(axis=0), 0, atol=1e-5)
 
 
-def test_identity_keys_files_and_loader_code_and_trusts_stat(csv_project: Path) -> None:
+def test_identity_keys_files_and_loader_code_and_sees_every_write(csv_project: Path) -> None:
     [spec] = expand_all(Project.at(csv_project))
     data = spec.identity["data"]
     assert data["dataset"] == "table" and data["task"] == "regression"
     assert data["loader"]["file"] == "datasets/table.py" and data["splits"] == "seeded"
     assert set(data["split_digests"]) == {"train", "val", "test"}
 
-    # Same size and mtime, other content: the stat memo trusts the file (a no-op never re-reads).
+    # Same size, other content, mtime set back: the stat memo still sees the write, because no
+    # write can set the inode's change time back (a no-op still never re-reads unchanged files).
     csv = csv_project / "data" / "table.csv"
     before = csv.stat()
     text = csv.read_text()
@@ -115,7 +116,7 @@ def test_identity_keys_files_and_loader_code_and_trusts_stat(csv_project: Path) 
     os.utime(csv, ns=(before.st_atime_ns, before.st_mtime_ns))
     data_key = loaders.data_identity(Project.at(csv_project), loaders.ProjectDataConfig(
         csv_project, "table"))[0]["files_digest"]
-    assert data_key == data["files_digest"]
+    assert data_key != data["files_digest"]
 
     # A real edit (new mtime) changes the files digest and the run key.
     csv.write_text(_csv(50, seed=1))

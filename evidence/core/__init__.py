@@ -11,4 +11,5 @@ provenance  the environment and git state (dirty: uncommitted inputs) recorded b
 outputs     every generated output's digest when written: an output edited by hand is named
 settings    evidence.toml: per-project settings (dispatch, devices)
 metrics     the range of values each metric can take (checked at seal time and in verify)
+upindex     the project-level up-to-date index: "nothing changed" in one pass of stats
 """

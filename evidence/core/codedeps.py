@@ -22,6 +22,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+from evidence.core.project import Project
+
 ENGINE_DIR = Path(__file__).resolve().parents[1]
 PACKAGE = "evidence"
 
@@ -94,6 +96,38 @@ def code_files(*modules: str) -> list[Path]:
 def code_deps(*modules: str) -> list[str]:
     """:func:`code_files` as strings, for a doit task's ``file_dep``."""
     return [str(path) for path in code_files(*modules)]
+
+
+def code_stamp(project: Project, *modules: str) -> str:
+    """One file that stands, in a task's ``file_dep``, for every engine file the modules' code
+    depends on: it lists each file with its digest, and is rewritten only when one changes.
+
+    Why: a figure step depends on ~30 engine files; as 30 ``file_dep`` entries per task, doit
+    stat'ed and compared 60,000 of them on every call at 1,000 figures. Editing any of those files
+    changes the stamp's content, so exactly the steps whose code changed are stale, as before.
+    The stamp names each file, so ``evidence why`` can still say which one changed.
+    """
+    return _stamp(project, tuple(sorted(set(modules))))
+
+
+@cache
+def _stamp(project: Project, modules: tuple[str, ...]) -> str:
+    from evidence.core import memo
+    from evidence.core.hashing import write_bytes_atomic
+
+    top = ENGINE_DIR.parent
+    lines = [f"{memo.digest(project, path, namespace='code-digests')}  "
+             f"{path.relative_to(top).as_posix()}" for path in code_files(*modules)]
+    text = ("\n".join(lines) + "\n").encode("utf-8")
+    stamp = project.state_dir / "code" / f"{'+'.join(modules)}.txt"
+    try:
+        current = stamp.read_bytes()
+    except OSError:
+        current = None
+    if current != text:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(stamp, text)
+    return str(stamp)
 
 
 def module_of(function: object) -> str:

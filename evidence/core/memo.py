@@ -6,6 +6,9 @@ run key again (at 10,000 runs, seconds of work whose answer did not change). The
 each derived value beside the stat signature (path, size, mtime, inode) of every file it was
 derived from, in ``.evidence/cache/memo-<namespace>.json``; a value is reused only while
 every one of those files still has the same signature, so editing any input recomputes it.
+The signature includes the inode change time, which no write can leave as it was (setting a
+file's mtime back changes its ctime): an edit that keeps the size and restores the mtime is
+still seen.
 
 Two rules keep it honest, the ones git uses for its index:
 
@@ -41,7 +44,7 @@ from evidence.core.hashing import write_bytes_atomic
 from evidence.core.project import Project
 
 #: Bump when the layout of stored values changes; older memo files are then ignored.
-MEMO_VERSION = 1
+MEMO_VERSION = 2
 #: A file modified this recently when its value was computed is "racily clean" (see above).
 RACY_SECONDS = 2.0
 
@@ -75,15 +78,15 @@ def steady_scope() -> int | None:
 
 
 def signature(paths: Iterable[Path | str]) -> Signature:
-    """[path, size, mtime_ns, inode] of every path (``None`` fields for a missing one)."""
+    """[path, size, mtime_ns, inode, ctime_ns] of every path (``None`` fields for a missing one)."""
     found: Signature = []
     for path in paths:
         try:
             st = os.stat(path)
         except (FileNotFoundError, NotADirectoryError):
-            found.append([str(path), None, None, None])
+            found.append([str(path), None, None, None, None])
             continue
-        found.append([str(path), st.st_size, st.st_mtime_ns, st.st_ino])
+        found.append([str(path), st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns])
     return found
 
 
@@ -200,6 +203,18 @@ def save_all() -> None:
 atexit.register(save_all)
 
 
+def input_paths() -> set[str]:
+    """Every input file of every value memoised in this process's memos: what the task
+    builders read (:mod:`evidence.core.upindex` watches them)."""
+    found: set[str] = set()
+    for memo in _REGISTRY.values():
+        for stored in (*memo._load().values(), *memo._volatile.values()):
+            for entry in stored.get("inputs", []) if isinstance(stored, dict) else []:
+                if isinstance(entry, list) and entry and isinstance(entry[0], str):
+                    found.add(entry[0])
+    return found
+
+
 def of(project: Project, namespace: str) -> Memo:
     """The memo ``namespace`` of ``project`` (one object per process; written back by
     :func:`save_all`)."""
@@ -223,13 +238,13 @@ def validated(project: Project, path: Path, schema_name: str, parse: Callable[[]
     return copy.deepcopy(value)
 
 
-def digest(project: Project, path: Path) -> str:
+def digest(project: Project, path: Path, namespace: str = "digests") -> str:
     """:func:`evidence.core.hashing.digest_file` of ``path``, memoised by the file's stat signature
-    (size, mtime, inode; racily clean files are hashed again), as git's index and DVC's state
+    (size, mtime, inode, ctime; racily clean files are hashed again), as git's index and DVC's state
     database do: the disclosure audit checks every figure's inputs on every rebuild."""
     from evidence.core.hashing import digest_file
 
-    value: str = of(project, "digests").get(str(path), lambda: [path], lambda: digest_file(path))
+    value: str = of(project, namespace).get(str(path), lambda: [path], lambda: digest_file(path))
     return value
 
 

@@ -12,4 +12,6 @@ claimstex   claims.tex: every claim as LaTeX macros, disclosures bound to the va
 latex       the LaTeX paper: paper/*.tex staged with the build's outputs and compiled to PDF
 manifest    MANIFEST.json: written only over what the build wrote, checked before shipping
 assemble    the steps of delivery and build/deliver/
+layout      where the paper step reads and writes
+summary     the one-screen summary printed on every `doit deliver`
 """

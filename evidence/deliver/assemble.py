@@ -37,6 +37,7 @@ from evidence.core.project import Project
 from evidence.core.schema import validate
 from evidence.deliver import claims as claims_module
 from evidence.deliver import reconcile
+from evidence.deliver.layout import paper_sources
 
 HAND_TYPED = "hand_typed"
 
@@ -85,18 +86,6 @@ def documents(project: Project, evidence: Mapping[str, Any]) -> list[Path]:
     config = evidence.get("reconcile", {})
     include = tuple(config.get("include", reconcile.DEFAULT_INCLUDE))
     return reconcile.collect_documents(project.root, include, tuple(config.get("exclude", ())))
-
-
-def paper_outputs(project: Project) -> list[Path]:
-    """What the paper step writes: ``<stem>.md`` and ``.html`` per Markdown source, and claims.tex."""
-    out = deliver_dir(project)
-    pages = [out / f"{s.name.removesuffix('.md.j2')}.{ext}" for s in paper_sources(project)
-             if s.name.endswith(".md.j2") for ext in ("html", "md")]
-    return [*pages, out / "claims.tex"]
-
-
-def paper_sources(project: Project) -> list[Path]:
-    return sorted(project.paper_dir.glob("*.j2")) if project.paper_dir.is_dir() else []
 
 
 def hand_typed_numbers(project: Project, waivers: list[reconcile.Waiver],
@@ -416,15 +405,6 @@ def package_action(project_root: str) -> None:
     print(f"package: {project.relative(out)}/ ({len(files)} files) and its MANIFEST.json")
 
 
-def summary_action(project_root: str) -> None:
-    """Print the one-screen summary of the deliverable (on every ``doit deliver``)."""
-    project = Project.at(project_root)
-    try:
-        print(summary(project))
-    except (OSError, ValueError, KeyError) as error:
-        raise EvidenceError(f"cannot summarise {project.relative(deliver_dir(project))}: {error}") from None
-
-
 def assembled_files(project: Project) -> dict[Path, Path]:
     """Report -> its copy in the deliverable folder."""
     from evidence.deliver.ledger import compute_dir
@@ -449,42 +429,3 @@ def assemble(project: Project) -> Path:
         shutil.copy2(source, target)
         record_outputs(project.root, [target])
     return deliver_dir(project)
-
-
-def summary(project: Project) -> str:
-    """The one-screen summary of a delivery."""
-    resolved = _read_output(project, claims_module.claims_path(project))
-    disclosures = _read_output(project, project.disclosures_dir / "disclosures.json")["findings"]
-    reconciled = _read_output(project, project.reconcile_dir / "report.json")
-    lines = ["", "=" * 72, f"DELIVERED: {resolved.get('title', '')}", "=" * 72]
-    supported = [c for c in resolved["claims"] if c["supported"]]
-    lines.append(f"claims: {len(supported)}/{len(resolved['claims'])} supported by their evidence")
-    for claim in resolved["claims"]:
-        mark = "ok " if claim["supported"] else "NOT"
-        label = f" [{claim['classification']}]" if claim["classification"] else ""
-        n_disc = sum(d.get("scope") == "claim" and claim["id"] in d.get("claims", [])
-                     for d in disclosures)
-        lines.append(f"  {mark} {claim['id']}: {claim['formatted']} {claim['ci_formatted']}{label}"
-                     f"{f'  ({n_disc} disclosure(s))' if n_disc else ''}")
-    counts: dict[str, int] = {}
-    for d in disclosures:
-        counts[d["severity"]] = counts.get(d["severity"], 0) + 1
-    lines.append("disclosures: " + (", ".join(f"{counts[s]} {s}" for s in ("serious", "warning", "info")
-                                              if s in counts) or "none")
-                 + f" -> {project.relative(deliver_dir(project) / 'DISCLOSURES.md')}")
-    lines.append(f"drift: {len(reconciled['drift'])} number(s); waived: {len(reconciled['waived'])}; "
-                 f"matching statements in documents: {len(reconciled['matches'])}")
-    written = (*paper_outputs(project), *sorted(deliver_dir(project).glob("*.pdf")))
-    papers = [project.relative(p) for p in written if p.is_file()]
-    lines.append(f"paper: {', '.join(papers)}; manifest: "
-                 f"{project.relative(deliver_dir(project) / 'MANIFEST.json')}")
-    compute = deliver_dir(project) / "compute.json"
-    if compute.is_file():
-        from evidence.deliver.ledger import cost_text, hours_text
-
-        doc = _read_output(project, compute)
-        total = doc["total"]
-        lines.append(f"compute: {total['runs']} runs, {hours_text(doc, total['device_hours'])}, "
-                     f"cost {cost_text(total['cost'])} -> {project.relative(compute.with_suffix('.md'))}; "
-                     "provenance: prov.json, ro-crate-metadata.json")
-    return "\n".join(lines)

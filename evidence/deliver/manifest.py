@@ -11,6 +11,7 @@ named. The manifest also records the git state of the inputs the deliverable was
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,15 @@ MANIFEST = "MANIFEST.json"
 
 
 def deliverable_files(out: Path) -> list[Path]:
-    return [p for p in sorted(out.rglob("*")) if p.is_file() and p.name != MANIFEST]
+    """Every file of the deliverable but its manifest, in path order (``os.walk`` and string
+    sorting: ``rglob`` with a stat and a ``Path`` comparison per file cost 0.19 s at 1,000 runs)."""
+    found: list[str] = []
+    for folder, dirs, files in os.walk(out):
+        dirs.sort()
+        found += [os.path.join(folder, name) for name in files]
+    top = os.path.join(str(out), MANIFEST)
+    return [Path(p) for p in sorted(found, key=lambda p: p.split(os.sep)) if p != top
+            and os.path.isfile(p)]
 
 
 def source_state(project: Project) -> dict[str, Any]:
@@ -83,8 +92,20 @@ def write_manifest(project: Project, out: Path) -> dict[str, Any]:
     return doc
 
 
-def manifest_problems(out: Path) -> list[str]:
-    """Every file of the deliverable ``out`` that differs from its MANIFEST.json, by name."""
+def manifest_problems(out: Path, trusted_stat: Project | None = None) -> list[str]:
+    """Every file of the deliverable ``out`` that differs from its MANIFEST.json, by name.
+
+    Every file is hashed, unless ``trusted_stat`` names the project whose stat-keyed digest memo
+    may answer for a file whose size, mtime, inode and ctime are unchanged since it was hashed
+    (:func:`evidence.core.memo.digest`): the deliver chain's uptodate check, which runs on every
+    no-op. ``doit fsck`` and ``evidence repro`` hash every byte.
+    """
+    def digest(file: Path) -> str:
+        if trusted_stat is None:
+            return digest_file(file)
+        from evidence.core import memo
+
+        return memo.digest(trusted_stat, file, namespace="deliverable-digests")
     path = out / MANIFEST
     try:
         manifest = json.loads(path.read_text("utf-8"))
@@ -99,7 +120,7 @@ def manifest_problems(out: Path) -> list[str]:
         file = present.get(name)
         if file is None:
             problems.append(f"{name} is listed in {MANIFEST} but missing")
-        elif file.stat().st_size != entry.get("size") or digest_file(file) != entry.get("digest"):
+        elif file.stat().st_size != entry.get("size") or digest(file) != entry.get("digest"):
             problems.append(f"{name} differs from its digest in {MANIFEST}")
     problems += [f"{name} is not listed in {MANIFEST}" for name in sorted(set(present) - set(listed))]
     return problems

@@ -1,10 +1,12 @@
 """Layer 7: doit task builders, the only package that imports doit.
 
-base       DOIT_CONFIG, the user-error decorators shared by every builder
+base       DOIT_CONFIG, the user-error decorator shared by every builder
+actions    engine steps as doit actions (an EvidenceError fails the task in one line)
 train      train and fsck tasks
 artifacts  figure and table tasks
 verify     the verify task
 deliver    the deliver tasks
 info       `doit info` in this process (for `evidence why`)
 standard   the standard task set for a one-line dodo.py
+quick      the no-op fast path: records the up-to-date index, builds the task list from it
 """

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from evidence.core.codedeps import code_stamp
 from evidence.core.project import Project
 from evidence.present import artifacts as figures
-from evidence.tasks.base import TaskDict, task_action, user_errors
+from evidence.tasks.actions import task_action
+from evidence.tasks.base import TaskDict, user_errors
 
 
 @task_action
@@ -46,8 +48,9 @@ def render_action(project_root: str, artifact: str, name: str) -> None:
 
 def artifact_tasks(project: Project, artifact: str) -> Iterator[TaskDict]:
     """The two subtasks of every figure (or table) of the project."""
-    source_code = [str(p) for p in figures.step_code("source_data")]
-    render_code = [str(p) for p in figures.step_code(artifact)]
+    # one stamp file each for the engine code of the two steps (evidence.core.codedeps)
+    source_code = [code_stamp(project, figures.SOURCE_MODULE)]
+    render_code = [code_stamp(project, figures.RENDER_MODULE)]
     for art in figures.discover(project, artifact):
         args = [str(project.root), artifact, art.name]
         spec = str(art.spec_path)

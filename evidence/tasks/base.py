@@ -6,8 +6,9 @@ The engine below this package knows nothing of doit; its steps raise
 * bad input found while tasks are *built* (a malformed experiment file, say) becomes doit's
   ``InvalidTask`` (:func:`user_errors`), which doit prints as one ``ERROR:`` line and exits with
   3 before any task runs;
-* a step that fails while it *runs* becomes ``TaskFailed`` (:func:`task_action`): one line, the
-  task fails, doit exits 1. One decorator instead of a try/except in every action.
+* a step that fails while it *runs* becomes ``TaskFailed``: one line, the
+  task fails, doit exits 1 (:func:`evidence.tasks.actions.task_action`). One decorator instead
+  of a try/except in every action.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Callable, Iterator
 from functools import wraps
 from typing import Any, TypeVar
 
-from doit.exceptions import InvalidTask, TaskFailed
+from doit.exceptions import InvalidTask
 
 from evidence.core.errors import EvidenceError
 from evidence.core.memo import steady
@@ -27,9 +28,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def doit_config(project: Project, default_tasks: list[str] | None = None) -> dict[str, Any]:
-    """DOIT_CONFIG for a project: sqlite3 backend (safe with parallel doit processes)."""
+    """DOIT_CONFIG for a project: sqlite3 backend (safe with parallel doit processes), and the
+    console reporter that records the up-to-date index after a no-op (:mod:`evidence.tasks.quick`)."""
+    from evidence.tasks.quick import index_reporter
+
     project.state_dir.mkdir(parents=True, exist_ok=True)
     return {
+        "reporter": index_reporter(project),
         "backend": "sqlite3",
         "dep_file": str(project.state_dir / "doit.sqlite3"),
         "default_tasks": default_tasks or ["train"],
@@ -53,22 +58,6 @@ def user_errors(builder: F) -> F:
             raise InvalidTask(str(error)) from None
 
     return wrapper  # type: ignore[return-value]
-
-
-def task_action(step: Callable[..., Any]) -> Callable[..., TaskFailed | None]:
-    """doit action around an engine step: an :class:`EvidenceError` fails the task with its one
-    line (the error's own ``format()``, with its hint), anything else propagates as a bug."""
-
-    @wraps(step)
-    def action(*args: Any) -> TaskFailed | None:
-        try:
-            step(*args)
-        except EvidenceError as error:
-            return TaskFailed(error.format())
-        return None
-
-    return action
-
 
 
 def guard_outputs(project: Project, task: TaskDict) -> TaskDict:

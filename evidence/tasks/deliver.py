@@ -1,7 +1,7 @@
 """doit tasks of delivery: claims -> reconcile -> disclose -> compute -> paper -> exports -> package.
 
 Each step is an engine function in :mod:`evidence.deliver` that raises on failure; here it gets
-its doit wrapper (:func:`~evidence.tasks.base.task_action`) and its dependencies: the files it
+its doit wrapper (:func:`~evidence.tasks.actions.task_action`) and its dependencies: the files it
 reads, and its code, derived from the imports of the module that defines it
 (:mod:`evidence.core.codedeps`), so editing any code a step runs makes exactly that step stale.
 """
@@ -12,20 +12,23 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from evidence.core.codedeps import code_deps, module_of
+from evidence.core.codedeps import code_stamp, module_of
 from evidence.core.errors import BadInputError, EvidenceError
 from evidence.core.project import Project
 from evidence.deliver import assemble as steps
 from evidence.deliver import claims
+from evidence.deliver.layout import paper_outputs, paper_sources
 from evidence.deliver.reconcile import read_document
-from evidence.tasks.base import TaskDict, task_action, user_errors
+from evidence.deliver.summary import summary_action
+from evidence.tasks.actions import task_action
+from evidence.tasks.base import TaskDict, user_errors
 
 
 def step(action: Callable[[str], None], project: Project) -> TaskDict:
     """The ``actions`` of a deliver step and, under ``code``, the engine files its action runs
     (:func:`task_deliver` merges them into ``file_dep``)."""
     return {"actions": [(task_action(action), [str(project.root)])],
-            "code": code_deps(module_of(action))}
+            "code": [code_stamp(project, module_of(action))]}
 
 
 def run_files_fingerprint(project: Project) -> str:
@@ -76,13 +79,14 @@ class PricesUnchanged:
 class DeliverableIntact:
     """doit uptodate check: build/deliver/ is what its MANIFEST.json certifies, file by file."""
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, project: Project, out: Path) -> None:
+        self.project = project
         self.out = out
 
     def __call__(self) -> bool:
         from evidence.deliver.manifest import manifest_problems
 
-        problems = manifest_problems(self.out)
+        problems = manifest_problems(self.out, trusted_stat=self.project)
         for problem in problems if (self.out / "MANIFEST.json").is_file() else []:
             print(f"CHANGED {problem}")
         return not problems
@@ -157,7 +161,7 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
     evidence = claims.load_evidence(project)
     claims_file = str(claims.claims_path(project))
     docs = [str(p) for p in steps.documents(project, evidence)]
-    sources = [str(p) for p in steps.paper_sources(project)]
+    sources = [str(p) for p in paper_sources(project)]
     for path in {*docs, *sources}:  # a document that is not UTF-8 is bad input: exit 3, one line
         read_document(Path(path))
     presentation = [str(p) for p in presentation_files(project)]
@@ -198,7 +202,7 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            # The compute statement covers every declared run, so delivering trains them all.
            "task_dep": ["train"],
            "targets": [compute_file, str(project.compute_dir / "compute.md")], "verbosity": 2}
-    papers = [str(p) for p in steps.paper_outputs(project)]
+    papers = [str(p) for p in paper_outputs(project)]
     from evidence.deliver import latex
 
     pdfs = [str(p) for p in latex.pdf_targets(project)] if latex.toolchain() else []
@@ -226,9 +230,9 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
                         "deliver:exports", "deliver:pdf"],
            # every file of the deliverable as its manifest says, else the package step runs and
            # refuses (naming the file) to certify what the build did not write
-           "uptodate": [DeliverableIntact(out)],
+           "uptodate": [DeliverableIntact(project, out)],
            "targets": [str(out / "MANIFEST.json"), *map(str, steps.assembled_files(project).values())],
            "verbosity": 2}
     yield {"name": "summary", "doc": "print the one-screen summary of the deliverable",
-           **step(steps.summary_action, project), "task_dep": ["deliver:package"],
+           **step(summary_action, project), "task_dep": ["deliver:package"],
            "uptodate": [False], "verbosity": 2}

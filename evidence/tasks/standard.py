@@ -5,43 +5,63 @@
 thin function with a docstring (doit shows it in ``doit list``) that calls the engine's
 builder. A project that wants fewer or other tasks defines its own ``task_*`` functions
 with the same builders instead.
+
+When nothing changed since a call that found every task up to date, each creator yields the
+tasks recorded in the project's up-to-date index instead (:mod:`evidence.tasks.quick`); the
+builders, and the engine modules they import, are then not even imported.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 from evidence.core.project import Project
-from evidence.tasks import artifacts as figure_tasks
-from evidence.tasks import deliver, train
-from evidence.tasks import verify as verify_tasks
-from evidence.tasks.base import guarded
+from evidence.tasks import quick
 
 Builder = Callable[[Project], Any]
 
-STANDARD: tuple[tuple[str, Builder, str], ...] = (
-    ("train", train.task_train, "Train every run that is not already sealed in runs/."),
-    ("fsck", train.task_fsck, "Re-hash every sealed run; name each file whose digest differs."),
-    ("figures", guarded(figure_tasks.task_figures),
+#: (task name, "module:builder", whether its targets are tamper-evident, doc)
+STANDARD: tuple[tuple[str, str, bool, str], ...] = (
+    ("train", "evidence.tasks.train:task_train", False,
+     "Train every run that is not already sealed in runs/."),
+    ("fsck", "evidence.tasks.train:task_fsck", False,
+     "Re-hash every sealed run; name each file whose digest differs."),
+    ("figures", "evidence.tasks.artifacts:task_figures", True,
      "results.json -> source_data.csv -> figure + provenance sidecar, for figures/<name>/."),
-    ("tables", guarded(figure_tasks.task_tables),
+    ("tables", "evidence.tasks.artifacts:task_tables", True,
      "results.json -> source_data.csv -> table.md/.tex + provenance sidecar, for tables/<name>/."),
-    ("verify", guarded(verify_tasks.task_verify),
+    ("verify", "evidence.tasks.verify:task_verify", True,
      "Classify every comparison of comparisons.toml: effect, noise, insufficient evidence or bug."),
-    ("deliver", guarded(deliver.task_deliver),
+    ("deliver", "evidence.tasks.deliver:task_deliver", True,
      "Claims, reconcile, disclosure gate and paper -> build/deliver/."),
 )
+
+
+def builder_of(reference: str, guard: bool) -> Builder:
+    """The builder named ``module:function``, with tamper-evident targets if ``guard``."""
+    module, name = reference.split(":")
+    builder: Builder = getattr(importlib.import_module(module), name)
+    if guard:
+        from evidence.tasks.base import guarded
+
+        builder = guarded(builder)
+    return builder
 
 
 def standard_tasks(project: Project) -> dict[str, Callable[[], Any]]:
     """``{"task_<name>": creator}`` for every standard task of ``project``."""
 
-    def creator(builder: Builder, doc: str) -> Callable[[], Any]:
+    def creator(name: str, reference: str, guard: bool, doc: str) -> Callable[[], Any]:
         def task() -> Any:
-            return builder(project)
+            quick.BUILT.add(name)
+            recorded = quick.fast_graph(project)
+            if recorded is not None:
+                return quick.recorded_tasks(recorded, name)
+            return builder_of(reference, guard)(project)
 
         task.__doc__ = doc
         return task
 
-    return {f"task_{name}": creator(builder, doc) for name, builder, doc in STANDARD}
+    return {f"task_{entry[0]}": creator(*entry) for entry in STANDARD}

@@ -20,7 +20,8 @@ from evidence.core.project import Project
 from evidence.core.settings import load_settings
 from evidence.experiments.spec import RunSpec, expand_all
 from evidence.store.runs import RunStore, run_id_for
-from evidence.tasks.base import TaskDict, task_action, user_errors
+from evidence.tasks.actions import task_action
+from evidence.tasks.base import TaskDict, user_errors
 
 
 def spec_file(project: Project, spec: RunSpec) -> Path:

@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from evidence.core.codedeps import ENGINE_DIR, code_deps
+from evidence.core.codedeps import ENGINE_DIR, code_stamp
 from evidence.core.errors import BadInputError, EvidenceError
 from evidence.core.project import Project
 from evidence.experiments.select import results_paths, select
-from evidence.tasks.base import TaskDict, task_action, user_errors
+from evidence.tasks.actions import task_action
+from evidence.tasks.base import TaskDict, user_errors
 from evidence.verify.comparisons import COMPARISONS_FILE, VerifyConfig, comparisons_path, load_config
 
 #: The module that builds the report; its engine imports are derived (evidence.core.codedeps).
@@ -53,7 +54,7 @@ def print_summary(project_root: str) -> None:
 def _deps(project: Project, config: VerifyConfig) -> list[str]:
     paths = {p for named in config.named()
              for p in results_paths(project, select(project, named.selection, source=config.source))}
-    return [str(comparisons_path(project)), *sorted(paths), *code_deps(REPORT_MODULE),
+    return [str(comparisons_path(project)), *sorted(paths), code_stamp(project, REPORT_MODULE),
             *(str(ENGINE_DIR / "schemas" / name) for name in SCHEMAS)]
 
 

@@ -1,0 +1,245 @@
+"""The project-level up-to-date index: "nothing changed" answered by one pass of stats.
+
+Why it exists: a no-op ``doit deliver`` used to rebuild every task (expand the experiments,
+survey the store, select every figure's runs, read every sidecar) and then ask each task
+whether it is up to date (stat its file dependencies, compare its targets with their recorded
+digests, check the deliverable against its manifest): at 10,000 runs that was 2.6x what plain
+doit needs for a graph of the same size. Yet on a no-op the answer to all of it is that nothing
+changed.
+
+So when a doit call finds *every* task of the project up to date (a true no-op: nothing ran but
+the tasks that run on every call), it records the index: the stat signature (size, mtime,
+inode, ctime) of every file and folder any task could have read, and the task graph's shape.
+The next call stats those paths, and if every signature is what was recorded, builds the task
+list from the index instead of from the project (:mod:`evidence.tasks.quick`): the same tasks,
+each up to date, without per-task work. Any difference, anywhere, and the call takes the full
+path, which records a new index once it finds everything up to date again.
+
+What the index watches (:func:`watched_paths`), so that no input can change unseen:
+
+* every ``file_dep`` and every target of every task;
+* every input file of every value the builders memoised (:mod:`evidence.core.memo`: experiment
+  files, trainer sources, data files, specs and sidecars);
+* the whole run store, the whole ``build/`` folder, and the project's source folders
+  (experiments, figures, tables, trainers, paper), file by file;
+* every folder above any of those, up to the project root, and the root's own files (a file
+  added or removed changes its folder's signature);
+* the engine's own source files, git's ``HEAD``, index and refs (uncommitted inputs are
+  disclosed), and doit's database (``doit forget`` changes it);
+* and, outside the file system, what the task graph also depends on: ``EVIDENCE_*``,
+  ``PYTHONPATH`` and ``PATH`` (a TeX toolchain appearing), the interpreter, and the date (which
+  prices are stale).
+
+Two of git's index rules keep it honest: a path modified within :data:`RACY_SECONDS` of the
+recording is "racily clean" and the index is not recorded (the next no-op records it), and the
+index is only a cache: unreadable, from another version, or deleted, it is simply not used.
+``EVIDENCE_INDEX=0`` turns it off; ``EVIDENCE_INDEX_TRACE=1`` prints, on stderr, whether the
+index answered and if not, why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import time
+from array import array
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evidence.core.hashing import digest_bytes, write_bytes_atomic
+from evidence.core.project import Project
+
+INDEX_VERSION = 1
+#: See :data:`evidence.core.memo.RACY_SECONDS`.
+RACY_SECONDS = 2.0
+#: Folders of a project that are read whole (a new file in one may be a new input).
+SOURCE_FOLDERS = ("experiments", "figures", "tables", "trainers", "paper")
+#: Never watched: engine state (but for doit's database), git's objects, byte code.
+SKIPPED_NAMES = frozenset({".git", ".evidence", "__pycache__"})
+
+#: Variables that change how the index is used, not what the graph is.
+NOT_SURROUNDINGS = ("EVIDENCE_INDEX", "EVIDENCE_INDEX_TRACE", "EVIDENCE_PROGRESS")
+
+Stat = list[int] | None
+
+
+def enabled() -> bool:
+    return os.environ.get("EVIDENCE_INDEX", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def index_file(project: Project) -> Path:
+    return project.state_dir / "upindex.json"
+
+
+def doit_database(project: Project) -> Path:
+    return project.state_dir / "doit.sqlite3"
+
+
+def stat_of(path: str) -> Stat:
+    """[size, mtime_ns, inode, ctime_ns] of ``path``, None when it does not exist."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
+
+
+def surroundings(project: Project) -> dict[str, Any]:
+    """What the task graph depends on besides files (see the module docstring)."""
+    env = {k: v for k, v in os.environ.items()
+           if (k.startswith("EVIDENCE_") and k not in NOT_SURROUNDINGS) or k in ("PYTHONPATH", "PATH")}
+    return {"env": dict(sorted(env.items())), "python": sys.executable, "version": sys.version,
+            "day": datetime.now(UTC).date().isoformat(), "root": str(project.root)}
+
+
+def _walk(folder: str, into: set[str]) -> None:
+    """Every folder and file under ``folder`` (skipping :data:`SKIPPED_NAMES`)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    into.add(folder)
+    for entry in entries:
+        if entry.name in SKIPPED_NAMES:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            _walk(entry.path, into)
+        else:
+            into.add(entry.path)
+
+
+def _git_files(root: Path) -> list[str]:
+    """HEAD, the index, the ref HEAD names and packed-refs of the repository holding ``root``."""
+    for folder in (root, *root.parents):
+        git = folder / ".git"
+        if git.exists():
+            break
+    else:
+        return []
+    if git.is_file():  # a worktree or submodule: ".git" names the real folder
+        text = git.read_text("utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            git = (folder / text.split(":", 1)[1].strip()).resolve()
+    paths = [git / "HEAD", git / "index", git / "packed-refs"]
+    try:
+        head = (git / "HEAD").read_text("utf-8").strip()
+    except OSError:
+        head = ""
+    if head.startswith("ref:"):
+        paths.append(git / head.split(":", 1)[1].strip())
+    return [str(p) for p in paths]
+
+
+def watched_paths(project: Project, declared: Iterable[str]) -> list[str]:
+    """Every path the index watches (see the module docstring), sorted."""
+    from evidence.core import memo
+
+    root = str(project.root)
+    found: set[str] = set()
+    for folder in (project.runs_dir, project.build_dir,
+                   *(project.root / name for name in SOURCE_FOLDERS)):
+        _walk(str(folder), found)
+    found.update(os.path.abspath(p) for p in declared)
+    found.update(os.path.abspath(p) for p in memo.input_paths())
+    with os.scandir(root) as entries:
+        found.update(e.path for e in entries if e.name not in SKIPPED_NAMES and not e.is_dir())
+    engine = Path(__file__).resolve().parents[1]
+    for here, dirs, files in os.walk(engine):
+        dirs[:] = [d for d in dirs if d not in SKIPPED_NAMES]
+        found.update(os.path.join(here, name) for name in files if name.endswith(".py"))
+    for path in list(found):  # every folder above a watched path, up to the root
+        if SKIPPED_NAMES.intersection(path[len(root):].split(os.sep)):
+            continue  # engine state (a memo's data cache, say): its folder changes on every call
+        parent = os.path.dirname(path)
+        while parent.startswith(root) and parent not in found:
+            found.add(parent)
+            parent = os.path.dirname(parent)
+    found.add(root)
+    # git's refs and index, not its folder (every `git status` creates and removes a lock in it)
+    found.update(_git_files(project.root))
+    found.discard(str(doit_database(project)))
+    return sorted(found)
+
+
+def stat_table(paths: list[str]) -> tuple[str, int]:
+    """The digest of ``paths``' signatures (a missing path is -1s) and the newest mtime or
+    ctime among them: what the index compares, and what the racy rule looks at."""
+    values: list[int] = []
+    newest = 0
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            values += (-1, -1, -1, -1)
+            continue
+        values += (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+        newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+    return digest_bytes(array("q", values).tobytes()), newest
+
+
+def record(project: Project, paths: list[str], tasks: list[dict[str, Any]],
+           table: str | None = None) -> bool:
+    """Write the index: the digest of ``paths``' signatures (taken now unless ``table`` is
+    given), the graph, the surroundings. Not written (False) when a path is racily clean."""
+    if table is None:
+        table, newest = stat_table(paths)
+        if newest >= time.time_ns() - int(RACY_SECONDS * 1e9):
+            discard(project)
+            return False
+    doc = {"version": INDEX_VERSION, "surroundings": surroundings(project),
+           "database": stat_of(str(doit_database(project))), "table": table,
+           "paths": "\n".join(paths), "tasks": tasks}
+    try:
+        index_file(project).parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(index_file(project), json.dumps(doc, separators=(",", ":")).encode("utf-8"))
+    except (OSError, TypeError, ValueError):
+        discard(project)
+        return False
+    return True
+
+
+class Fresh:
+    """A recorded index that still describes the project: its graph, and what to re-record it with."""
+
+    def __init__(self, doc: dict[str, Any], paths: list[str]) -> None:
+        self.tasks: list[dict[str, Any]] = doc["tasks"]
+        self.table: str = doc["table"]
+        self.paths = paths
+
+
+def fresh(project: Project) -> Fresh | None:
+    """The index, if every watched path and the surroundings are as recorded; else None."""
+    return check(project)[0]
+
+
+def check(project: Project) -> tuple[Fresh | None, str]:
+    """:func:`fresh`, and in words why the index cannot answer (for ``EVIDENCE_INDEX_TRACE``)."""
+    if not enabled():
+        return None, "turned off (EVIDENCE_INDEX=0)"
+    try:
+        doc = json.loads(index_file(project).read_bytes())
+    except (OSError, ValueError):
+        return None, "no index recorded yet (one is recorded after a call that finds everything up to date)"
+    if not isinstance(doc, dict) or doc.get("version") != INDEX_VERSION:
+        return None, "the index is from another version"
+    recorded, now = doc.get("surroundings") or {}, surroundings(project)
+    changed = sorted(k for k in {*recorded, *now} if recorded.get(k) != now.get(k))
+    if changed:
+        return None, f"changed since the index was recorded: {', '.join(changed)}"
+    if doc.get("database") != stat_of(str(doit_database(project))):
+        return None, "doit's database changed (doit forget, ignore, or another doit call)"
+    if not isinstance(doc.get("paths"), str) or not isinstance(doc.get("tasks"), list):
+        return None, "the index is unreadable"
+    paths = doc["paths"].split("\n")
+    if stat_table(paths)[0] != doc.get("table"):
+        return None, f"a file or folder changed (one of {len(paths)} watched)"
+    return Fresh(doc, paths), f"nothing changed ({len(paths)} paths watched): tasks from the index"
+
+
+def discard(project: Project) -> None:
+    with contextlib.suppress(OSError):
+        index_file(project).unlink(missing_ok=True)
