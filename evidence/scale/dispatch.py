@@ -8,7 +8,9 @@ into ``runs/`` exactly as a local one, and a job that dies or is preempted resum
 checkpoints that folder holds. The executor is chosen by ``evidence.toml``'s ``[dispatch]``
 table or ``EVIDENCE_EXECUTOR`` (see :mod:`evidence.core.settings` and docs/scale-out.md):
 
-* ``local`` (default): a subprocess of the doit worker, as before;
+* ``local`` (default): a child of the warm worker (:mod:`evidence.scale.warm`), a process forked
+  with torch already imported, for a single-process run; a subprocess of the doit worker for a
+  torchrun world, or with ``warm_worker = false``;
 * ``submitit-local``: submitit's LocalExecutor (real subprocesses with submitit's job files,
   logs and requeue protocol; the way to test cluster dispatch on one machine);
 * ``slurm``: a Slurm job through submitit's SlurmExecutor.
@@ -43,6 +45,7 @@ from evidence.core.hashing import write_json_atomic
 from evidence.core.project import Project
 from evidence.core.settings import Settings, load_settings
 from evidence.numerics import profile as numerics_profile
+from evidence.scale import warm
 from evidence.train import devices
 
 #: Environment variables a job must see as the submitting process does.
@@ -301,7 +304,8 @@ def dispatch(project_root: str, spec_json: dict[str, Any], key: str, force: bool
     if world_size > 1:
         env["OMP_NUM_THREADS"] = str(threads)  # what torchrun would otherwise set to 1, loudly
     # the numerics profile must be in the environment before the run's process imports torch
-    env.update(numerics_profile.environment(identity.get("numerics"), identity.get("device", "cpu")))
+    profile_env = numerics_profile.environment(identity.get("numerics"), identity.get("device", "cpu"))
+    env.update(profile_env)
     if settings.executor == "slurm":  # the scheduler places the job; nothing to share out here
         code, detail = run_submitit(project, settings, command, env, label, world_size, threads, cuda)
         return outcome_of(label, code, outcome) if not detail else f"{label}: {detail}"
@@ -313,9 +317,15 @@ def dispatch(project_root: str, spec_json: dict[str, Any], key: str, force: bool
                                                 file=sys.stderr, flush=True)) as allocation:
         env.update(allocation.env())
         if settings.executor == "local":
-            code = subprocess.call(command, cwd=project.root, env={**os.environ, **env},
-                                   pass_fds=allocation.fds)
-            detail = ""
+            forked: int | None = None
+            if world_size <= 1 and warm.enabled(settings.dispatch.get("warm_worker", True)):
+                forked = warm.run_warm(project, run_arguments(project, spec_path, outcome, force), env,
+                                       profile_env, allocation.fds, outcome)
+            if forked is None:
+                env.update(EVIDENCE_LAUNCH="process", EVIDENCE_LAUNCH_T0=repr(time.time()))
+                forked = subprocess.call(command, cwd=project.root, env={**os.environ, **env},
+                                         pass_fds=allocation.fds)
+            code, detail = forked, ""
         else:
             code, detail = run_submitit(project, settings, command, env, label, world_size, threads,
                                         cuda)

@@ -7,4 +7,5 @@ meter        time, memory peaks and compute of a run (recorded in its provenance
 baseline     a regression's floor: its metrics when predicting the training mean
 distributed  torchrun process groups, one process per device
 devices      device discovery and CPU/GPU slot allocation
+worker       the warm worker: a fork server with torch imported, one child per run
 """

@@ -21,6 +21,7 @@ locks, writes and seals; all ranks agree on every checkpoint and every stop).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -421,7 +422,7 @@ class Execution:
                 "resumes": meta["resumes"], "threads": threads,
                 "source": execution_site(),
                 "compute": meter.run_compute(meta, self.group.describe(), threads),
-                "preset": self.spec.execution.get("preset")}
+                "preset": self.spec.execution.get("preset"), "launch": dict(LAUNCH)}
 
     def _keep_recorded_preset(self) -> None:
         """On resume the work folder's spec.json wins: keep the preset record it was started with."""
@@ -516,6 +517,21 @@ def restart_with_profile(spec: RunSpec, argv: list[str]) -> None:
                   {**os.environ, **lacking})
 
 
+#: How this process was started and what that cost before the runner could start (provenance).
+LAUNCH: dict[str, Any] = {}
+
+
+def launch_record() -> dict[str, Any]:
+    """``how``: ``warm-worker`` (a child forked from :mod:`evidence.train.worker`), ``process``
+    (a fresh interpreter started by the dispatcher) or ``direct`` (started some other way);
+    ``startup_seconds``: from the dispatcher's launch to here (interpreter start-up and imports
+    for a process, the fork for a worker child). The run's ``wall_seconds`` stay its own time."""
+    record: dict[str, Any] = {"how": os.environ.get("EVIDENCE_LAUNCH", "direct")}
+    with contextlib.suppress(KeyError, ValueError):
+        record["startup_seconds"] = round(max(0.0, time.time() - float(os.environ["EVIDENCE_LAUNCH_T0"])), 3)
+    return record
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m evidence.train.runner --project ROOT --spec SPEC.json [--force] [--outcome FILE]``.
 
@@ -523,6 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     worker as exit code 1, and the caller must still tell an interrupted run (resumable) from a
     failed one.
     """
+    LAUNCH.update(launch_record())
     parser = argparse.ArgumentParser(prog="python -m evidence.train.runner")
     parser.add_argument("--project", required=True)
     parser.add_argument("--spec", required=True)

@@ -1,0 +1,213 @@
+"""The client of the warm worker (:mod:`evidence.train.worker`): a run without interpreter start-up.
+
+:func:`run_warm` hands one runner invocation to a worker whose identity matches this run (the
+numerics profile's environment, the interpreter, the engine's code; see :func:`worker_key`),
+starting one if there is none. It sends the request with this process's stdin, stdout and
+stderr (the run prints where a subprocess would) and the device-slot locks, forwards SIGINT
+and SIGTERM to the run's process, and returns its exit code as ``subprocess.call`` would
+(negative for a signal). It returns None when the worker cannot be used (no ``fork`` or Unix
+sockets here, or the worker failed to start): the caller then starts a process as before.
+
+Nothing here imports torch: this runs in the doit process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from evidence.core.hashing import digest_json
+from evidence.core.project import Project
+
+#: Seconds a worker waits for its next run before it exits.
+IDLE_SECONDS = 120.0
+#: Seconds to wait for a new worker to import torch and listen.
+START_SECONDS = 120.0
+#: AF_UNIX socket paths longer than this are not portable (108 bytes on Linux, 104 on macOS).
+MAX_SOCKET_PATH = 100
+
+
+def available() -> bool:
+    return hasattr(os, "fork") and hasattr(socket, "AF_UNIX") and hasattr(socket, "send_fds")
+
+
+def enabled(settings_value: Any = True) -> bool:
+    """The worker is on unless ``EVIDENCE_WARM_WORKER=0`` or evidence.toml's
+    ``[dispatch] warm_worker = false`` turn it off."""
+    env = os.environ.get("EVIDENCE_WARM_WORKER", "").strip().lower()
+    if env in ("0", "false", "no", "off"):
+        return False
+    return bool(settings_value) and available()
+
+
+def worker_key(profile_env: Mapping[str, str]) -> str:
+    """What a worker is fixed to when it imports torch and the engine: the interpreter, the
+    numerics profile's variables (read once, at import), the import path and the engine's code
+    (by each file's stat: an edit starts a new worker; the old one idles out)."""
+    engine = Path(__file__).resolve().parents[1]
+    code = []
+    for folder, dirs, files in os.walk(engine):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(folder, name))
+                code.append([os.path.join(folder, name), st.st_size, st.st_mtime_ns])
+    return digest_json({"python": sys.executable, "profile": dict(sorted(profile_env.items())),
+                        "path": os.environ.get("PYTHONPATH", ""), "code": code})[:20]
+
+
+def socket_path(project: Project, key: str) -> Path:
+    """The worker's socket: in the project's state folder, or the temp folder if that path is
+    too long for a Unix socket."""
+    path = project.state_dir / "worker" / f"{key}.sock"
+    if len(str(path)) > MAX_SOCKET_PATH:  # one worker per project there too
+        mine = digest_json({"project": str(project.root), "key": key})[:20]
+        path = Path(tempfile.gettempdir()) / f"evidence-{os.getuid()}-{mine}.sock"
+    return path
+
+
+def _connect(path: Path) -> socket.socket | None:
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(str(path))
+    except OSError:
+        conn.close()
+        return None
+    return conn
+
+
+def _start(project: Project, path: Path, profile_env: Mapping[str, str]) -> socket.socket | None:
+    """Connect to the worker at ``path``, starting it first if none answers (one starter at a
+    time: parallel doit workers wait on a lock and then connect to the same worker)."""
+    from filelock import FileLock
+
+    conn = _connect(path)
+    if conn is not None:
+        return conn
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(path) + ".lock"):
+        conn = _connect(path)
+        if conn is not None:
+            return conn
+        log = project.state_dir / "worker" / "worker.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "ab") as out:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "evidence.train.worker", "--socket", str(path),
+                 "--idle", str(IDLE_SECONDS)],
+                env={**os.environ, **profile_env}, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                start_new_session=True, cwd=str(project.root))
+        deadline = time.monotonic() + START_SECONDS
+        while time.monotonic() < deadline and process.poll() is None:
+            conn = _connect(path)
+            if conn is not None:
+                return conn
+            time.sleep(0.02)
+    print(f"the warm worker did not start (see {project.relative(log)}); starting the run's own "
+          "process instead", file=sys.stderr, flush=True)
+    return None
+
+
+def _lines(conn: socket.socket) -> Any:
+    """The worker's replies, one JSON object per line."""
+    buffer = b""
+    while True:
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            yield json.loads(line)
+        try:
+            chunk = conn.recv(4096)
+        except InterruptedError:
+            continue
+        if not chunk:
+            return
+        buffer += chunk
+
+
+def run_warm(project: Project, argv: list[str], env: Mapping[str, str], profile_env: Mapping[str, str],
+             pass_fds: list[int], outcome: Path) -> int | None:
+    """Run ``python -m evidence.train.runner <argv>`` in a child of the warm worker; its exit code."""
+    path = socket_path(project, worker_key(profile_env))
+    conn = _start(project, path, profile_env)
+    if conn is None:
+        return None
+    request = {"argv": argv, "env": {**os.environ, **env, "EVIDENCE_LAUNCH_T0": repr(time.time())},
+               "cwd": str(project.root)}
+    with conn:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            socket.send_fds(conn, [json.dumps(request).encode() + b"\n"],
+                            [sys.stdin.fileno() if _has_fd(sys.stdin) else os.open(os.devnull, os.O_RDONLY),
+                             _fd(sys.stdout, 1), _fd(sys.stderr, 2), *pass_fds])
+        except OSError:
+            return None
+        replies = _lines(conn)
+        first = next(replies, None)
+        if not first or "pid" not in first:
+            return None
+        pid = int(first["pid"])
+        with _forwarding_signals(pid):
+            for reply in replies:
+                if "exit" in reply:
+                    return int(reply["exit"])
+        return _after_worker_died(pid, outcome)
+
+
+def _has_fd(stream: Any) -> bool:
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True
+
+
+def _fd(stream: Any, default: int) -> int:
+    """The descriptor behind ``stream`` (doit may have replaced sys.stdout with a capture)."""
+    return stream.fileno() if _has_fd(stream) else default
+
+
+@contextlib.contextmanager
+def _forwarding_signals(pid: int) -> Any:
+    """SIGINT and SIGTERM sent to this process go to the run's process (which checkpoints)."""
+    def forward(signum: int, _frame: Any) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signum)
+
+    previous = {}
+    try:
+        for handled in (signal.SIGINT, signal.SIGTERM):
+            previous[handled] = signal.signal(handled, forward)
+    except ValueError:  # not the main thread: signals stay as they were
+        pass
+    try:
+        yield
+    finally:
+        for handled, handler in previous.items():
+            signal.signal(handled, handler)
+
+
+def _after_worker_died(pid: int, outcome: Path) -> int:
+    """The worker went away before reporting: wait for the run's process, then read what the
+    runner recorded (a run that left no record failed)."""
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        except PermissionError:
+            break
+        time.sleep(0.1)
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        return int(json.loads(outcome.read_text("utf-8"))["exit_code"])
+    return 1
