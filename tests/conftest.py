@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+# Each test project gets its own warm worker; let them go soon after the test, not in two minutes.
+os.environ.setdefault("EVIDENCE_WARM_WORKER_IDLE", "10")
 
 TINY_EXPERIMENT = """
 trainer = "mlp"

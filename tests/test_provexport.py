@@ -133,3 +133,27 @@ def test_inlined_prov_schema_judges_as_the_published_one() -> None:
         assert verdict(_prov_validator(), document) == verdict(published, document), document
     assert not list(_prov_validator().iter_errors(documents[0]))
     assert all(list(_prov_validator().iter_errors(d)) for d in documents[1:])  # each one is invalid
+
+
+def test_incremental_exports_write_what_a_fresh_export_writes(delivered: Path, tmp_path: Path) -> None:
+    """Copies of runs kept and records validated before are not redone, and the bytes are
+    exactly those of an export from nothing; a record that was never valid is still refused."""
+    from evidence.core.project import Project
+    from evidence.deliver.assemble import exports_action
+    from evidence.deliver.provexport import validate_new_records
+
+    project = Project.at(delivered)
+    out = delivered / "build" / "deliver"
+    exports_action(str(delivered))  # everything already copied and validated once
+    again = {name: (out / name).read_bytes() for name in ("prov.json", "ro-crate-metadata.json")}
+    copies = {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*") if p.is_file()}
+    exports_action(str(delivered))
+    assert {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*") if p.is_file()} == copies
+    (project.cache_dir / "prov-validated.json").unlink()
+    subprocess.run(["rm", "-rf", str(out / "runs")], check=True)
+    exports_action(str(delivered))
+    assert {name: (out / name).read_bytes() for name in again} == again
+    document = json.loads(again["prov.json"])
+    document["wasGeneratedBy"]["_:bad"] = {"prov:time": 3}  # a time must be a string
+    with pytest.raises(EvidenceError, match="not valid PROV-JSON"):
+        validate_new_records(project, document)

@@ -116,9 +116,11 @@ def test_an_idle_worker_exits_and_removes_its_socket(tmp_path: Path) -> None:
     assert not path.exists()
 
 
-def test_an_engine_edit_gets_a_new_worker(tmp_path: Path) -> None:
+def test_the_worker_is_keyed_and_its_socket_private(tmp_path: Path) -> None:
     profile = {"OMP_NUM_THREADS": "1"}
     key = warm.worker_key(profile)
     assert key == warm.worker_key(profile)
     assert key != warm.worker_key({"OMP_NUM_THREADS": "2"})
-    assert len(str(warm.socket_path(Project.at(tmp_path / ("x" * 120)), key))) <= warm.MAX_SOCKET_PATH + 40
+    path = warm.socket_path(Project.at(tmp_path / ("x" * 120)), key)
+    assert path is not None and len(str(path)) <= warm.MAX_SOCKET_PATH
+    assert path.parent.stat().st_mode & 0o077 == 0  # private to this user

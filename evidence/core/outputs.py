@@ -132,6 +132,13 @@ def edited_output(root: str | os.PathLike[str], path: str | os.PathLike[str]) ->
     return EditedOutput(target, str(record["digest"]), found)
 
 
+def written_as_recorded(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` has a record and is what the build wrote (one record read)."""
+    base, target = Path(_resolved(str(root))), Path(path)
+    record = _read_record(base, target)
+    return record is not None and target.is_file() and _digest(base, target) == record["digest"]
+
+
 def edited_outputs(root: str | os.PathLike[str],
                    paths: Iterable[str | os.PathLike[str]]) -> list[EditedOutput]:
     return [e for p in paths if (e := edited_output(root, p)) is not None]

@@ -62,7 +62,8 @@ SOURCE_FOLDERS = ("experiments", "figures", "tables", "trainers", "paper")
 SKIPPED_NAMES = frozenset({".git", ".evidence", "__pycache__"})
 
 #: Variables that change how the index is used, not what the graph is.
-NOT_SURROUNDINGS = ("EVIDENCE_INDEX", "EVIDENCE_INDEX_TRACE", "EVIDENCE_PROGRESS")
+NOT_SURROUNDINGS = ("EVIDENCE_INDEX", "EVIDENCE_INDEX_TRACE", "EVIDENCE_PROGRESS", "EVIDENCE_WARM_WORKER",
+                    "EVIDENCE_WARM_WORKER_IDLE")
 
 Stat = list[int] | None
 

@@ -91,7 +91,7 @@ def run_rows(project: Project, cited: Mapping[str, Sequence[str]], current: set[
                      "cost": round(float(compute["device_hours"]) * float(priced[1]["per_hour"]), 8)
                      if priced else None,
                      "currency": priced[1]["currency"] if priced else None,
-                     "early_stopping": early_stopping})
+                     "early_stopping": early_stopping, "startup_seconds": facts.get("startup_seconds")})
     if root.is_dir():
         memo.forget(p.name for p in root.iterdir())
     memo.save()
@@ -107,7 +107,9 @@ def _run_facts(folder: Path) -> dict[str, Any] | None:
     if not isinstance(provenance, Mapping) or not isinstance(spec, Mapping):
         return None
     results = _json(folder / "results.json") or {}
+    launch = provenance.get("launch")
     return {"compute": compute_of(provenance),
+            "startup_seconds": launch.get("startup_seconds") if isinstance(launch, Mapping) else None,
             "spec": {k: spec.get(k) for k in ("experiment", "label", "group")},
             "early_stopping": results.get("early_stopping") if isinstance(results, Mapping) else None}
 
@@ -126,7 +128,12 @@ def _sum(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             "cost": {k: round(v, 8) for k, v in sorted(cost.items())},
             "unpriced_runs": sum(r["cost"] is None for r in rows),
             "not_recorded_runs": sum(not r["recorded"] for r in rows),
-            "max_peak_host_memory_bytes": max(peaks_) if peaks_ else None}
+            "max_peak_host_memory_bytes": max(peaks_) if peaks_ else None,
+            # start-up of the runs' processes, outside wall_seconds and device-hours; runs sealed
+            # before it was recorded are left out of it
+            "startup_seconds": round(sum(float(r["startup_seconds"]) for r in rows
+                                         if r.get("startup_seconds") is not None), 3),
+            "startup_recorded_runs": sum(r.get("startup_seconds") is not None for r in rows)}
 
 
 def _share(part: Mapping[str, Any], whole: Mapping[str, Any]) -> dict[str, float]:
@@ -236,6 +243,9 @@ def statement(doc: Mapping[str, Any]) -> str:
         peak = format_bytes(total["max_peak_host_memory_bytes"])
         parts[-1] += f"; the largest peak host memory of a run was {peak}"
     parts[-1] += "."
+    if total.get("startup_recorded_runs"):
+        parts.append(f"Starting the runs' processes took {duration(total['startup_seconds'])} more "
+                     f"({total['startup_recorded_runs']} runs recorded it), not counted above.")
     if doc["prices"]["used"]:
         prices = "; ".join(f"{k}: {format_money(p['per_hour'], p['currency'])} per {_unit(doc, k)}-hour, "
                            f"checked {p['checked']}, source: {html.escape(str(p['source']), quote=False)}"

@@ -18,6 +18,7 @@ import json
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -29,8 +30,15 @@ from typing import Any
 from evidence.core.hashing import digest_json
 from evidence.core.project import Project
 
-#: Seconds a worker waits for its next run before it exits.
+#: Seconds a worker waits for its next run before it exits (``EVIDENCE_WARM_WORKER_IDLE``).
 IDLE_SECONDS = 120.0
+
+
+def idle_seconds() -> float:
+    try:
+        return max(1.0, float(os.environ.get("EVIDENCE_WARM_WORKER_IDLE", IDLE_SECONDS)))
+    except ValueError:
+        return IDLE_SECONDS
 #: Seconds to wait for a new worker to import torch and listen.
 START_SECONDS = 120.0
 #: AF_UNIX socket paths longer than this are not portable (108 bytes on Linux, 104 on macOS).
@@ -66,14 +74,35 @@ def worker_key(profile_env: Mapping[str, str]) -> str:
                         "path": os.environ.get("PYTHONPATH", ""), "code": code})[:20]
 
 
-def socket_path(project: Project, key: str) -> Path:
-    """The worker's socket: in the project's state folder, or the temp folder if that path is
-    too long for a Unix socket."""
-    path = project.state_dir / "worker" / f"{key}.sock"
-    if len(str(path)) > MAX_SOCKET_PATH:  # one worker per project there too
-        mine = digest_json({"project": str(project.root), "key": key})[:20]
-        path = Path(tempfile.gettempdir()) / f"evidence-{os.getuid()}-{mine}.sock"
-    return path
+def runtime_dir() -> Path | None:
+    """This user's private folder for worker sockets (``$XDG_RUNTIME_DIR`` or the temp folder,
+    ``evidence-<uid>``, mode 0700), or None if it cannot be made private.
+
+    Not the project's folder: a socket there breaks copying the project (``shutil.copytree``,
+    ``cp -r`` and rsync refuse it) and may not fit a socket path's ~100 bytes. Private, because a
+    run's request carries its environment and open files: a socket someone else could have put
+    at a guessable path must never be connected to.
+    """
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    folder = Path(base) / f"evidence-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None
+    return folder
+
+
+def socket_path(project: Project, key: str) -> Path | None:
+    """The socket of this project's worker for ``key`` (one worker per project and identity)."""
+    folder = runtime_dir()
+    if folder is None:
+        return None
+    name = digest_json({"project": str(project.root), "key": key})[:24]
+    path = folder / f"{name}.sock"
+    return path if len(str(path)) <= MAX_SOCKET_PATH else None
 
 
 def _connect(path: Path) -> socket.socket | None:
@@ -94,7 +123,6 @@ def _start(project: Project, path: Path, profile_env: Mapping[str, str]) -> sock
     conn = _connect(path)
     if conn is not None:
         return conn
-    path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path) + ".lock"):
         conn = _connect(path)
         if conn is not None:
@@ -104,7 +132,7 @@ def _start(project: Project, path: Path, profile_env: Mapping[str, str]) -> sock
         with open(log, "ab") as out:
             process = subprocess.Popen(
                 [sys.executable, "-m", "evidence.train.worker", "--socket", str(path),
-                 "--idle", str(IDLE_SECONDS)],
+                 "--idle", str(idle_seconds())],
                 env={**os.environ, **profile_env}, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
                 start_new_session=True, cwd=str(project.root))
         deadline = time.monotonic() + START_SECONDS
@@ -138,6 +166,8 @@ def run_warm(project: Project, argv: list[str], env: Mapping[str, str], profile_
              pass_fds: list[int], outcome: Path) -> int | None:
     """Run ``python -m evidence.train.runner <argv>`` in a child of the warm worker; its exit code."""
     path = socket_path(project, worker_key(profile_env))
+    if path is None:
+        return None
     conn = _start(project, path, profile_env)
     if conn is None:
         return None
