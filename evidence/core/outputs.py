@@ -69,9 +69,15 @@ def _digest(root: Path, path: Path) -> str:
     A namespace of its own: the summary printed on every call checks four outputs, and should not
     load the digests of every run file to do so."""
     from evidence.core import memo
+
+    return memo.digest(_project(str(root)), path, namespace="output-digests")
+
+
+@cache
+def _project(root: str) -> Any:
     from evidence.core.project import Project
 
-    return memo.digest(Project.at(root), path, namespace="output-digests")
+    return Project.at(root)
 
 
 def records_dir(root: str | os.PathLike[str]) -> Path:
@@ -95,7 +101,7 @@ def _read_record(root: Path, path: Path) -> dict[str, Any] | None:
 
 def record_outputs(root: str | os.PathLike[str], paths: Iterable[str | os.PathLike[str]]) -> None:
     """Record the digest of each existing output in ``paths``, as the build just wrote it."""
-    base = Path(root).resolve()
+    base = Path(_resolved(str(root)))
     for item in paths:
         path = Path(item)
         if not path.is_file():
@@ -108,13 +114,13 @@ def record_outputs(root: str | os.PathLike[str], paths: Iterable[str | os.PathLi
 
 def forget_outputs(root: str | os.PathLike[str], paths: Iterable[str | os.PathLike[str]]) -> None:
     """Drop the records of outputs the build removed on purpose."""
-    base = Path(root).resolve()
+    base = Path(_resolved(str(root)))
     for item in paths:
         _record_path(base, Path(item)).unlink(missing_ok=True)
 
 
 def recorded_digest(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> str | None:
-    record = _read_record(Path(root).resolve(), Path(path))
+    record = _read_record(Path(_resolved(str(root))), Path(path))
     return None if record is None else str(record["digest"])
 
 
@@ -130,6 +136,21 @@ def edited_output(root: str | os.PathLike[str], path: str | os.PathLike[str]) ->
     if found == record["digest"]:
         return None
     return EditedOutput(target, str(record["digest"]), found)
+
+
+def recorded_state(root: str | os.PathLike[str],
+                   path: str | os.PathLike[str]) -> tuple[str | None, EditedOutput | None]:
+    """(the digest the build recorded for ``path`` or None, the edit if it differs): one record
+    read, and the file hashed only if its stat changed since it was last hashed."""
+    base, target = Path(_resolved(str(root))), Path(path)
+    record = _read_record(base, target)
+    if record is None:
+        return None, None
+    recorded = str(record["digest"])
+    if not target.is_file():
+        return recorded, EditedOutput(target, recorded, None)
+    found = _digest(base, target)
+    return recorded, None if found == recorded else EditedOutput(target, recorded, found)
 
 
 def written_as_recorded(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:

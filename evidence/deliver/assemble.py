@@ -30,9 +30,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from evidence.core import memo
 from evidence.core.errors import BadInputError, DriftError, EvidenceError
-from evidence.core.hashing import digest_file, write_bytes_atomic, write_json_atomic
-from evidence.core.outputs import check_output, forget_outputs, read_checked_json, record_outputs
+from evidence.core.hashing import write_bytes_atomic, write_json_atomic
+from evidence.core.outputs import (
+    check_output,
+    forget_outputs,
+    read_checked_json,
+    record_outputs,
+    recorded_digest,
+)
 from evidence.core.project import Project
 from evidence.core.schema import validate
 from evidence.deliver import claims as claims_module
@@ -357,14 +364,20 @@ def _copy_presentation(project: Project, inputs: Any, out: Path) -> None:
                     forget_outputs(project.root, [stale])
                 elif stale.is_dir() and not any(stale.iterdir()):
                     stale.rmdir()
+        fresh: list[Path] = []
         for target, path in wanted.items():
-            # Compared by content, not by size and mtime: a copy edited by hand (whatever its
-            # mtime) is replaced by the source; an unchanged one is not written again.
+            # Compared by content (digests memoised by each file's full stat signature, which
+            # any write changes): a copy edited by hand is replaced by the source; an unchanged
+            # one is neither written nor recorded again.
+            source = memo.digest(project, path)
             if not (target.is_file() and target.stat().st_size == path.stat().st_size
-                    and digest_file(target) == digest_file(path)):
+                    and memo.digest(project, target, namespace="output-digests") == source):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, target)
-        record_outputs(project.root, wanted)
+                fresh.append(target)
+            elif recorded_digest(project.root, target) != source:
+                fresh.append(target)
+        record_outputs(project.root, fresh)
 
 
 # -- compute, exports ------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any
 
 from evidence.core.errors import IntegrityError
 from evidence.core.hashing import digest_file, write_json_atomic
-from evidence.core.outputs import edited_output, record_outputs, recorded_digest
+from evidence.core.outputs import record_outputs, recorded_state
 from evidence.core.project import Project
 from evidence.core.provenance import git_state
 
@@ -43,17 +43,22 @@ def source_state(project: Project) -> dict[str, Any]:
             "dirty_files": state.get("dirty_files", [])}
 
 
-def unrecorded_or_edited(project: Project, out: Path) -> list[str]:
-    """Files of the deliverable that the build did not write as they are now."""
+def unrecorded_or_edited(project: Project, out: Path,
+                         digests: dict[Path, str] | None = None) -> list[str]:
+    """Files of the deliverable that the build did not write as they are now; ``digests``, if
+    given, receives each good file's digest (the one the build recorded, or for a carried-over
+    PDF the certified one), so that the manifest need not hash the deliverable again."""
     problems = []
     certified = _certified(out)
     for path in deliverable_files(out):
         rel = project.relative(path)
-        edited = edited_output(project.root, path)
+        recorded, edited = recorded_state(project.root, path)
         if edited is not None:
             problems.append(edited.describe(project.root))
-        elif recorded_digest(project.root, path) is None and not _carried_over(path, out, certified):
+        elif recorded is None and not _carried_over(path, out, certified):
             problems.append(f"{rel} was not written by the build")
+        elif digests is not None:
+            digests[path] = recorded if recorded is not None else certified[path.relative_to(out).as_posix()]
     return problems
 
 
@@ -79,12 +84,14 @@ def _carried_over(path: Path, out: Path, certified: dict[str, str]) -> bool:
 
 def write_manifest(project: Project, out: Path) -> dict[str, Any]:
     """MANIFEST.json over every file of ``out``; refuses if any was not written by the build."""
-    problems = unrecorded_or_edited(project, out)
+    digests: dict[Path, str] = {}
+    problems = unrecorded_or_edited(project, out, digests)
     if problems:
         raise IntegrityError(f"{problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1
                                                 else "") + "; the manifest certifies only what the "
                              "build wrote", hint=f"delete {project.relative(out)}/ and run `doit deliver`")
-    files = {p.relative_to(out).as_posix(): {"digest": digest_file(p), "size": p.stat().st_size}
+    # every file was just checked against what the build recorded when it wrote it
+    files = {p.relative_to(out).as_posix(): {"digest": digests[p], "size": p.stat().st_size}
              for p in deliverable_files(out)}
     doc = {"schema_version": 1, "algorithm": "blake3", "source": source_state(project), "files": files}
     write_json_atomic(out / MANIFEST, doc)

@@ -202,10 +202,12 @@ def _prov_validator() -> Any:
 
 
 def _record_digests(document: Mapping[str, Any]) -> dict[str, str]:
-    """Each record of a PROV-JSON document (group, id, attributes) -> its digest."""
+    """Each record of a PROV-JSON document (group, id, attributes) -> its digest. A relation's
+    blank-node id (``_:id7``) is numbered in document order, so one run more shifts every later
+    id: it is left out (whether a record is valid does not depend on its id)."""
     from evidence.core.hashing import digest_json
 
-    return {digest_json([group, ident, attrs]): f"{group}\0{ident}"
+    return {digest_json([group, None if ident.startswith("_:") else ident, attrs]): f"{group}\0{ident}"
             for group, records in document.items() if group != "prefix" and isinstance(records, dict)
             for ident, attrs in records.items()}
 
