@@ -46,6 +46,10 @@ MAX_SOCKET_PATH = 100
 
 
 def available() -> bool:
+    """fork and Unix sockets with descriptor passing; not on macOS unless asked for
+    (``EVIDENCE_WARM_WORKER=1``): forking a process that loaded Apple's frameworks is unsafe."""
+    if sys.platform == "darwin" and os.environ.get("EVIDENCE_WARM_WORKER", "").strip() != "1":
+        return False
     return hasattr(os, "fork") and hasattr(socket, "AF_UNIX") and hasattr(socket, "send_fds")
 
 
@@ -60,8 +64,9 @@ def enabled(settings_value: Any = True) -> bool:
 
 def worker_key(profile_env: Mapping[str, str]) -> str:
     """What a worker is fixed to when it imports torch and the engine: the interpreter, the
-    numerics profile's variables (read once, at import), the import path and the engine's code
-    (by each file's stat: an edit starts a new worker; the old one idles out)."""
+    installed torch, the numerics profile's variables (read once, at import), the import path
+    and the engine's code (by each file's stat: an edit starts a new worker; the old one idles
+    out)."""
     engine = Path(__file__).resolve().parents[1]
     code = []
     for folder, dirs, files in os.walk(engine):
@@ -71,7 +76,23 @@ def worker_key(profile_env: Mapping[str, str]) -> str:
                 st = os.stat(os.path.join(folder, name))
                 code.append([os.path.join(folder, name), st.st_size, st.st_mtime_ns])
     return digest_json({"python": sys.executable, "profile": dict(sorted(profile_env.items())),
-                        "path": os.environ.get("PYTHONPATH", ""), "code": code})[:20]
+                        "path": os.environ.get("PYTHONPATH", ""), "code": code,
+                        "torch": _installed("torch")})[:20]
+
+
+def _installed(package: str) -> list[Any]:
+    """The stat of an installed package's ``__init__`` (a reinstall or upgrade changes it),
+    found without importing it."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return []
+    if spec is None or not spec.origin:
+        return []
+    st = os.stat(spec.origin)
+    return [spec.origin, st.st_size, st.st_mtime_ns, st.st_ino]
 
 
 def runtime_dir() -> Path | None:
