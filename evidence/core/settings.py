@@ -10,9 +10,15 @@ invocation (``EVIDENCE_EXECUTOR=slurm doit train``)::
     executor = "slurm"          # "local" (default) | "submitit-local" | "slurm"
     partition = "gpu"
     timeout_min = 240
+    warm_worker = true          # local executor: fork single-process runs from a warm worker
 
     [devices]
     runs_per_device = 1
+
+The environment's overrides: ``EVIDENCE_EXECUTOR`` (an executor name),
+``EVIDENCE_RUNS_PER_DEVICE`` (a positive integer) and ``EVIDENCE_WARM_WORKER`` (``1``/``0``,
+``true``/``false``, ``yes``/``no``, ``on``/``off``); any other value is bad input, not a
+silent default.
 """
 
 from __future__ import annotations
@@ -27,6 +33,9 @@ from evidence.core.schema import read_toml, validate
 
 SETTINGS_FILE = "evidence.toml"
 EXECUTORS = ("local", "submitit-local", "slurm")
+#: Spellings of a boolean an environment variable may use.
+BOOLEANS = {"1": True, "true": True, "yes": True, "on": True,
+            "0": False, "false": False, "no": False, "off": False}
 
 
 @dataclass(frozen=True)
@@ -41,6 +50,11 @@ class Settings:
     @property
     def runs_per_device(self) -> int:
         return int(self.devices.get("runs_per_device", 1))
+
+    @property
+    def warm_worker(self) -> bool:
+        """Local single-process runs are forked from a warm worker (:mod:`evidence.scale.warm`)."""
+        return bool(self.dispatch.get("warm_worker", True))
 
     @property
     def pin_cpus(self) -> bool:
@@ -67,4 +81,10 @@ def load_settings(project: Project) -> Settings:
             raise BadInputError("EVIDENCE_RUNS_PER_DEVICE", f"expected a positive integer, got "
                                 f"{per_device!r}")
         devices["runs_per_device"] = int(per_device)
+    warm = os.environ.get("EVIDENCE_WARM_WORKER", "").strip().lower()
+    if warm:
+        if warm not in BOOLEANS:
+            raise BadInputError("EVIDENCE_WARM_WORKER", f"expected 1 or 0 (true/false, yes/no, "
+                                f"on/off), got {os.environ['EVIDENCE_WARM_WORKER']!r}")
+        dispatch["warm_worker"] = BOOLEANS[warm]
     return Settings(dispatch=dispatch, devices=devices)

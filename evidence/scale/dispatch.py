@@ -318,7 +318,7 @@ def dispatch(project_root: str, spec_json: dict[str, Any], key: str, force: bool
         env.update(allocation.env())
         if settings.executor == "local":
             forked: int | None = None
-            if world_size <= 1 and warm.enabled(settings.dispatch.get("warm_worker", True)):
+            if world_size <= 1 and warm.enabled(settings.warm_worker):
                 forked = warm.run_warm(project, run_arguments(project, spec_path, outcome, force), env,
                                        profile_env, allocation.fds, outcome)
             if forked is None:

@@ -1,12 +1,13 @@
 """The client of the warm worker (:mod:`evidence.train.worker`): a run without interpreter start-up.
 
 :func:`run_warm` hands one runner invocation to a worker whose identity matches this run (the
-numerics profile's environment, the interpreter, the engine's code; see :func:`worker_key`),
+numerics profile's environment, the interpreter, torch, the engine's code; see :func:`worker_key`),
 starting one if there is none. It sends the request with this process's stdin, stdout and
 stderr (the run prints where a subprocess would) and the device-slot locks, forwards SIGINT
 and SIGTERM to the run's process, and returns its exit code as ``subprocess.call`` would
 (negative for a signal). It returns None when the worker cannot be used (no ``fork`` or Unix
-sockets here, or the worker failed to start): the caller then starts a process as before.
+sockets here, the worker failed to start, or it retired because its code changed under it):
+nothing ran, and the caller starts a process as before.
 
 Nothing here imports torch: this runs in the doit process.
 """
@@ -14,6 +15,7 @@ Nothing here imports torch: this runs in the doit process.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import signal
@@ -32,6 +34,10 @@ from evidence.core.project import Project
 
 #: Seconds a worker waits for its next run before it exits (``EVIDENCE_WARM_WORKER_IDLE``).
 IDLE_SECONDS = 120.0
+#: Seconds to wait for a new worker to import torch and listen.
+START_SECONDS = 120.0
+#: AF_UNIX socket paths longer than this are not portable (108 bytes on Linux, 104 on macOS).
+MAX_SOCKET_PATH = 100
 
 
 def idle_seconds() -> float:
@@ -39,10 +45,6 @@ def idle_seconds() -> float:
         return max(1.0, float(os.environ.get("EVIDENCE_WARM_WORKER_IDLE", IDLE_SECONDS)))
     except ValueError:
         return IDLE_SECONDS
-#: Seconds to wait for a new worker to import torch and listen.
-START_SECONDS = 120.0
-#: AF_UNIX socket paths longer than this are not portable (108 bytes on Linux, 104 on macOS).
-MAX_SOCKET_PATH = 100
 
 
 def available() -> bool:
@@ -53,20 +55,32 @@ def available() -> bool:
     return hasattr(os, "fork") and hasattr(socket, "AF_UNIX") and hasattr(socket, "send_fds")
 
 
-def enabled(settings_value: Any = True) -> bool:
-    """The worker is on unless ``EVIDENCE_WARM_WORKER=0`` or evidence.toml's
-    ``[dispatch] warm_worker = false`` turn it off."""
-    env = os.environ.get("EVIDENCE_WARM_WORKER", "").strip().lower()
-    if env in ("0", "false", "no", "off"):
-        return False
-    return bool(settings_value) and available()
+def enabled(setting: bool = True) -> bool:
+    """Whether a single-process local run goes to the warm worker: the setting
+    (:attr:`evidence.core.settings.Settings.warm_worker`: ``[dispatch] warm_worker`` in
+    evidence.toml, ``EVIDENCE_WARM_WORKER`` over it) and a platform that can fork."""
+    return bool(setting) and available()
+
+
+def torch_stamp() -> list[Any]:
+    """Which torch a worker would import, without importing it: the path and stat of its version
+    file (any install of torch rewrites it). Finding the package reads no module."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or spec.origin is None:
+        return []
+    version = Path(spec.origin).with_name("version.py")
+    try:
+        st = version.stat()
+    except OSError:
+        return [str(version)]
+    return [str(version), st.st_ino, st.st_size, st.st_mtime_ns]
 
 
 def worker_key(profile_env: Mapping[str, str]) -> str:
-    """What a worker is fixed to when it imports torch and the engine: the interpreter, the
-    installed torch, the numerics profile's variables (read once, at import), the import path
-    and the engine's code (by each file's stat: an edit starts a new worker; the old one idles
-    out)."""
+    """What a worker is fixed to when it imports torch and the engine: the interpreter, torch,
+    the numerics profile's variables (read once, at import), the import path and the engine's
+    code (by each file's stat: an edit starts a new worker; the old one retires, see
+    :mod:`evidence.train.worker`)."""
     engine = Path(__file__).resolve().parents[1]
     code = []
     for folder, dirs, files in os.walk(engine):
@@ -75,24 +89,9 @@ def worker_key(profile_env: Mapping[str, str]) -> str:
             if name.endswith(".py"):
                 st = os.stat(os.path.join(folder, name))
                 code.append([os.path.join(folder, name), st.st_size, st.st_mtime_ns])
-    return digest_json({"python": sys.executable, "profile": dict(sorted(profile_env.items())),
-                        "path": os.environ.get("PYTHONPATH", ""), "code": code,
-                        "torch": _installed("torch")})[:20]
-
-
-def _installed(package: str) -> list[Any]:
-    """The stat of an installed package's ``__init__`` (a reinstall or upgrade changes it),
-    found without importing it."""
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec(package)
-    except (ImportError, ValueError):
-        return []
-    if spec is None or not spec.origin:
-        return []
-    st = os.stat(spec.origin)
-    return [spec.origin, st.st_size, st.st_mtime_ns, st.st_ino]
+    return digest_json({"python": sys.executable, "torch": torch_stamp(),
+                        "profile": dict(sorted(profile_env.items())),
+                        "path": os.environ.get("PYTHONPATH", ""), "code": code})[:20]
 
 
 def runtime_dir() -> Path | None:
@@ -150,14 +149,9 @@ def _start(project: Project, path: Path, profile_env: Mapping[str, str]) -> sock
             return conn
         log = project.state_dir / "worker" / "worker.log"
         log.parent.mkdir(parents=True, exist_ok=True)
-        with open(log, "ab") as out:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "evidence.train.worker", "--socket", str(path),
-                 "--idle", str(idle_seconds())],
-                env={**os.environ, **profile_env}, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                start_new_session=True, cwd=str(project.root))
+        pid = _spawn(project, path, profile_env, log)
         deadline = time.monotonic() + START_SECONDS
-        while time.monotonic() < deadline and process.poll() is None:
+        while pid is not None and time.monotonic() < deadline and _alive(pid):
             conn = _connect(path)
             if conn is not None:
                 return conn
@@ -165,6 +159,34 @@ def _start(project: Project, path: Path, profile_env: Mapping[str, str]) -> sock
     print(f"the warm worker did not start (see {project.relative(log)}); starting the run's own "
           "process instead", file=sys.stderr, flush=True)
     return None
+
+
+def _spawn(project: Project, path: Path, profile_env: Mapping[str, str], log: Path) -> int | None:
+    """Start a worker detached (its own session, a grandchild of this process: nothing here
+    waits for it, and its exit leaves no zombie behind); its pid, or None."""
+    with open(log, "ab") as out:
+        try:
+            started = subprocess.run(
+                [sys.executable, "-m", "evidence.train.worker", "--socket", str(path),
+                 "--idle", str(idle_seconds()), "--detach"],
+                env={**os.environ, **profile_env}, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=out, start_new_session=True, cwd=str(project.root), timeout=START_SECONDS,
+                check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+    try:
+        return int(started.stdout)
+    except ValueError:
+        return None
+
+
+def _alive(pid: int) -> bool:
+    """Whether our process ``pid`` still runs (a pid now someone else's counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 def _lines(conn: socket.socket) -> Any:
@@ -178,6 +200,8 @@ def _lines(conn: socket.socket) -> Any:
             chunk = conn.recv(4096)
         except InterruptedError:
             continue
+        except OSError:  # reset: the worker is gone, as at the end of the stream
+            return
         if not chunk:
             return
         buffer += chunk
@@ -194,21 +218,28 @@ def run_warm(project: Project, argv: list[str], env: Mapping[str, str], profile_
         return None
     request = {"argv": argv, "env": {**os.environ, **env, "EVIDENCE_LAUNCH_T0": repr(time.time())},
                "cwd": str(project.root)}
-    with conn:
+    with conn, contextlib.ExitStack() as cleanup:
         sys.stdout.flush()
         sys.stderr.flush()
+        if _has_fd(sys.stdin):
+            stdin = sys.stdin.fileno()
+        else:
+            stdin = os.open(os.devnull, os.O_RDONLY)
+            cleanup.callback(os.close, stdin)
         try:
             socket.send_fds(conn, [json.dumps(request).encode() + b"\n"],
-                            [sys.stdin.fileno() if _has_fd(sys.stdin) else os.open(os.devnull, os.O_RDONLY),
-                             _fd(sys.stdout, 1), _fd(sys.stderr, 2), *pass_fds])
+                            [stdin, _fd(sys.stdout, 1), _fd(sys.stderr, 2), *pass_fds])
         except OSError:
             return None
         replies = _lines(conn)
-        first = next(replies, None)
-        if not first or "pid" not in first:
+        try:
+            first = next(replies, None)
+        except ValueError:  # not a reply of a worker
+            return None
+        if not first or "pid" not in first:  # gone before forking, or retired: nothing ran
             return None
         pid = int(first["pid"])
-        with _forwarding_signals(pid):
+        with _forwarding_signals(pid), contextlib.suppress(ValueError):
             for reply in replies:
                 if "exit" in reply:
                     return int(reply["exit"])
@@ -251,13 +282,7 @@ def _forwarding_signals(pid: int) -> Any:
 def _after_worker_died(pid: int, outcome: Path) -> int:
     """The worker went away before reporting: wait for the run's process, then read what the
     runner recorded (a run that left no record failed)."""
-    while True:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        except PermissionError:
-            break
+    while _alive(pid):
         time.sleep(0.1)
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
         return int(json.loads(outcome.read_text("utf-8"))["exit_code"])

@@ -502,19 +502,62 @@ def remove_leftover_work(project: Project, run_id: str) -> None:
         remove_folder(leftover)
 
 
+#: In a child forked from the warm worker (:mod:`evidence.train.worker`): the environment the
+#: worker imported torch under. Such a child must never re-execute itself (it would start a
+#: fresh interpreter inside the worker's session and lose what forking saved); the worker is
+#: keyed by the numerics profile, so a mismatch is a bug to report, not to paper over.
+FORKED_UNDER: dict[str, str] | None = None
+
+
 def restart_with_profile(spec: RunSpec, argv: list[str]) -> None:
     """Re-execute this process if it lacks the run's numerics profile (:mod:`evidence.numerics.profile`).
 
     The libraries read their kernel choices once, at import; this process has imported torch
     already, so the only way to honour a profile it was started without (a runner launched by
-    hand, or by a launcher that dropped the environment) is to start again with it.
+    hand, or by a launcher that dropped the environment) is to start again with it. A child of
+    the warm worker is checked against the environment the worker imported torch under, and
+    fails instead of re-executing.
     """
-    lacking = numerics_profile.missing(spec.identity.get("numerics"), spec.identity.get("device", "cpu"))
+    numerics, device = spec.identity.get("numerics"), spec.identity.get("device", "cpu")
+    if FORKED_UNDER is not None:
+        lacking = numerics_profile.missing(numerics, device, FORKED_UNDER)
+        if lacking:
+            raise RunFailedError(f"{spec.task_name}: the warm worker imported torch without the run's "
+                                 f"numerics profile ({', '.join(sorted(lacking))})",
+                                 hint="EVIDENCE_WARM_WORKER=0 starts a process per run; "
+                                      "please report this")
+        return
+    lacking = numerics_profile.missing(numerics, device)
     if lacking:
         sys.stdout.flush()
         sys.stderr.flush()
         os.execve(sys.executable, [sys.executable, "-m", "evidence.train.runner", *argv],
                   {**os.environ, **lacking})
+
+
+#: What a run imports on its way that is not its own work: torch's compiler stack (pulled in by
+#: the first optimizer, ~1 s), GitPython and jsonschema (provenance and the results' schema,
+#: ~0.4 s), safetensors and the engine modules the runner imports lazily.
+RUN_IMPORTS = (
+    "torch", "torch._dynamo", "torch.optim", "safetensors.torch", "filelock", "git", "jsonschema",
+    "evidence.core.metrics", "evidence.core.provenance", "evidence.core.schema",
+    "evidence.numerics.loaders", "evidence.numerics.training", "evidence.train.baseline",
+    "evidence.train.checkpoint", "evidence.train.devices", "evidence.train.ownloop",
+)
+
+
+def import_run_dependencies() -> None:
+    """Import :data:`RUN_IMPORTS` now, so that their cost is start-up, not the run's own time.
+
+    The warm worker does it once before it forks any run; a runner started as its own process
+    does it before it records ``launch.startup_seconds`` (so importing dynamo is counted there,
+    not inside ``wall_seconds`` where the first optimizer used to pay it). Imports only: no torch
+    operation runs, so no thread pool exists for a fork to inherit.
+    """
+    import importlib
+
+    for name in RUN_IMPORTS:
+        importlib.import_module(name)
 
 
 #: How this process was started and what that cost before the runner could start (provenance).
@@ -524,8 +567,9 @@ LAUNCH: dict[str, Any] = {}
 def launch_record() -> dict[str, Any]:
     """``how``: ``warm-worker`` (a child forked from :mod:`evidence.train.worker`), ``process``
     (a fresh interpreter started by the dispatcher) or ``direct`` (started some other way);
-    ``startup_seconds``: from the dispatcher's launch to here (interpreter start-up and imports
-    for a process, the fork for a worker child). The run's ``wall_seconds`` stay its own time."""
+    ``startup_seconds``: from the dispatcher's launch to the runner starting its work
+    (interpreter start-up and :func:`import_run_dependencies` for a process; the request and the
+    fork for a worker child). The run's ``wall_seconds`` stay its own time."""
     record: dict[str, Any] = {"how": os.environ.get("EVIDENCE_LAUNCH", "direct")}
     with contextlib.suppress(KeyError, ValueError):
         record["startup_seconds"] = round(max(0.0, time.time() - float(os.environ["EVIDENCE_LAUNCH_T0"])), 3)
@@ -539,7 +583,6 @@ def main(argv: list[str] | None = None) -> int:
     worker as exit code 1, and the caller must still tell an interrupted run (resumable) from a
     failed one.
     """
-    LAUNCH.update(launch_record())
     parser = argparse.ArgumentParser(prog="python -m evidence.train.runner")
     parser.add_argument("--project", required=True)
     parser.add_argument("--spec", required=True)
@@ -552,6 +595,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         spec = RunSpec.from_json(json.loads(Path(args.spec).read_text("utf-8")))
         restart_with_profile(spec, sys.argv[1:] if argv is None else argv)
+        import_run_dependencies()  # already imported in a warm worker's child
+        LAUNCH.update(launch_record())
         group = distributed.init_from_env(spec.identity)
         from evidence.train.devices import pin_to_cpus
 
