@@ -397,9 +397,10 @@ def exports_action(project_root: str) -> None:
 
     project = Project.at(project_root)
     assemble(project)
-    prov_path, crate_path = provexport.export(project, deliver_dir(project))
-    print(f"exports: {project.relative(prov_path)} (PROV-JSON, valid) and {project.relative(crate_path)} "
-          "(RO-Crate, Process Run Crate profile, read back)")
+    done = provexport.export(project, deliver_dir(project))
+    print(f"exports: {project.relative(done.prov)} (PROV-JSON, valid) and {project.relative(done.crate)} "
+          f"(RO-Crate, Process Run Crate profile, read back); {done.built} of the {done.fragments} "
+          "parts of runs, figures and tables built, the others unchanged")
 
 
 # -- deliver ---------------------------------------------------------------------------------
