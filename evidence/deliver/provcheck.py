@@ -22,8 +22,9 @@ refused).
 
 **RO-Crate.** ``rocrate`` reads back each new fragment's entities as a crate of their own (with
 the root dataset listing their files: ``rocrate`` refuses a data entity the root does not list);
-an assembled crate is checked for what reading it whole checked: one entity per id, the root's
-``hasPart`` listing exactly the data entities, and every described file present in the folder.
+what else reading the assembled crate whole checked holds by construction (one entity per id,
+the root's ``hasPart`` listing exactly the data entities), and every file it describes is checked
+present in the folder.
 """
 
 from __future__ import annotations
@@ -150,12 +151,10 @@ def check_assembled_prov(prefix: Mapping[str, str], groups: Iterable[str]) -> No
     validate_prov_json({"prefix": dict(prefix), **{group: {} for group in groups}})
 
 
-def check_assembled_crate(out: Path, ids: Sequence[str], parts: Sequence[str],
-                          writing: Iterable[str] = ()) -> None:
-    """An assembled crate: one entity per id, and every file it describes in ``out`` (or among
-    the files ``writing`` that the export writes with it)."""
-    if len(set(ids)) != len(ids):
-        raise EvidenceError("the RO-Crate describes an entity twice")
+def check_assembled_crate(out: Path, parts: Sequence[str], writing: Iterable[str] = ()) -> None:
+    """An assembled crate: every file it describes is in ``out`` (or among the files ``writing``
+    that the export writes with it). Its entities are one per id and its root lists exactly its
+    data entities by construction (:func:`evidence.deliver.provexport.assemble_crate`)."""
     writing = set(writing)
     missing = [p for p in parts if p not in writing and not (out / p).is_file()]
     if missing:

@@ -36,7 +36,8 @@ time), kept rendered in the stat-keyed memo (:mod:`evidence.core.memo`, namespac
   files);
 * the digest of the code that builds fragments (every engine module
   :mod:`evidence.deliver.provexport` imports), of the PROV-JSON schema and the versions of
-  ``prov`` and ``rocrate``: a fragment is reused only as that code and schema built and validated it.
+  ``prov``, ``rocrate`` and ``jsonschema``: a fragment is reused only as that code and schema
+  built and validated it.
 
 An export builds the fragments it lacks, validates them (:mod:`evidence.deliver.provcheck`: each
 new record against the whole schema and read back by ``prov``; each new crate entity read back by
@@ -110,6 +111,7 @@ def sidecars(project: Project) -> list[dict[str, Any]]:
             source = sidecar.parent / "source_data.provenance.json"
             found.append(store.get(str(sidecar), partial(list, (sidecar, source)),
                                    partial(_sidecar, project, kind, sidecar, source)))
+    store.forget(str(project.root / item["sidecar"]) for item in found)  # deleted figures
     return found
 
 
@@ -138,7 +140,7 @@ def _code_key(project: Project) -> str:
 
     files = [*code_files(__name__), memo.SCHEMA_DIR / "prov.schema.json"]
     digests = [[f.name, memo.digest(project, f, namespace="code-digests")] for f in files]
-    return digest_json([digests, package_versions(("prov", "rocrate"))])[:16]
+    return digest_json([digests, package_versions(("prov", "rocrate", "jsonschema"))])[:16]
 
 
 class _Fragments:
@@ -210,7 +212,7 @@ def assemble_crate(out: Path, context: Any, root: Mapping[str, Any],
             entities[ident] = text
             parts += [ident] if is_file else []
     top = {**root, "hasPart": [{"@id": p} for p in parts]} if parts else dict(root)
-    check_assembled_crate(out, [str(root["@id"]), *entities], parts, writing=["prov.json"])
+    check_assembled_crate(out, parts, writing=["prov.json"])
     return crate_document_text(context, [crate_entity_text(top), *entities.values()])
 
 

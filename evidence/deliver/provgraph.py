@@ -90,7 +90,7 @@ def _records(doc: Any) -> list[tuple[str, str | None, Any]]:
     container = json.loads(doc.serialize(format="json"))
     found: list[tuple[str, str | None, Any]] = []
     anonymous = 0
-    for record in doc._records:
+    for record in doc.records:
         group = PROV_N_MAP[record.get_type()]
         if record.identifier is None:
             anonymous += 1
