@@ -4,6 +4,7 @@ the prov package; an RO-Crate (Process Run Crate) read back by the rocrate packa
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -111,7 +112,7 @@ def test_no_op_deliver_keeps_the_exports(delivered: Path) -> None:
 
 def test_inlined_prov_schema_judges_as_the_published_one() -> None:
     from evidence.core.schema import load_schema
-    from evidence.deliver.provexport import _prov_validator
+    from evidence.deliver.provcheck import prov_validator as _prov_validator
 
     schema = load_schema("prov")
     published = jsonschema.validators.validator_for(schema)(schema)
@@ -135,25 +136,64 @@ def test_inlined_prov_schema_judges_as_the_published_one() -> None:
     assert all(list(_prov_validator().iter_errors(d)) for d in documents[1:])  # each one is invalid
 
 
-def test_incremental_exports_write_what_a_fresh_export_writes(delivered: Path, tmp_path: Path) -> None:
-    """Copies of runs kept and records validated before are not redone, and the bytes are
-    exactly those of an export from nothing; a record that was never valid is still refused."""
+def test_exports_are_what_serialising_the_whole_graph_writes(delivered: Path) -> None:
+    """Assembled from fragments, both files are byte for byte one prov document and one rocrate
+    crate of everything, serialised at once (how the engine wrote them before)."""
+    from whole_exports import whole_crate, whole_prov
+
     from evidence.core.project import Project
-    from evidence.deliver.assemble import exports_action
-    from evidence.deliver.provexport import validate_new_records
 
     project = Project.at(delivered)
-    out = delivered / "build" / "deliver"
-    exports_action(str(delivered))  # everything already copied and validated once
+    out = project.deliver_dir
+    assert (out / "prov.json").read_text("utf-8") == whole_prov(project)
+    assert (out / "ro-crate-metadata.json").read_text("utf-8") == whole_crate(project, out)
+
+
+def test_a_second_export_builds_nothing_and_writes_what_a_fresh_export_writes(delivered: Path) -> None:
+    """Kept fragments and run copies are not redone, and the bytes are exactly those of an export
+    from nothing (no fragment memo, no copies, no verified outputs)."""
+    from evidence.core.project import Project
+    from evidence.deliver.assemble import exports_action
+    from evidence.deliver.provexport import export
+
+    project = Project.at(delivered)
+    out = project.deliver_dir
+    exports_action(str(delivered))  # everything already copied and built once
     again = {name: (out / name).read_bytes() for name in ("prov.json", "ro-crate-metadata.json")}
     copies = {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*") if p.is_file()}
-    exports_action(str(delivered))
+    kept = export(project, out)
+    assert kept.built == 0 and kept.fragments > 0
     assert {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*") if p.is_file()} == copies
-    (project.cache_dir / "prov-validated.json").unlink()
-    subprocess.run(["rm", "-rf", str(out / "runs")], check=True)
-    exports_action(str(delivered))
+    for memo in ("export-fragments", "export-sidecars", "verified-outputs"):
+        (project.cache_dir / f"memo-{memo}.json").unlink(missing_ok=True)
+    shutil.rmtree(out / "runs")
+    for name in again:
+        (out / name).unlink()
+    fresh = subprocess.run([sys.executable, "-c", "import sys; from evidence.deliver.assemble import "
+                            "exports_action; exports_action(sys.argv[1])", str(delivered)],
+                           capture_output=True, text=True)  # a process with no memo loaded
+    assert fresh.returncode == 0, fresh.stderr
+    assert f"{kept.fragments} of the {kept.fragments} parts" in fresh.stdout
     assert {name: (out / name).read_bytes() for name in again} == again
-    document = json.loads(again["prov.json"])
-    document["wasGeneratedBy"]["_:bad"] = {"prov:time": 3}  # a time must be a string
+
+
+def test_a_new_fragment_that_is_not_valid_is_refused() -> None:
+    """Each new fragment is validated against the whole PROV-JSON schema and read back by prov,
+    and its crate entities read back by rocrate; the assembled skeleton is checked too."""
+    from evidence.deliver.provcheck import check_assembled_prov, check_new
+    from evidence.deliver.provgraph import Fragment, head
+
+    top = head("1.0", "t", "2026-01-01")
+    good = Fragment("run good", prov=[("entity", "ev:e", {"prov:type": "ev:Results"})])
+    check_new(top.prefix, [top.fragment, good], top.context, top.root, top.descriptor)
+    bad = Fragment("run bad", prov=[("wasGeneratedBy", None, {"prov:time": 3})])  # a time is a string
+    with pytest.raises(EvidenceError, match=r"not valid PROV-JSON at wasGeneratedBy/_:id1 \(run bad\)"):
+        check_new(top.prefix, [top.fragment, good, bad], top.context, top.root, top.descriptor)
+    unparsed = Fragment("run unparsed", prov=[("entity", "nope:e", {})])  # an undeclared prefix
+    with pytest.raises(EvidenceError, match="does not read back with the prov package"):
+        check_new(top.prefix, [unparsed], top.context, top.root, top.descriptor)
+    unlisted = Fragment("figure x", crate=[("f.png", {"@id": "f.png", "@type": "File"}, False)])
+    with pytest.raises(EvidenceError, match="does not read back with the rocrate package"):
+        check_new(top.prefix, [unlisted], top.context, top.root, top.descriptor)
     with pytest.raises(EvidenceError, match="not valid PROV-JSON"):
-        validate_new_records(project, document)
+        check_assembled_prov(top.prefix, ["entity", "entities"])

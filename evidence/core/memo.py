@@ -125,21 +125,38 @@ class Memo:
         ``compute`` (to check the stored value) and again after (the files a fresh
         computation read, in case the list depends on the files' contents).
         """
+        found, value = self.lookup(key)
+        if found:
+            return value
+        started = time.time_ns()
+        value = compute()
+        self.store(key, inputs(), value, started)
+        return value
+
+    def lookup(self, key: str) -> tuple[bool, Any]:
+        """``(True, value)`` if ``key`` has a value whose input files are unchanged, else
+        ``(False, None)``: the first half of :meth:`get`, for a caller that computes many
+        missing values together before it stores them (and stores none if one fails)."""
         entries = self._load()
         scope = _scope
         if scope is not None and self._checked.get(key, (None, None))[0] == scope:
-            return self._checked[key][1]
+            return True, self._checked[key][1]
         for stored in (self._volatile.get(key), entries.get(key)):
             if isinstance(stored, dict) and "value" in stored:
                 paths = [entry[0] for entry in stored.get("inputs", []) if isinstance(entry, list) and entry]
                 if paths and signature(paths) == stored["inputs"]:
                     if scope is not None:
                         self._checked[key] = (scope, stored["value"])
-                    return stored["value"]
-        now = time.time_ns()
-        value = compute()
-        sig = signature(inputs())
-        if _racy(sig, now):  # good for this process (same signature), never stored
+                    return True, stored["value"]
+        return False, None
+
+    def store(self, key: str, inputs: Iterable[Path | str], value: Any, started_ns: int) -> None:
+        """Keep ``value`` for ``key``, derived from the files ``inputs`` by a computation that
+        started at ``started_ns`` (``time.time_ns()``): a file modified since shortly before then
+        is racily clean, and the value is kept for this process only (see the module docstring)."""
+        entries = self._load()
+        sig = signature(inputs)
+        if _racy(sig, started_ns):  # good for this process (same signature), never stored
             self._volatile[key] = {"inputs": sig, "value": value}
             if entries.pop(key, None) is not None:
                 self._dirty = True
@@ -147,9 +164,8 @@ class Memo:
             self._volatile.pop(key, None)
             entries[key] = {"inputs": sig, "value": value}
             self._dirty = True
-        if scope is not None:
-            self._checked[key] = (scope, value)
-        return value
+        if _scope is not None:
+            self._checked[key] = (_scope, value)
 
     def checked_signature(self, key: str) -> Signature | None:
         """The input signature ``key``'s value was last checked (or stored) against."""

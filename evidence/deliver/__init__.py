@@ -6,7 +6,10 @@ disclose    integrity findings attached to the claims they affect
 paper       rendering the paper (Jinja2 Markdown -> HTML)
 ledger      the compute ledger and statement
 prices      prices.toml: the cost of compute
-provexport  PROV-JSON and RO-Crate exports
+provexport  PROV-JSON and RO-Crate exports, assembled from fragments kept between deliveries
+provgraph   the fragment of the exports that one run, figure, table or the claims contribute
+provcheck   validation: each new fragment in full, each assembled document by its structure
+provtext    the exports' JSON text joined from records rendered once
 texnames    the one rule from claim ids to LaTeX macro names
 claimstex   claims.tex: every claim as LaTeX macros, disclosures bound to the values
 latex       the LaTeX paper: paper/*.tex staged with the build's outputs and compiled to PDF

@@ -17,7 +17,7 @@ from typing import Any
 
 from evidence.core.errors import IntegrityError
 from evidence.core.hashing import digest_file, write_json_atomic
-from evidence.core.outputs import record_outputs, recorded_state
+from evidence.core.outputs import record_outputs, recorded_state, verified_digest
 from evidence.core.project import Project
 from evidence.core.provenance import git_state
 
@@ -43,23 +43,39 @@ def source_state(project: Project) -> dict[str, Any]:
             "dirty_files": state.get("dirty_files", [])}
 
 
-def unrecorded_or_edited(project: Project, out: Path,
-                         digests: dict[Path, str] | None = None) -> list[str]:
-    """Files of the deliverable that the build did not write as they are now; ``digests``, if
-    given, receives each good file's digest (the one the build recorded, or for a carried-over
-    PDF the certified one), so that the manifest need not hash the deliverable again."""
+def unrecorded_or_edited(project: Project, out: Path) -> list[str]:
+    """Files of the deliverable that the build did not write as they are now."""
+    return _checked(project, out)[1]
+
+
+def _checked(project: Project, out: Path) -> tuple[dict[str, tuple[str, int]], list[str]]:
+    """(name in the deliverable -> (digest, size) of each file the build wrote as it is now, or
+    for a carried-over PDF the certified one; the other files named as problems).
+
+    A file and its record unchanged since they were last found to agree answer by their stat
+    (:func:`evidence.core.outputs.verified_digest`): the manifest need not read every record
+    nor hash the deliverable again. Only the others are read (and hashed if their stat changed).
+    """
     problems = []
-    certified = _certified(out)
+    found: dict[str, tuple[str, int]] = {}
+    certified: dict[str, str] | None = None
+    top = len(str(out)) + 1
     for path in deliverable_files(out):
-        rel = project.relative(path)
-        recorded, edited = recorded_state(project.root, path)
-        if edited is not None:
-            problems.append(edited.describe(project.root))
-        elif recorded is None and not _carried_over(path, out, certified):
-            problems.append(f"{rel} was not written by the build")
-        elif digests is not None:
-            digests[path] = recorded if recorded is not None else certified[path.relative_to(out).as_posix()]
-    return problems
+        name = str(path)[top:].replace(os.sep, "/")
+        digest = verified_digest(project.root, path)
+        if digest is None:
+            recorded, edited = recorded_state(project.root, path)
+            if certified is None:
+                certified = _certified(out)
+            if edited is not None:
+                problems.append(edited.describe(project.root))
+                continue
+            if recorded is None and not _carried_over(path, out, certified):
+                problems.append(f"{project.relative(path)} was not written by the build")
+                continue
+            digest = recorded if recorded is not None else certified[name]
+        found[name] = (digest, os.stat(path).st_size)
+    return found, problems
 
 
 def _certified(out: Path) -> dict[str, str]:
@@ -84,15 +100,13 @@ def _carried_over(path: Path, out: Path, certified: dict[str, str]) -> bool:
 
 def write_manifest(project: Project, out: Path) -> dict[str, Any]:
     """MANIFEST.json over every file of ``out``; refuses if any was not written by the build."""
-    digests: dict[Path, str] = {}
-    problems = unrecorded_or_edited(project, out, digests)
+    digests, problems = _checked(project, out)
     if problems:
         raise IntegrityError(f"{problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1
                                                 else "") + "; the manifest certifies only what the "
                              "build wrote", hint=f"delete {project.relative(out)}/ and run `doit deliver`")
     # every file was just checked against what the build recorded when it wrote it
-    files = {p.relative_to(out).as_posix(): {"digest": digests[p], "size": p.stat().st_size}
-             for p in deliverable_files(out)}
+    files = {name: {"digest": digest, "size": size} for name, (digest, size) in digests.items()}
     doc = {"schema_version": 1, "algorithm": "blake3", "source": source_state(project), "files": files}
     write_json_atomic(out / MANIFEST, doc)
     record_outputs(project.root, [out / MANIFEST])

@@ -14,351 +14,206 @@ and ``provenance.json`` of each run, the sidecars of figures and tables, the res
   source-data step and claim resolution used the runs' results) and ``wasDerivedFrom`` (each
   output from its inputs).
 
-``prov.json`` is written with the ``prov`` package and validated against the PROV-JSON
-member submission's schema (``schemas/prov.schema.json``, draft-04, shipped verbatim), then
-read back by ``prov``. ``ro-crate-metadata.json`` makes the deliverable folder itself an
-RO-Crate following the Process Run Crate profile (one ``CreateAction`` per training run, figure,
-table and the claim resolution, with its ``instrument``, ``object`` and ``result``), written
-with the ``rocrate`` package and read back by it (every described file must exist in the crate).
-The runs the deliverable uses are copied into it (``runs/<id>/spec.json`` and ``results.json``)
-so that the crate's data entities are files inside it.
+``prov.json`` follows the PROV-JSON member submission (validated against its schema,
+``schemas/prov.schema.json``, draft-04, shipped verbatim, and read back by the ``prov``
+package). ``ro-crate-metadata.json`` makes the deliverable folder itself an RO-Crate following
+the Process Run Crate profile (one ``CreateAction`` per training run, figure, table and the claim
+resolution, with its ``instrument``, ``object`` and ``result``), read back by the ``rocrate``
+package. The runs the deliverable uses are copied into it (``runs/<id>/spec.json`` and
+``results.json``) so that the crate's data entities are files inside it.
+
+**Incremental.** A delivery after one run changed must not cost what the first one did: rebuilding
+both documents whole (reading every run's records, building and serialising 130,000 PROV
+records, validating and reading back both documents) was most of an incremental ``doit deliver``
+at 10,000 runs. So each input's part of the graph is a fragment (:mod:`evidence.deliver.provgraph`:
+one per run, per figure or table; the head, the claims and the crate's tail are rebuilt every
+time), kept rendered in the stat-keyed memo (:mod:`evidence.core.memo`, namespace
+``export-fragments``) under a key that holds:
+
+* what the fragment is of: the run id (its sealed ``spec.json`` and ``provenance.json`` are the
+  memo's input files), or the figure's name with the digest of its sidecars' summary, of which of
+  its runs the deliverable uses and of which of its files it holds (its sidecars are the input
+  files);
+* the digest of the code that builds fragments (every engine module
+  :mod:`evidence.deliver.provexport` imports), of the PROV-JSON schema and the versions of
+  ``prov``, ``rocrate`` and ``jsonschema``: a fragment is reused only as that code and schema
+  built and validated it.
+
+An export builds the fragments it lacks, validates them (:mod:`evidence.deliver.provcheck`: each
+new record against the whole schema and read back by ``prov``; each new crate entity read back by
+``rocrate``), and assembles both documents (:mod:`evidence.deliver.provtext`) byte for byte as
+serialising the whole graph at once writes them; an assembled document is checked by its
+structure (PROV-JSON's schema constrains records one by one, so the records validated with their
+fragments and a valid skeleton make a valid document: :mod:`evidence.deliver.provcheck` says why),
+not validated or read back whole again. Reading back is thus done for what changed, and only
+that. Both files are written atomically (temporary file, rename): a failed or interrupted export
+leaves the previous ones whole.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from evidence.core.errors import EvidenceError, IntegrityError
 from evidence.core.project import Project
+from evidence.deliver import provgraph
+from evidence.deliver.provcheck import (
+    check_assembled_crate,
+    check_assembled_prov,
+    check_new,
+    validate_prov_json,
+)
+from evidence.deliver.provgraph import PROCESS_RUN_CRATE, Fragment
+from evidence.deliver.provtext import crate_document_text, crate_entity_text, prov_document_text
 
-PROCESS_RUN_CRATE = "https://w3id.org/ro/wfrun/process/0.5"
-NAMESPACES = {"ev": "https://evidence.dev/ns#", "file": "urn:evidence:file:",
-              "run": "urn:evidence:run:", "claim": "urn:evidence:claim:"}
+__all__ = ["PROCESS_RUN_CRATE", "export", "used_runs", "validate_prov_json"]
+
 RUN_FILES = ("spec.json", "results.json")
 #: Run files the figure and table provenance cite as inputs, shipped beside RUN_FILES.
 CITED_RUN_FILES = ("metrics.jsonl",)
+#: The other files of the deliverable the crate describes (after those of the runs, figures, tables, claims).
+TAIL = ("paper.md", "paper.html", "claims.tex", "compute.json", "compute.md", "prov.json", "DISCLOSURES.md",
+        "disclosures.json", "EVIDENCE.json", "reconcile.md")
+FRAGMENTS = "export-fragments"
+SIDECARS = "export-sidecars"
 
 
 def _json(path: Path) -> Any:
     return json.loads(path.read_text("utf-8"))
 
 
-def _sidecars(project: Project) -> list[dict[str, Any]]:
-    """Each built figure or table: its name, kind, runs, source data, outputs (project-relative)."""
+def _sidecar(project: Project, kind: str, sidecar: Path, source: Path) -> dict[str, Any]:
+    record = _json(sidecar)
+    data = _json(source) if source.is_file() else {"runs": record["runs"]}
+    return {"kind": kind, "name": record["name"], "runs": sorted(data["runs"]),
+            "source_data": project.relative(sidecar.parent / "source_data.csv"),
+            "outputs": sorted(record["outputs"]), "sidecar": project.relative(sidecar)}
+
+
+def sidecars(project: Project) -> list[dict[str, Any]]:
+    """Each built figure or table: its name, kind, runs, source data, outputs (project-relative).
+
+    Memoised by the stat of its two sidecars (a thousand figures were read three times per export).
+    """
+    from evidence.core import memo
+
+    store = memo.of(project, SIDECARS)
     found = []
     for kind, base in (("figure", project.figures_dir), ("table", project.tables_dir)):
         for sidecar in sorted(base.glob(f"*/{kind}.provenance.json")) if base.is_dir() else []:
-            record = _json(sidecar)
             source = sidecar.parent / "source_data.provenance.json"
-            data = _json(source) if source.is_file() else {"runs": record["runs"]}
-            found.append({"kind": kind, "name": record["name"], "runs": sorted(data["runs"]),
-                          "source_data": project.relative(sidecar.parent / "source_data.csv"),
-                          "outputs": sorted(record["outputs"]), "sidecar": project.relative(sidecar)})
+            found.append(store.get(str(sidecar), partial(list, (sidecar, source)),
+                                   partial(_sidecar, project, kind, sidecar, source)))
+    store.forget(str(project.root / item["sidecar"]) for item in found)  # deleted figures
     return found
 
 
-def used_runs(project: Project, claims: Mapping[str, Any]) -> list[str]:
+def used_runs(project: Project, claims: Mapping[str, Any],
+              items: Sequence[Mapping[str, Any]] | None = None) -> list[str]:
     """Run ids the deliverable rests on: those of the claims and of the figures and tables."""
     ids = {r["run_id"] for c in claims["claims"] for r in c.get("runs", [])}
-    ids |= {r for s in _sidecars(project) for r in s["runs"]}
+    ids |= {r for s in (sidecars(project) if items is None else items) for r in s["runs"]}
     return sorted(i for i in ids if (project.runs_dir / i / "results.json").is_file())
 
 
-def _run_facts(project: Project, run_id: str) -> dict[str, Any]:
-    folder = project.runs_dir / run_id
-    spec, prov = _json(folder / "spec.json"), _json(folder / "provenance.json")
+def _run_fragment(project: Project, run_id: str, crate: provgraph.CrateBuilder) -> Fragment:
     from evidence.deliver.ledger import compute_of
 
-    return {"spec": spec, "provenance": prov, "compute": compute_of(prov)}
+    folder = project.runs_dir / run_id
+    spec, prov = _json(folder / "spec.json"), _json(folder / "provenance.json")
+    return provgraph.run_fragment(run_id, spec, prov, compute_of(prov), crate)
 
 
-def _time(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
-
-
-# -- PROV-JSON ---------------------------------------------------------------------------------
-
-
-def prov_document(project: Project, claims: Mapping[str, Any], runs: Iterable[str]) -> Any:
-    """The PROV document (a ``prov.model.ProvDocument``)."""
-    from prov.model import ProvDocument
-
-    from evidence.core.provenance import package_versions
-
-    doc = ProvDocument()
-    for prefix, uri in NAMESPACES.items():
-        doc.add_namespace(prefix, uri)
-    version = package_versions(("evidence",))["evidence"] or "unknown"
-    engine = doc.agent("ev:evidence", {"prov:type": "prov:SoftwareAgent", "ev:version": version})
-    results: dict[str, str] = {}
-    declared: set[str] = set()
-    for run_id in runs:
-        facts = _run_facts(project, run_id)
-        spec, prov, compute = facts["spec"], facts["provenance"], facts["compute"]
-        identity = spec["identity"]
-        train = doc.activity(f"ev:train/{run_id}", _time(prov.get("started_at")),
-                             _time(prov.get("finished_at")),
-                             {"prov:type": "ev:Training", "ev:label": f"{spec['experiment']}/{spec['label']}",
-                              "ev:wall_seconds": float(compute["wall_seconds"]),
-                              "ev:device_hours": float(compute["device_hours"]),
-                              "ev:device": f"{compute['device_count']} x {compute['device_kind']}"})
-        doc.wasAssociatedWith(train, engine)
-        code = f"ev:trainer/{identity['trainer']}/{identity['trainer_digest'][:16]}"
-        data = identity["data"]
-        split = f"ev:data/{data['dataset']}/{data['split_digests']['train'][:16]}" + \
-            ("/shuffled" if data.get("shuffle_labels") else "")
-        if code not in declared:  # an entity is declared once, however many runs use it
-            doc.entity(code, {"prov:type": "ev:TrainerCode", "ev:digest": identity["trainer_digest"]})
-        if split not in declared:
-            doc.entity(split, {"prov:type": "ev:DataSplit", "ev:raw_digest": str(data.get("raw_digest")),
-                               "ev:shuffle_labels": bool(data.get("shuffle_labels"))})
-        declared |= {code, split}
-        doc.used(train, code)
-        doc.used(train, split)
-        run = doc.entity(f"run:{run_id}", {"prov:type": "prov:Collection", "ev:key": spec["key"],
-                                           "ev:seed": int(identity["seed"])})
-        result = doc.entity(f"file:runs/{run_id}/results.json", {"prov:type": "ev:Results"})
-        doc.wasGeneratedBy(run, train)
-        doc.wasGeneratedBy(result, train)
-        doc.hadMember(run, result)
-        doc.wasDerivedFrom(result, code)
-        results[run_id] = f"file:runs/{run_id}/results.json"
-    for item in _sidecars(project):
-        step = doc.activity(f"ev:source_data/{item['kind']}/{item['name']}", other_attributes={
-            "prov:type": "ev:SourceData"})
-        verb = "ev:Plotting" if item["kind"] == "figure" else "ev:Tabulation"
-        render = doc.activity(f"ev:render/{item['kind']}/{item['name']}",
-                              other_attributes={"prov:type": verb})
-        for act in (step, render):
-            doc.wasAssociatedWith(act, engine)
-        source = doc.entity(f"file:{item['source_data']}", {"prov:type": "ev:SourceData"})
-        doc.wasGeneratedBy(source, step)
-        for run_id in item["runs"]:
-            if run_id in results:
-                doc.used(step, results[run_id])
-                doc.wasDerivedFrom(source, results[run_id])
-        doc.used(render, source)
-        for output in item["outputs"]:
-            out = doc.entity(f"file:{output}", {"prov:type": f"ev:{item['kind'].capitalize()}"})
-            doc.wasGeneratedBy(out, render)
-            doc.wasDerivedFrom(out, source)
-    resolve = doc.activity("ev:resolve_claims", other_attributes={"prov:type": "ev:ClaimResolution"})
-    doc.wasAssociatedWith(resolve, engine)
-    claims_file = doc.entity("file:build/claims/claims.json", {"prov:type": "ev:Claims"})
-    doc.wasGeneratedBy(claims_file, resolve)
-    read: set[str] = set()
-    for claim in claims["claims"]:
-        entity = doc.entity(f"claim:{claim['id']}", {"prov:type": "ev:Claim",
-                                                     "ev:statement": claim["statement"],
-                                                     "ev:formatted": str(claim.get("formatted"))})
-        doc.wasGeneratedBy(entity, resolve)
-        doc.hadMember(claims_file, entity)
-        for run in claim.get("runs", []):
-            if run["run_id"] in results:
-                if run["run_id"] not in read:  # one usage per results file, however many claims cite it
-                    doc.used(resolve, results[run["run_id"]])
-                    read.add(run["run_id"])
-                doc.wasDerivedFrom(entity, results[run["run_id"]])
-    return doc
-
-
-def _inline_refs(node: Any, definitions: Mapping[str, Any], seen: tuple[str, ...] = ()) -> Any:
-    """``node`` with every ``{"$ref": "#/definitions/X"}`` replaced by X itself (recursively).
-
-    A recursive definition keeps its ``$ref`` (resolved by the validator as before).
-    """
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if len(node) == 1 and isinstance(ref, str) and ref.startswith("#/definitions/"):
-            name = ref.removeprefix("#/definitions/")
-            if name in definitions and name not in seen:
-                return _inline_refs(definitions[name], definitions, (*seen, name))
-            return node
-        return {key: _inline_refs(value, definitions, seen) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_inline_refs(value, definitions, seen) for value in node]
-    return node
-
-
-@cache
-def _prov_validator() -> Any:
-    """The PROV-JSON schema's validator, with its definitions inlined.
-
-    The same schema, but jsonschema no longer resolves a ``$ref`` for every attribute of every
-    record, which took most of the validation's time on a document of a thousand runs.
-    """
-    import jsonschema
-
-    from evidence.core.schema import load_schema
-
-    schema = load_schema("prov")
-    inlined = _inline_refs(schema, schema.get("definitions", {}))
-    return jsonschema.validators.validator_for(schema)(inlined)
-
-
-def _record_digests(document: Mapping[str, Any]) -> dict[str, str]:
-    """Each record of a PROV-JSON document (group, id, attributes) -> its digest. A relation's
-    blank-node id (``_:id7``) is numbered in document order, so one run more shifts every later
-    id: it is left out (whether a record is valid does not depend on its id)."""
+def _code_key(project: Project) -> str:
+    """What a kept fragment was built and validated by: code, schema, package versions."""
+    from evidence.core import memo
+    from evidence.core.codedeps import code_files
     from evidence.core.hashing import digest_json
-
-    return {digest_json([group, None if ident.startswith("_:") else ident, attrs]): f"{group}\0{ident}"
-            for group, records in document.items() if group != "prefix" and isinstance(records, dict)
-            for ident, attrs in records.items()}
-
-
-def validate_new_records(project: Project, document: Mapping[str, Any]) -> None:
-    """:func:`validate_prov_json` of the records of ``document`` that no earlier export of this
-    project validated (and the namespace block); every record again when there is no record of one.
-
-    PROV-JSON validates record by record (the schema's record groups map ids to records, and
-    reading back parses each record on its own), so the records unchanged since the last export
-    need no second check: a delivery at 10,000 runs validated and read back all 130,000 records
-    for the one figure that changed.
-    """
-    import json as _json_module
-
-    from evidence.core.hashing import write_bytes_atomic
-
-    known_file = project.cache_dir / "prov-validated.json"
-    try:
-        known = set(_json_module.loads(known_file.read_text("utf-8")))
-    except (OSError, ValueError, TypeError):
-        known = set()
-    digests = _record_digests(document)
-    new = {where for digest, where in digests.items() if digest not in known}
-    subset: dict[str, Any] = {"prefix": document.get("prefix", {})} if "prefix" in document else {}
-    for where in sorted(new):
-        group, ident = where.split("\0", 1)
-        subset.setdefault(group, {})[ident] = document[group][ident]
-    for group, records in document.items():  # anything that is not a record group, as it is
-        if group != "prefix" and not isinstance(records, dict):
-            subset[group] = records
-    validate_prov_json(subset)
-    known_file.parent.mkdir(parents=True, exist_ok=True)
-    write_bytes_atomic(known_file, _json_module.dumps(sorted(digests)).encode("utf-8"))
-
-
-def validate_prov_json(document: Mapping[str, Any]) -> None:
-    """Raise EvidenceError unless ``document`` is valid PROV-JSON (schema + read back by prov)."""
-    from prov.model import ProvDocument
-
-    errors = sorted(_prov_validator().iter_errors(document), key=lambda e: list(map(str, e.absolute_path)))
-    if errors:
-        where = "/".join(map(str, errors[0].absolute_path)) or "$"
-        raise EvidenceError(f"prov.json is not valid PROV-JSON at {where}: {errors[0].message}")
-    ProvDocument.deserialize(content=json.dumps(document), format="json")
-
-
-# -- RO-Crate ----------------------------------------------------------------------------------
-
-
-def write_crate(project: Project, out: Path, claims: Mapping[str, Any], runs: Iterable[str],
-                title: str) -> Any:
-    """ro-crate-metadata.json in ``out`` (the assembled deliverable), then read it back."""
-    from rocrate.model.contextentity import ContextEntity
-    from rocrate.rocrate import ROCrate
-
-    crate = ROCrate()
-    crate.name = title or "evidence deliverable"
-    crate.description = ("The deliverable of `doit deliver`: paper, figures, tables, claims and the runs "
-                         "behind them.")
-    crate.datePublished = publication_date(project)
-    crate.root_dataset["conformsTo"] = [{"@id": PROCESS_RUN_CRATE}]
-    crate.add(ContextEntity(crate, PROCESS_RUN_CRATE, properties={
-        "@type": "CreativeWork", "name": "Process Run Crate", "version": "0.5"}))
-    files: dict[str, Any] = {}
-
-    def add(rel: str, name: str | None = None) -> Any:
-        if rel not in files and (out / rel).is_file():
-            files[rel] = crate.add_file(out / rel, dest_path=rel, properties={"name": name or rel})
-        return files.get(rel)
-
     from evidence.core.provenance import package_versions
 
-    engine = crate.add(ContextEntity(crate, "#evidence", properties={
-        "@type": "SoftwareApplication", "name": "evidence",
-        "softwareVersion": package_versions(("evidence",))["evidence"] or "unknown"}))
-    trainers: dict[str, Any] = {}
-    results: dict[str, Any] = {}
-    for run_id in runs:
-        facts = _run_facts(project, run_id)
-        spec, prov, compute = facts["spec"], facts["provenance"], facts["compute"]
-        trainer = spec["identity"]["trainer"]
-        if trainer not in trainers:
-            trainers[trainer] = crate.add(ContextEntity(crate, f"#trainer-{trainer}", properties={
-                "@type": "SoftwareApplication", "name": f"trainers/{trainer}.py",
-                "identifier": spec["identity"]["trainer_digest"]}))
-        spec_file, result = add(f"runs/{run_id}/spec.json"), add(f"runs/{run_id}/results.json")
-        if result is None or spec_file is None:
-            continue
-        results[run_id] = result
-        crate.add_action(trainers[trainer], identifier=f"#train-{run_id}", object=[spec_file],
-                         result=[result],
-                         properties={"@type": "CreateAction",
-                                     "name": f"train {spec['experiment']}/{spec['label']}",
-                                     "startTime": prov.get("started_at"), "endTime": prov.get("finished_at"),
-                                     "description": f"{compute['device_hours']:.6f} device-hours on "
-                                                    f"{compute['device_count']} x {compute['device_kind']}"})
-    for item in _sidecars(project):
-        outputs = [f for f in (add(p) for p in [item["source_data"], *item["outputs"], item["sidecar"]])
-                   if f is not None]
-        inputs = [results[r] for r in item["runs"] if r in results]
-        if outputs:
-            crate.add_action(engine, identifier=f"#{item['kind']}-{item['name']}", object=inputs,
-                             result=outputs, properties={"@type": "CreateAction",
-                                                         "name": f"build {item['kind']} {item['name']}"})
-    claim_entities = []
-    for claim in claims["claims"]:
-        based_on = [results[r["run_id"]] for r in claim.get("runs", []) if r["run_id"] in results]
-        claim_entities.append(crate.add(ContextEntity(crate, f"#claim-{claim['id']}", properties={
-            "@type": "Claim", "name": claim["id"], "text": claim["statement"],
-            "isBasedOn": [{"@id": e.id} for e in based_on]})))
-    claims_file = add("claims.json", "resolved claims")
-    if claims_file is not None:
-        crate.add_action(engine, identifier="#resolve-claims",
-                         object=[*results.values(), *[f for f in [add("verify/report.json")] if f]],
-                         result=[claims_file, *claim_entities],
-                         properties={"@type": "CreateAction", "name": "resolve the claims of EVIDENCE.json"})
-    for rel in ("paper.md", "paper.html", "claims.tex", "compute.json", "compute.md", "prov.json",
-                "DISCLOSURES.md", "disclosures.json", "EVIDENCE.json", "reconcile.md",
-                *sorted(p.name for p in out.glob("*.pdf"))):
-        add(rel)
-    crate.write(out)
-    return read_back(out)
+    files = [*code_files(__name__), memo.SCHEMA_DIR / "prov.schema.json"]
+    digests = [[f.name, memo.digest(project, f, namespace="code-digests")] for f in files]
+    return digest_json([digests, package_versions(("prov", "rocrate", "jsonschema"))])[:16]
 
 
-def read_back(out: Path) -> Any:
-    """Load the crate with the rocrate package; every described file must exist."""
-    from rocrate.rocrate import ROCrate
+class _Fragments:
+    """The fragments of one export, in document order: kept ones from the memo, new ones built."""
 
-    crate = ROCrate(out)
-    missing = [e.id for e in crate.data_entities if not (out / e.id).exists()]
-    if missing:
-        raise EvidenceError(f"the RO-Crate in {out} describes files it does not contain: {missing[:5]}")
-    return crate
+    def __init__(self, project: Project, out: Path) -> None:
+        from evidence.core import memo
+
+        self.memo = memo.of(project, FRAGMENTS)
+        self.crate = provgraph.CrateBuilder(out)
+        self.code = _code_key(project)
+        self.stored: list[dict[str, Any]] = []
+        self.new: list[Fragment] = []
+        self.keys: list[str] = []
+        self._pending: list[tuple[str, list[Path], dict[str, Any], int]] = []
+
+    def add(self, key: str, inputs: list[Path], build: Any) -> None:
+        """The fragment ``key`` (of the files ``inputs``): kept, or ``build(crate)`` now."""
+        key = f"{self.code}:{key}"
+        self.keys.append(key)
+        found, value = self.memo.lookup(key)
+        if not found:
+            started = time.time_ns()
+            fragment = build(self.crate)
+            value = fragment.stored()
+            self.new.append(fragment)
+            self._pending.append((key, inputs, value, started))
+        self.stored.append(value)
+
+    def keep(self) -> None:
+        """Store the new fragments (after they were validated) and forget those no longer used."""
+        for key, inputs, value, started in self._pending:
+            self.memo.store(key, inputs, value, started)
+        self.memo.forget(self.keys)
 
 
-def publication_date(project: Project) -> str:
-    """The date of the last commit of the inputs (today's date outside git or before a commit).
+def assemble_prov(prefix: Mapping[str, str], fragments: Iterable[Mapping[str, Any]]) -> str:
+    """prov.json's text: the fragments' records, relations numbered in document order."""
+    groups: dict[str, dict[str, str]] = {}
+    anonymous = 0
+    for fragment in fragments:
+        for group, ident, shared, text in fragment["prov"]:
+            if ident is None:
+                anonymous += 1
+                ident = f"{provgraph.ANONYMOUS}{anonymous}"
+            held = groups.setdefault(group, {})
+            if ident in held:
+                if shared:
+                    continue  # declared by an earlier fragment (the first run with that trainer)
+                raise EvidenceError(f"prov.json is not valid PROV-JSON: {group} {ident} is declared twice "
+                                    f"(again by {fragment['name']})")
+            held[ident] = text
+    check_assembled_prov(prefix, groups)
+    return prov_document_text(prefix, groups) + "\n"
 
-    Not the date of the build: the same inputs must give the same deliverable byte for byte, so
-    a rebuild on another day of a clean clone changes no committed file.
-    """
-    from evidence.core.provenance import git_state
 
-    commit = git_state(project.root).get("inputs_commit")
-    if commit:
-        import git
-
-        when = git.Repo(project.root, search_parent_directories=True).commit(commit).committed_datetime
-        return when.astimezone(UTC).strftime("%Y-%m-%d")
-    return datetime.now(UTC).strftime("%Y-%m-%d")
+def assemble_crate(out: Path, context: Any, root: Mapping[str, Any],
+                   fragments: Iterable[Mapping[str, Any]]) -> str:
+    """ro-crate-metadata.json's text: the root dataset listing every file, then the fragments'
+    entities (an entity described before is kept, as ``rocrate`` keeps the first position)."""
+    entities: dict[str, str] = {}
+    parts: list[str] = []
+    for fragment in fragments:
+        for ident, text, is_file, shared in fragment["crate"]:
+            if ident in entities:
+                if not shared:
+                    entities[ident] = text  # rocrate: the later entity, in the first one's place
+                continue
+            entities[ident] = text
+            parts += [ident] if is_file else []
+    top = {**root, "hasPart": [{"@id": p} for p in parts]} if parts else dict(root)
+    check_assembled_crate(out, parts, writing=["prov.json"])
+    return crate_document_text(context, [crate_entity_text(top), *entities.values()])
 
 
 # -- the deliver step --------------------------------------------------------------------------
@@ -368,11 +223,14 @@ def copy_runs(project: Project, out: Path, runs: Iterable[str]) -> None:
     """Copy spec.json and results.json (and the cited metrics.jsonl) of the used runs into
     ``out/runs/`` (writable copies).
 
-    Incremental: a sealed run never changes, so a copy that is still what the build wrote (its
-    recorded digest, checked through the stat-keyed memo) is kept; only the runs the deliverable
-    newly uses are copied, and the copies of runs it no longer uses are removed. Re-copying and
-    re-recording every run on each delivery was most of the exports step (10 s at 1,000 runs).
+    Incremental: a sealed run never changes, so a copy that is still what the build wrote
+    (:func:`evidence.core.outputs.verified_digest`: its record and the copy unchanged since they
+    were checked, by their stat) is kept; only the runs the deliverable newly uses are copied, and
+    the copies of runs it no longer uses are removed. Re-copying and re-recording every run on each
+    delivery was most of the exports step (10 s at 1,000 runs), and then reading every copy's record
+    was (2 s).
     """
+    import os
     import shutil
 
     from evidence.core.outputs import forget_outputs, record_outputs, written_as_recorded
@@ -396,7 +254,7 @@ def copy_runs(project: Project, out: Path, runs: Iterable[str]) -> None:
     for run_id in runs:
         names = (*RUN_FILES, *(n for n in CITED_RUN_FILES if (project.runs_dir / run_id / n).is_file()))
         folder = target / run_id
-        present = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+        present = sorted(os.listdir(folder)) if folder.is_dir() else []
         if present == sorted(names) and all(written_as_recorded(project.root, folder / n) for n in names):
             continue  # still the copy the build made of an immutable file
         if folder.exists():
@@ -410,20 +268,76 @@ def copy_runs(project: Project, out: Path, runs: Iterable[str]) -> None:
     record_outputs(project.root, written)
 
 
-def export(project: Project, out: Path) -> tuple[Path, Path]:
-    """prov.json and ro-crate-metadata.json in the assembled deliverable ``out``, both validated."""
-    from evidence.core.hashing import write_bytes_atomic
+def publication_date(project: Project) -> str:
+    """The date of the last commit of the inputs (today's date outside git or before a commit).
+
+    Not the date of the build: the same inputs must give the same deliverable byte for byte, so
+    a rebuild on another day of a clean clone changes no committed file.
+    """
+    from evidence.core.provenance import git_state
+
+    commit = git_state(project.root).get("inputs_commit")
+    if commit:
+        import git
+
+        when = git.Repo(project.root, search_parent_directories=True).commit(commit).committed_datetime
+        return when.astimezone(UTC).strftime("%Y-%m-%d")
+    return datetime.now(UTC).strftime("%Y-%m-%d")
+
+
+@dataclass(frozen=True)
+class Exported:
+    """What an export wrote, and how many of the runs', figures' and tables' fragments it built
+    (the others were kept from earlier exports)."""
+
+    prov: Path
+    crate: Path
+    built: int
+    fragments: int
+
+
+def export(project: Project, out: Path) -> Exported:
+    """prov.json and ro-crate-metadata.json in the assembled deliverable ``out``, both validated
+    (see the module docstring: new fragments in full, the assembled documents by structure)."""
+    from evidence.core.hashing import digest_json, write_bytes_atomic
+    from evidence.core.outputs import record_outputs
+    from evidence.core.provenance import package_versions
     from evidence.deliver.claims import claims_path
 
     claims = _json(claims_path(project))
-    runs = used_runs(project, claims)
+    items = sidecars(project)
+    runs = used_runs(project, claims, items)
     copy_runs(project, out, runs)
-    document = json.loads(prov_document(project, claims, runs).serialize(format="json"))
-    validate_new_records(project, document)
-    prov_path = out / "prov.json"
-    write_bytes_atomic(prov_path, (json.dumps(document, indent=1, sort_keys=True) + "\n").encode("utf-8"))
-    write_crate(project, out, claims, runs, str(claims.get("title", "")))
-    from evidence.core.outputs import record_outputs
-
-    record_outputs(project.root, [prov_path, out / "ro-crate-metadata.json"])
-    return prov_path, out / "ro-crate-metadata.json"
+    used = set(runs)
+    head = provgraph.head(package_versions(("evidence",))["evidence"] or "unknown",
+                          str(claims.get("title", "")), publication_date(project))
+    fragments = _Fragments(project, out)
+    for run_id in runs:
+        folder = project.runs_dir / run_id
+        fragments.add(f"run:{run_id}", [folder / "spec.json", folder / "provenance.json"],
+                      lambda crate, r=run_id: _run_fragment(project, r, crate))
+    for item in items:
+        cited = [r for r in item["runs"] if r in used]
+        present = [rel for rel in provgraph.sidecar_files(item) if (out / rel).is_file()]
+        sidecar = project.root / item["sidecar"]
+        fragments.add(f"{item['kind']}:{item['name']}:{digest_json([item, cited, present])[:16]}",
+                      [sidecar, sidecar.parent / "source_data.provenance.json"],
+                      lambda crate, i=item, c=cited, p=present: provgraph.sidecar_fragment(i, c, p, crate))
+    resolved = provgraph.claims_fragment(claims, runs, [rel for rel in ("claims.json", "verify/report.json")
+                                                        if (out / rel).is_file()], fragments.crate)
+    # prov.json is in the crate: it is written (below) before the crate is
+    tail = provgraph.tail_fragment([rel for rel in (*TAIL, *sorted(p.name for p in out.glob("*.pdf")))
+                                    if rel == "prov.json" or (out / rel).is_file()], fragments.crate)
+    for fragment in (head.fragment, *fragments.new, resolved, tail):
+        provgraph.check_ids(fragment)
+    check_new(head.prefix, [head.fragment, *fragments.new, resolved, tail], head.context, head.root,
+              head.descriptor)
+    fragments.keep()
+    every = [head.fragment.stored(), *fragments.stored, resolved.stored()]
+    prov_text = assemble_prov(head.prefix, every)
+    crate_text = assemble_crate(out, head.context, head.root, [*every, tail.stored()])
+    prov_path, crate_path = out / "prov.json", out / "ro-crate-metadata.json"
+    write_bytes_atomic(prov_path, prov_text.encode("utf-8"))
+    write_bytes_atomic(crate_path, crate_text.encode("utf-8"))
+    record_outputs(project.root, [prov_path, crate_path])
+    return Exported(prov_path, crate_path, len(fragments.new), len(fragments.keys))
