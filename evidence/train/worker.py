@@ -325,6 +325,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.detach:
         _detach()
     preload()
+    import gc
+
+    gc.collect()
+    gc.freeze()  # what is loaded now is shared with every child: the collector must not touch (copy) it
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     Worker(args.socket, args.idle, args.check).serve()
     return 0
