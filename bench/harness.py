@@ -105,8 +105,10 @@ def run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tupl
     ``wait4`` of a child forked straight from this process would not do: Linux carries the
     parent's resident size at fork into the child's ``ru_maxrss``.
     """
-    out_path = cwd / ".bench-output.txt"
-    rss_path = cwd / ".bench-rss.txt"
+    # beside the project, not in it: a file that changes during every call would be an input
+    # that changed to the project's up-to-date index (no user project has one)
+    out_path = cwd.parent / f".bench-{cwd.name}-output.txt"
+    rss_path = cwd.parent / f".bench-{cwd.name}-rss.txt"
     wrapped = [str(TIME), "-f", "%M", "-o", str(rss_path), *argv] if TIME.exists() else argv
     with out_path.open("wb") as out:
         start = time.perf_counter()
