@@ -90,6 +90,11 @@ def _records_dir(root: str) -> str:
     return os.path.join(_resolved(root), ".evidence", "outputs")
 
 
+def record_file(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> Path:
+    """The file holding ``path``'s record (whether or not one was written)."""
+    return Path(_record_file(str(root), path))
+
+
 def _record_path(root: Path, path: Path) -> Path:
     return Path(_record_file(str(root), path))
 

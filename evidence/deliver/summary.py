@@ -1,7 +1,11 @@
 """The one-screen summary a ``doit deliver`` prints on every call, even a no-op.
 
 Its own small module because it runs on every call: importing the deliver steps (reconcile,
-claims, the ledger) for it cost a no-op more than printing it does.
+claims, the ledger) for it cost a no-op more than printing it does. For the same reason the
+text is memoised (:mod:`evidence.core.memo`) by the stat signature of every file it is read
+from, and of their output records: an unchanged deliverable prints the text it printed before,
+without reading or checking a file; any edit (an output edited by hand included) reads and
+checks them all again.
 """
 
 from __future__ import annotations
@@ -9,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evidence.core import memo
 from evidence.core.errors import EvidenceError
-from evidence.core.outputs import read_checked_json
+from evidence.core.outputs import read_checked_json, record_file
 from evidence.core.project import Project
 from evidence.deliver.layout import paper_outputs
 
@@ -24,9 +29,19 @@ def summary_action(project_root: str) -> None:
     """Print the one-screen summary of the deliverable (on every ``doit deliver``)."""
     project = Project.at(project_root)
     try:
-        print(summary(project))
+        print(memo.of(project, "summary").get("summary", lambda: summary_inputs(project),
+                                              lambda: summary(project)))
     except (OSError, ValueError, KeyError) as error:
         raise EvidenceError(f"cannot summarise {project.relative(project.deliver_dir)}: {error}") from None
+
+
+def summary_inputs(project: Project) -> list[Path]:
+    """Every file and folder :func:`summary` reads or lists, and the output record of each file
+    it reads (what the check that refuses a hand-edited output compares it with)."""
+    read = [project.claims_dir / "claims.json", project.disclosures_dir / "disclosures.json",
+            project.reconcile_dir / "report.json", project.deliver_dir / "compute.json"]
+    return [*read, *(record_file(project.root, path) for path in read), *paper_outputs(project),
+            project.deliver_dir, project.paper_dir]
 
 
 def summary(project: Project) -> str:

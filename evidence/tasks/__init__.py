@@ -8,5 +8,6 @@ verify     the verify task
 deliver    the deliver tasks
 info       `doit info` in this process (for `evidence why`)
 standard   the standard task set for a one-line dodo.py
+moot       expensive uptodate checks, skipped when a file dependency changed (doit runs the task anyway)
 quick      the no-op fast path: records the up-to-date index, builds the task list from it
 """

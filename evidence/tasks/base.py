@@ -68,12 +68,14 @@ def guard_outputs(project: Project, task: TaskDict) -> TaskDict:
     its inputs, never used or shipped as edited.
     """
     from evidence.core.outputs import TargetsIntact, record_outputs
+    from evidence.tasks.moot import UnlessInputsChanged
 
     targets = [str(t) for t in task.get("targets", [])]
     if not targets or not task.get("actions"):
         return task
     return {**task, "actions": [*task["actions"], (record_outputs, [str(project.root), targets])],
-            "uptodate": [*task.get("uptodate", []), TargetsIntact(project.root, targets)]}
+            "uptodate": [*task.get("uptodate", []),
+                         UnlessInputsChanged(TargetsIntact(project.root, targets))]}
 
 
 def guarded(builder: Callable[[Project], Any]) -> Callable[[Project], Any]:

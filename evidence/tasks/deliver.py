@@ -8,9 +8,8 @@ reads, and its code, derived from the imports of the module that defines it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from evidence.core.codedeps import code_stamp, module_of
 from evidence.core.errors import BadInputError, EvidenceError
@@ -22,6 +21,7 @@ from evidence.deliver.reconcile import read_document
 from evidence.deliver.summary import summary_action
 from evidence.tasks.actions import task_action
 from evidence.tasks.base import TaskDict, user_errors
+from evidence.tasks.moot import SavedValueCheck, UnlessInputsChanged
 
 
 def step(action: Callable[[str], None], project: Project) -> TaskDict:
@@ -42,7 +42,7 @@ def run_files_fingerprint(project: Project) -> str:
     return survey(project).fingerprint
 
 
-class StoreUnchanged:
+class StoreUnchanged(SavedValueCheck):
     """doit uptodate check: the sealed store looks as it did at the task's last success.
 
     The fingerprint is taken when doit checks the task, i.e. after the tasks it depends on (the
@@ -50,30 +50,30 @@ class StoreUnchanged:
     while tasks are created would describe the store before training.
     """
 
+    key = "store_fingerprint"
+
     def __init__(self, project: Project) -> None:
         self.project = project
 
-    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
-        current = run_files_fingerprint(self.project)
-        task.value_savers.append(lambda: {"store_fingerprint": current})
-        return bool(values.get("store_fingerprint") == current)
+    def current(self) -> str:
+        return run_files_fingerprint(self.project)
 
 
-class PricesUnchanged:
+class PricesUnchanged(SavedValueCheck):
     """doit uptodate check: which prices are stale today is what it was at the last success."""
 
+    key = "stale_prices"
+
     def __init__(self, project: Project) -> None:
         self.project = project
 
-    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+    def current(self) -> list[str]:
         from evidence.deliver.prices import load_prices, stale_prices
 
         try:
-            current = [p["key"] for p in stale_prices(load_prices(self.project))]
+            return [p["key"] for p in stale_prices(load_prices(self.project))]
         except EvidenceError:
-            current = ["(unreadable)"]
-        task.value_savers.append(lambda: {"stale_prices": current})
-        return bool(values.get("stale_prices") == current)
+            return ["(unreadable)"]
 
 
 class DeliverableIntact:
@@ -111,19 +111,19 @@ def pdf_task(project: Project, claims_file: str, disclosures_file: str,
             "targets": targets, "verbosity": 2}
 
 
-class InputsStateUnchanged:
+class InputsStateUnchanged(SavedValueCheck):
     """doit uptodate check: which inputs are uncommitted is what it was at the last success (the
     disclosure of a dirty tree at delivery follows the working tree)."""
+
+    key = "dirty_inputs"
 
     def __init__(self, project: Project) -> None:
         self.project = project
 
-    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+    def current(self) -> list[str]:
         from evidence.core.provenance import git_state
 
-        current = git_state(self.project.root).get("dirty_files") or []
-        task.value_savers.append(lambda: {"dirty_inputs": current})
-        return bool(values.get("dirty_inputs") == current)
+        return list(git_state(self.project.root).get("dirty_files") or [])
 
 
 def _evidence_deps(project: Project) -> list[str]:
@@ -193,12 +193,13 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation,
                                *audited_inputs, *priced}),
            "task_dep": ["figures", "tables"],
-           "uptodate": [StoreUnchanged(project), PricesUnchanged(project), InputsStateUnchanged(project)],
+           "uptodate": [UnlessInputsChanged(check) for check in
+                        (StoreUnchanged(project), PricesUnchanged(project), InputsStateUnchanged(project))],
            "targets": [disclosures_file, str(project.disclosures_dir / "DISCLOSURES.md")], "verbosity": 2}
     yield {"name": "compute", "doc": "compute and cost of every sealed run -> build/compute/compute.json",
            **step(steps.compute_action, project),
            "file_dep": sorted({claims_file, *priced, *audited_inputs}),
-           "uptodate": [StoreUnchanged(project)],
+           "uptodate": [UnlessInputsChanged(StoreUnchanged(project))],
            # The compute statement covers every declared run, so delivering trains them all.
            "task_dep": ["train"],
            "targets": [compute_file, str(project.compute_dir / "compute.md")], "verbosity": 2}
@@ -219,7 +220,7 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
                                *_evidence_deps(project), str(project.reconcile_dir / "report.json"),
                                *papers, *pdfs}),
            "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:pdf"],
-           "uptodate": [StoreUnchanged(project)],
+           "uptodate": [UnlessInputsChanged(StoreUnchanged(project))],
            "targets": [str(out / "prov.json"), str(out / "ro-crate-metadata.json")], "verbosity": 2}
     exported = [str(out / "prov.json"), str(out / "ro-crate-metadata.json")]
     yield {"name": "package", "doc": "assemble build/deliver/ with its manifest",
@@ -230,7 +231,7 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
                         "deliver:exports", "deliver:pdf"],
            # every file of the deliverable as its manifest says, else the package step runs and
            # refuses (naming the file) to certify what the build did not write
-           "uptodate": [DeliverableIntact(project, out)],
+           "uptodate": [UnlessInputsChanged(DeliverableIntact(project, out))],
            "targets": [str(out / "MANIFEST.json"), *map(str, steps.assembled_files(project).values())],
            "verbosity": 2}
     yield {"name": "summary", "doc": "print the one-screen summary of the deliverable",

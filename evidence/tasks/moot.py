@@ -1,0 +1,100 @@
+"""Expensive uptodate checks, skipped when doit will run the task anyway.
+
+Why it exists: doit evaluates every ``uptodate`` entry of a task before it looks at the task's
+file dependencies, and never stops early. Some of ours are the dearest work of a call that is
+not a no-op: :class:`~evidence.tasks.deliver.DeliverableIntact` checks every file of
+``build/deliver/`` against its manifest (a quarter of a second at 1,000 runs), the git state
+behind the disclosure of uncommitted inputs spawns git, and every guarded task checks its
+targets against their records. When one of the task's file dependencies changed since its last
+success doit runs the task whatever those checks say; computing them is pure overhead (it was
+most of the overhead of an incremental build beyond plain doit's).
+
+:class:`UnlessInputsChanged` wraps such a check (a doit :class:`~doit.dependency.UptodateCalculator`,
+the extension point doit offers for checks that need its database). It answers "run" without
+calling the check when a file dependency *certainly* changed, by doit's own rule
+(:class:`doit.dependency.MD5Checker`: the mtime moved and the size or the MD5 differs, or no
+state was saved for it, or the set of file dependencies is not the one saved). When that cannot
+be told (another checker's states, a file that is missing, which doit reports itself) the check
+runs as before: skipping is an optimisation that can only ever agree with doit.
+
+A check that saves a value with the task's result (the store fingerprint, the uncommitted
+inputs) still saves it: :class:`SavedValueCheck` computes it once the task has run instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from doit.dependency import UptodateCalculator, get_file_md5
+
+
+class SavedValueCheck:
+    """An uptodate check that compares one value with the one saved at the task's last success.
+
+    Subclasses name the value (:attr:`key`) and compute it (:meth:`current`); the value is
+    saved with the task's result whether or not the comparison was made.
+    """
+
+    key = "value"
+
+    def current(self) -> Any:
+        raise NotImplementedError
+
+    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+        now = self.current()
+        task.value_savers.append(lambda: {self.key: now})
+        return bool(values.get(self.key) == now)
+
+    def save_later(self, task: Any) -> None:
+        """Save the value, computed after the task has run (its check was not needed)."""
+        task.value_savers.append(lambda: {self.key: self.current()})
+
+
+def certainly_changed(get_value: Callable[[str, str], Any], task: Any) -> bool:
+    """Whether doit's MD5 checker will find a file dependency of ``task`` changed."""
+    file_deps = task.file_dep
+    if not file_deps:
+        return False
+    previous = get_value(task.name, "deps:")
+    if previous and set(previous) != set(file_deps):
+        return True  # another set of dependencies than at the last success: doit runs it
+    for dep in file_deps:
+        state = get_value(task.name, dep)
+        if state is None:
+            return True  # never recorded (the task never succeeded with it): doit runs it
+        if not (isinstance(state, list | tuple) and len(state) == 3):
+            return False  # not the MD5 checker's state: let the check decide
+        try:
+            st = os.stat(dep)
+        except OSError:
+            return False
+        if st.st_mtime == state[0]:
+            continue
+        if st.st_size != state[1]:
+            return True
+        try:
+            if get_file_md5(dep) != state[2]:
+                return True
+        except OSError:
+            return False
+    return False
+
+
+class UnlessInputsChanged(UptodateCalculator):
+    """``check``, unless a file dependency of the task certainly changed (see the module
+    docstring). ``check`` takes ``(task, values)`` or nothing."""
+
+    def __init__(self, check: Callable[..., bool]) -> None:
+        super().__init__()
+        self.check = check
+        self.with_task = len(inspect.signature(check).parameters) == 2
+
+    def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
+        if self.get_val is not None and certainly_changed(self.get_val, task):
+            if isinstance(self.check, SavedValueCheck):
+                self.check.save_later(task)
+            return False
+        return bool(self.check(task, values) if self.with_task else self.check())
