@@ -66,6 +66,27 @@ def test_no_op_deliver_rebuilds_nothing_but_prints_the_summary(delivered: Path) 
     assert "DELIVERED" in again.stdout
 
 
+def test_summary_memo_never_prints_over_an_edited_output(delivered: Path, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The summary is memoised by the stat of what it reads; a hand edit is still refused."""
+    from evidence.core.errors import EvidenceError
+    from evidence.deliver.summary import summary_action
+
+    copy = tmp_path / "copy"
+    shutil.copytree(delivered, copy, symlinks=True)
+    for folder, _, files in os.walk(copy):  # nothing racily clean: the text is memoised
+        for name in [*files, "."]:
+            os.utime(os.path.join(folder, name), ns=(10**18, 10**18))
+    summary_action(str(copy))
+    first = capsys.readouterr().out
+    summary_action(str(copy))  # from the memo: the same text
+    assert capsys.readouterr().out == first and "DELIVERED" in first
+    claims = copy / "build/claims/claims.json"
+    claims.write_text(claims.read_text().replace("My results", "Edited by hand"))
+    with pytest.raises(EvidenceError, match="claims.json"):
+        summary_action(str(copy))
+
+
 DECOYS = """
 # Notes (2024)
 
