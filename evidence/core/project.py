@@ -33,6 +33,8 @@ def safe_name(name: str, *, source: object, field: str) -> str:
 
 
 #: Files a figure or table step writes into its folder (the spec and plot code there are inputs).
+#: The folder a figure or table step renders into before publishing (beside the spec).
+STAGING_PREFIX = ".staging-"
 GENERATED_ARTIFACT_FILES = frozenset({
     "source_data.csv", "figure.png", "figure.pdf", "figure.svg", "table.md", "table.tex",
 })
@@ -138,6 +140,8 @@ class Project:
         parts = rel.split("/")
         if parts[0] in {"build", ".evidence", self.runs_dir.name}:
             return True
+        if len(parts) >= 3 and parts[0] in {"figures", "tables"} and parts[2].startswith(STAGING_PREFIX):
+            return True  # a render's staging folder (a figure's own provenance looked at it)
         if len(parts) == 3 and parts[0] in {"figures", "tables"}:
             return parts[2] in GENERATED_ARTIFACT_FILES or parts[2].endswith(".provenance.json")
         return False

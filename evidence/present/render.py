@@ -28,6 +28,7 @@ from matplotlib.figure import Figure
 
 from evidence.core.errors import EvidenceError, GateError
 from evidence.core.hashing import digest_file
+from evidence.core.project import STAGING_PREFIX
 from evidence.present import plotting, tables
 from evidence.present.artifacts import (
     EXPECTED_MAX_COLUMNS,
@@ -47,7 +48,7 @@ Facts = dict[str, Any]
 def render(art: Artifact) -> dict[str, Any]:
     """Build the outputs of ``art`` from its source_data.csv and publish them with the sidecar."""
     published = [*art.outputs.values(), art.sidecar]
-    staging = art.folder / f".staging-{art.artifact}-{os.getpid()}"  # per process: -n N is safe
+    staging = art.folder / f"{STAGING_PREFIX}{art.artifact}-{os.getpid()}"  # per process: -n N is safe
     try:
         source = read_sidecar(art.source_sidecar)
         csv_digest = digest_file(art.source_data)

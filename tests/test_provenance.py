@@ -1,0 +1,76 @@
+"""git state of a project's inputs: what counts as uncommitted, on real repositories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import git
+import pytest
+
+from evidence.core.provenance import git_state
+
+
+def commit_all(repo: git.Repo, message: str = "inputs") -> None:
+    repo.git.add(A=True)
+    repo.git.commit("-q", "-m", message)
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> tuple[git.Repo, Path]:
+    """A repository whose project lives in ``proj/``, beside some other code."""
+    root = tmp_path / "proj"
+    for rel, text in {"proj/experiments/a.toml": "x = 1\n", "proj/figures/f/figure.toml": "kind = 'bar'\n",
+                      "proj/dodo.py": "\n", "tools/helper.py": "\n"}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    repo = git.Repo.init(tmp_path)
+    with repo.config_writer() as config:
+        config.set_value("user", "name", "t")
+        config.set_value("user", "email", "t@example.org")
+    commit_all(repo)
+    return repo, root
+
+
+def test_a_clean_tree_is_not_dirty(project: tuple[git.Repo, Path]) -> None:
+    repo, root = project
+    state = git_state(root)
+    assert state["dirty"] is False and state["dirty_files"] == []
+    assert state["commit"] == repo.head.commit.hexsha == state["inputs_commit"]
+
+
+def test_generated_outputs_and_a_render_staging_folder_are_not_inputs(project: tuple[git.Repo, Path]) -> None:
+    _, root = project
+    for rel in ("runs/abc/results.json", "build/deliver/paper.md", ".evidence/cache/memo-x.json",
+                "figures/f/figure.png", "figures/f/source_data.csv", "figures/f/figure.provenance.json",
+                "figures/f/.staging-figure-123/figure.png"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("generated")
+    state = git_state(root)
+    assert state["dirty"] is False, state["dirty_files"]
+
+
+@pytest.mark.parametrize("change", ["untracked", "modified", "staged", "deleted", "outside"])
+def test_every_kind_of_uncommitted_input_is_dirty(project: tuple[git.Repo, Path], change: str) -> None:
+    repo, root = project
+    expected = {"untracked": "proj/experiments/b.toml", "modified": "proj/experiments/a.toml",
+                "staged": "proj/figures/g/figure.toml", "deleted": "proj/dodo.py",
+                "outside": "tools/helper.py"}[change]
+    path = root.parent / expected
+    if change == "deleted":
+        path.unlink()
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("y = 2\n")
+    if change == "staged":
+        repo.git.add(str(path))
+    state = git_state(root)
+    assert state["dirty"] is True and state["dirty_files"] == [expected]
+
+
+def test_committing_only_outputs_keeps_the_inputs_commit(project: tuple[git.Repo, Path]) -> None:
+    repo, root = project
+    before = git_state(root)["inputs_commit"]
+    (root / "figures/f/figure.png").write_text("generated")
+    commit_all(repo, "outputs")
+    state = git_state(root)
+    assert state["commit"] != before and state["inputs_commit"] == before
