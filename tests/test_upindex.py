@@ -158,3 +158,25 @@ def test_the_index_watches_the_engine_and_every_declared_file(project: Path) -> 
     for record in doc["tasks"]:
         for position in (*record["file_dep"], *record["targets"]):
             assert 0 <= position < len(doc["paths"].split("\n"))
+
+
+@pytest.mark.slow
+def test_a_no_op_rewrites_only_the_database_record_and_keeps_doits_checker_name(project: Path) -> None:
+    settle(project)
+    proj = Project.at(project)
+    index = upindex.index_file(proj)
+    before = index.stat()
+    said, _, ran = trace(project, "deliver")
+    assert said.startswith("up-to-date index: nothing changed") and ran == ["deliver:summary"], (said, ran)
+    after = index.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)  # not rewritten
+    recorded = json.loads(upindex.database_file(proj).read_text("utf-8"))
+    assert recorded["table"] == json.loads(index.read_text("utf-8"))["table"]
+    assert recorded["database"] == upindex.stat_of(str(upindex.doit_database(proj)))
+    import sqlite3
+
+    with sqlite3.connect(upindex.doit_database(proj)) as db:
+        checkers = {json.loads(data).get("checker:") for (data,) in db.execute("select task_data from doit")}
+    # doit rebuilds every task whose stored checker name differs: the fast path's checker keeps
+    # the name of the MD5 checker whose states it saves
+    assert checkers - {None} == {"MD5Checker"}

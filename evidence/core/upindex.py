@@ -53,7 +53,7 @@ from typing import Any
 from evidence.core.hashing import digest_bytes, write_bytes_atomic
 from evidence.core.project import Project
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 #: See :data:`evidence.core.memo.RACY_SECONDS`.
 RACY_SECONDS = 2.0
 #: Folders of a project that are read whole (a new file in one may be a new input).
@@ -74,6 +74,13 @@ def enabled() -> bool:
 
 def index_file(project: Project) -> Path:
     return project.state_dir / "upindex.json"
+
+
+def database_file(project: Project) -> Path:
+    """Where the signature of doit's database goes, apart from the index: doit rewrites its
+    database on every call that runs a task (the summary runs on every ``doit deliver``), and
+    rewriting the whole index for that cost a no-op at 10,000 runs a tenth of a second."""
+    return project.state_dir / "upindex-database.json"
 
 
 def doit_database(project: Project) -> Path:
@@ -166,20 +173,21 @@ def watched_paths(project: Project, declared: Iterable[str]) -> list[str]:
     return sorted(found)
 
 
-def stat_table(paths: list[str]) -> tuple[str, int]:
-    """The digest of ``paths``' signatures (a missing path is -1s) and the newest mtime or
-    ctime among them: what the index compares, and what the racy rule looks at."""
-    values: list[int] = []
-    newest = 0
-    for path in paths:
+def stat_table(paths: list[str], *, newest: bool = False) -> tuple[str, int]:
+    """The digest of ``paths``' signatures (a missing path is -1s) and, if asked (recording
+    needs it for the racy rule, checking does not), the newest mtime or ctime among them."""
+    values = array("q")
+    extend, stat, missing = values.extend, os.stat, (-1, -1, -1, -1)
+    for path in paths:  # one stat per watched path is the whole cost of a no-op's check: keep it lean
         try:
-            st = os.stat(path)
+            st = stat(path)
         except OSError:
-            values += (-1, -1, -1, -1)
+            extend(missing)
             continue
-        values += (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
-        newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
-    return digest_bytes(array("q", values).tobytes()), newest
+        extend((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+    latest = max((max(values[i + 1], values[i + 3]) for i in range(0, len(values), 4)), default=0) \
+        if newest else 0
+    return digest_bytes(values.tobytes()), latest
 
 
 def record(project: Project, paths: list[str], tasks: list[dict[str, Any]],
@@ -187,17 +195,27 @@ def record(project: Project, paths: list[str], tasks: list[dict[str, Any]],
     """Write the index: the digest of ``paths``' signatures (taken now unless ``table`` is
     given), the graph, the surroundings. Not written (False) when a path is racily clean."""
     if table is None:
-        table, newest = stat_table(paths)
+        table, newest = stat_table(paths, newest=True)
         if newest >= time.time_ns() - int(RACY_SECONDS * 1e9):
             discard(project)
             return False
-    doc = {"version": INDEX_VERSION, "surroundings": surroundings(project),
-           "database": stat_of(str(doit_database(project))), "table": table,
+    doc = {"version": INDEX_VERSION, "surroundings": surroundings(project), "table": table,
            "paths": "\n".join(paths), "tasks": tasks}
     try:
         index_file(project).parent.mkdir(parents=True, exist_ok=True)
         write_bytes_atomic(index_file(project), json.dumps(doc, separators=(",", ":")).encode("utf-8"))
     except (OSError, TypeError, ValueError):
+        discard(project)
+        return False
+    return record_database(project, table)
+
+
+def record_database(project: Project, table: str) -> bool:
+    """Record doit's database as it is now, for the index whose stat table is ``table``."""
+    doc = {"table": table, "database": stat_of(str(doit_database(project)))}
+    try:
+        write_bytes_atomic(database_file(project), json.dumps(doc).encode("utf-8"))
+    except OSError:
         discard(project)
         return False
     return True
@@ -231,7 +249,12 @@ def check(project: Project) -> tuple[Fresh | None, str]:
     changed = sorted(k for k in {*recorded, *now} if recorded.get(k) != now.get(k))
     if changed:
         return None, f"changed since the index was recorded: {', '.join(changed)}"
-    if doc.get("database") != stat_of(str(doit_database(project))):
+    try:
+        database = json.loads(database_file(project).read_bytes())
+    except (OSError, ValueError):
+        database = None
+    if not isinstance(database, dict) or database.get("table") != doc.get("table") \
+            or database.get("database") != stat_of(str(doit_database(project))):
         return None, "doit's database changed (doit forget, ignore, or another doit call)"
     if not isinstance(doc.get("paths"), str) or not isinstance(doc.get("tasks"), list):
         return None, "the index is unreadable"
@@ -242,5 +265,6 @@ def check(project: Project) -> tuple[Fresh | None, str]:
 
 
 def discard(project: Project) -> None:
-    with contextlib.suppress(OSError):
-        index_file(project).unlink(missing_ok=True)
+    for path in (index_file(project), database_file(project)):
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)

@@ -28,13 +28,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def doit_config(project: Project, default_tasks: list[str] | None = None) -> dict[str, Any]:
-    """DOIT_CONFIG for a project: sqlite3 backend (safe with parallel doit processes), and the
-    console reporter that records the up-to-date index after a no-op (:mod:`evidence.tasks.quick`)."""
-    from evidence.tasks.quick import index_reporter
+    """DOIT_CONFIG for a project: sqlite3 backend (safe with parallel doit processes), the
+    console reporter that records the up-to-date index after a no-op and the file checker that
+    does not stat again what the index just checked (:mod:`evidence.tasks.quick`)."""
+    from evidence.tasks.quick import index_reporter, indexed_checker
 
     project.state_dir.mkdir(parents=True, exist_ok=True)
     return {
         "reporter": index_reporter(project),
+        "check_file_uptodate": indexed_checker(project),
         "backend": "sqlite3",
         "dep_file": str(project.state_dir / "doit.sqlite3"),
         "default_tasks": default_tasks or ["train"],
