@@ -83,7 +83,7 @@ def test_summary_memo_never_prints_over_an_edited_output(delivered: Path, tmp_pa
     assert capsys.readouterr().out == first and "DELIVERED" in first
     claims = copy / "build/claims/claims.json"
     claims.write_text(claims.read_text().replace("My results", "Edited by hand"))
-    with pytest.raises(EvidenceError, match="claims.json"):
+    with pytest.raises(EvidenceError, match=r"claims\.json"):
         summary_action(str(copy))
 
 
