@@ -61,3 +61,18 @@ def test_harness_smoke(tmp_path: Path) -> None:
         assert 0 <= work < wall and overhead > 0 and abs(wall - work - overhead) < 0.01, row
     assert float(split["evidence"][3]) > 0  # rendering the changed figure takes measurable time
     assert int(split["evidence"][-1]) >= 2  # at least the changed figure's two steps ran
+
+
+def test_every_script_keeps_the_sections_of_the_others(tmp_path: Path) -> None:
+    """A section name with a hyphen (warm-worker) once vanished when another script wrote."""
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import common
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    results = tmp_path / "results.md"
+    common.update_section("warm-worker", "warm table\n", results)
+    common.update_section("training", "training table\n", results)
+    common.update_section("training", "training table, again\n", results)
+    sections = common.read_sections(results)
+    assert sections == {"warm-worker": "warm table\n", "training": "training table, again\n"}
