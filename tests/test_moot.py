@@ -37,8 +37,8 @@ class Fingerprint(SavedValueCheck):
         return self.source.read_text()
 
 
-def build(folder: Path, check: Any, ran: list[str]) -> int:
-    """``doit`` of one task with one file dependency and ``check`` wrapped, in ``folder``."""
+def build(folder: Path, check: Any, ran: list[str], extra: str | None = None) -> int:
+    """``doit`` of one task with one file dependency (and ``extra``) and ``check`` wrapped."""
     dep, out = folder / "input.txt", folder / "output.txt"
 
     def action() -> None:
@@ -46,8 +46,8 @@ def build(folder: Path, check: Any, ran: list[str]) -> int:
         out.write_text(dep.read_text())
 
     def task_step() -> dict[str, Any]:
-        return {"actions": [action], "file_dep": [str(dep)], "targets": [str(out)],
-                "uptodate": [UnlessInputsChanged(check)], "verbosity": 0}
+        return {"actions": [action], "file_dep": [str(dep), *([extra] if extra else [])],
+                "targets": [str(out)], "uptodate": [UnlessInputsChanged(check)], "verbosity": 0}
 
     loader = ModuleTaskLoader({"task_step": task_step,
                                "DOIT_CONFIG": {"dep_file": str(folder / "db.sqlite3"),
@@ -114,3 +114,12 @@ def test_skipped_value_check_still_saves_its_value(folder: Path) -> None:
     assert ran == ["ran", "ran"]
     build(folder, check, ran)  # and the new value was saved with that success
     assert ran == ["ran", "ran"]
+
+
+def test_a_missing_dependency_is_doits_error_not_a_run(folder: Path) -> None:
+    ran: list[str] = []
+    check = CountingCheck()
+    build(folder, check, ran)
+    missing = str(folder / "not-there.txt")  # a new dependency set, one file of it missing
+    assert build(folder, check, ran, extra=missing) != 0  # doit: "Dependent file ... does not exist"
+    assert ran == ["ran"] and check.calls == 1  # asked, not skipped: doit decides, and refuses

@@ -14,8 +14,9 @@ the extension point doit offers for checks that need its database). It answers "
 calling the check when a file dependency *certainly* changed, by doit's own rule
 (:class:`doit.dependency.MD5Checker`: the mtime moved and the size or the MD5 differs, or no
 state was saved for it, or the set of file dependencies is not the one saved). When that cannot
-be told (another checker's states, a file that is missing, which doit reports itself) the check
-runs as before: skipping is an optimisation that can only ever agree with doit.
+be told (another checker's states), or when a file dependency is missing (doit reports it, naming
+the file, instead of running the task) the check runs as before: skipping is an optimisation
+that can only ever agree with doit.
 
 A check that saves a value with the task's result (the store fingerprint, the uncommitted
 inputs) still saves it: :class:`SavedValueCheck` computes it once the task has run instead.
@@ -54,33 +55,38 @@ class SavedValueCheck:
 
 
 def certainly_changed(get_value: Callable[[str, str], Any], task: Any) -> bool:
-    """Whether doit's MD5 checker will find a file dependency of ``task`` changed."""
+    """Whether doit's MD5 checker will find a file dependency of ``task`` changed.
+
+    False whenever a file dependency is missing: doit then reports it (an error naming the
+    file) rather than running the task, and that must stay what happens.
+    """
     file_deps = task.file_dep
     if not file_deps:
         return False
     previous = get_value(task.name, "deps:")
-    if previous and set(previous) != set(file_deps):
-        return True  # another set of dependencies than at the last success: doit runs it
+    changed = bool(previous) and set(previous) != set(file_deps)  # another set than at the last success
     for dep in file_deps:
-        state = get_value(task.name, dep)
-        if state is None:
-            return True  # never recorded (the task never succeeded with it): doit runs it
-        if not (isinstance(state, list | tuple) and len(state) == 3):
-            return False  # not the MD5 checker's state: let the check decide
         try:
             st = os.stat(dep)
         except OSError:
             return False
-        if st.st_mtime == state[0]:
-            continue
-        if st.st_size != state[1]:
-            return True
-        try:
-            if get_file_md5(dep) != state[2]:
-                return True
-        except OSError:
-            return False
-    return False
+        if changed:
+            continue  # known: only whether every dependency exists is left to see
+        state = get_value(task.name, dep)
+        if state is None:
+            changed = True  # never recorded (the task never succeeded with it): doit runs it
+        elif not (isinstance(state, list | tuple) and len(state) == 3):
+            return False  # not the MD5 checker's state: let the check decide
+        elif st.st_mtime != state[0] and (st.st_size != state[1] or _md5(dep) != state[2]):
+            changed = True
+    return changed
+
+
+def _md5(path: str) -> str | None:
+    try:
+        return str(get_file_md5(path))
+    except OSError:
+        return None
 
 
 class UnlessInputsChanged(UptodateCalculator):
