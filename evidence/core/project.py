@@ -129,6 +129,11 @@ class Project:
     def evidence_file(self) -> Path:
         return self.root / "EVIDENCE.json"
 
+    @property
+    def generated_folders(self) -> frozenset[str]:
+        """Top-level folders whose every file the engine writes: build/, the state, the run store."""
+        return frozenset({self.build_dir.name, self.state_dir.name, self.runs_dir.name})
+
     def is_generated(self, rel: str) -> bool:
         """Whether the project-relative POSIX path ``rel`` is written by the build, not by a person.
 
@@ -138,7 +143,7 @@ class Project:
         changes) is about inputs only; a rebuilt output is not a change of the science.
         """
         parts = rel.split("/")
-        if parts[0] in {"build", ".evidence", self.runs_dir.name}:
+        if parts[0] in self.generated_folders:
             return True
         if len(parts) >= 3 and parts[0] in {"figures", "tables"} and parts[2].startswith(STAGING_PREFIX):
             return True  # a render's staging folder (a figure's own provenance looked at it)

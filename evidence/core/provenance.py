@@ -79,7 +79,7 @@ NOT_INPUTS = ("tests", "bench", ".ci")
 
 def _generated_pathspecs(project: Any, base: str) -> list[str]:
     """git pathspecs that leave out what the build writes (:meth:`Project.is_generated`)."""
-    return [*(f":(exclude,glob){base}{name}/**" for name in ("build", ".evidence", project.runs_dir.name)),
+    return [*(f":(exclude,glob){base}{name}/**" for name in sorted(project.generated_folders)),
             *_artifact_outputs_pathspecs(base)]
 
 
@@ -102,19 +102,19 @@ def _changed_files(repo: Any, project: Any, top: Path) -> set[str]:
     pathspec reaches, would make git walk it again). Optional locks are off: asking never rewrites git's
     index (the up-to-date index watches it).
     """
-    skipped = {"build", ".evidence", project.runs_dir.name, ".git"}
     try:
         here = project.root.relative_to(top)
     except ValueError:
         return set()
-    specs = [f":(literal){(here / name).as_posix()}" for name in _entries(repo, top, here) - skipped]
+    base = "" if here == Path(".") else here.as_posix() + "/"
+    own = _entries(repo, top, here) - project.generated_folders - {".git"}
+    specs = [f":(literal){base}{name}" for name in own]
     while here != Path("."):
         specs += [f":(literal){(here.parent / name).as_posix()}"
                   for name in _entries(repo, top, here.parent) - {here.name, ".git"}]
         here = here.parent
     if not specs:
         return set()
-    base = "" if project.root == top else project.root.relative_to(top).as_posix() + "/"
     out = repo.git.status("--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--",
                           *specs, *_artifact_outputs_pathspecs(base),
                           env={"GIT_OPTIONAL_LOCKS": "0"}, strip_newline_in_stdout=False)

@@ -9,8 +9,8 @@ to date. This module is its doit side:
 * :func:`indexed_checker` (doit's ``check_file_uptodate``, also set by
   :func:`evidence.tasks.base.doit_config`) is doit's MD5 checker, except on the fast path, where
   it answers "unchanged" for every file dependency and "present" for every target without a
-  stat: the index has just found each
-  of them with the signature it had when doit last found them all unchanged;
+  stat: the index has just found each of them with the signature it had when doit last found
+  them all unchanged;
 * :func:`fast_graph` is asked once per doit call, before the first task builder runs: when the
   call is a plain ``doit [run] [TASK...]`` and the index is fresh, the standard task creators
   (:mod:`evidence.tasks.standard`) yield the recorded tasks (same names, documentation and task
