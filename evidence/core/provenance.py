@@ -33,6 +33,11 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
     images and data; :meth:`Project.is_generated`) are left out: rebuilding them is not a change
     of the science, and counting them made every rebuilt deliverable "dirty".
 
+    An untracked file is an input only where the build reads it (:func:`_untracked_input`): in a
+    folder the engine reads whole, at the root by name, or in a top-level folder that holds
+    tracked files (a loader's data folder, docs/). A ``doit.log`` or a logger's folder beside the
+    project is neither tracked nor read, and made every run "dirty".
+
     ``inputs_commit`` is the last commit that changed an input: what a generated output
     records, so that committing the outputs themselves (a commit that changes no input) does not
     make them out of date.
@@ -58,16 +63,21 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
     project = Project.at(root)
     top = Path(str(repo.working_tree_dir)).resolve()
 
-    def is_input(repo_path: str) -> bool:
+    tracked_folders = _tracked_folders(repo, project.root, top)
+
+    def is_input(repo_path: str, untracked: bool) -> bool:
         if "__pycache__/" in repo_path:
             return False
         try:
             rel = (top / repo_path).relative_to(project.root).as_posix()
         except ValueError:
             return True  # outside the project (the engine's own code, say): an input
-        return not project.is_generated(rel)
+        if project.is_generated(rel):
+            return False
+        return not untracked or _untracked_input(rel, tracked_folders)
 
-    dirty_files = sorted(p for p in _changed_files(repo, project, top) if is_input(p))
+    changed = _changed_files(repo, project, top)
+    dirty_files = sorted(p for p, code in changed.items() if is_input(p, code == "??"))
     return {"commit": commit, "branch": branch, "dirty": bool(dirty_files),
             "dirty_files": dirty_files[:50], "inputs_commit": _inputs_commit(repo, project, top)}
 
@@ -89,7 +99,29 @@ def _artifact_outputs_pathspecs(base: str) -> list[str]:
             for name in (*sorted(GENERATED_ARTIFACT_FILES), "*.provenance.json", f"{STAGING_PREFIX}*/**")]
 
 
-def _changed_files(repo: Any, project: Any, top: Path) -> set[str]:
+def _untracked_input(rel: str, tracked_folders: set[str]) -> bool:
+    """Whether an untracked project-relative file is one the build reads (see :func:`git_state`)."""
+    from evidence.core.project import READ_ROOT_FILES, READ_WHOLE_FOLDERS
+
+    first, _, rest = rel.partition("/")
+    if not rest:
+        return first in READ_ROOT_FILES
+    return first in READ_WHOLE_FOLDERS or first in tracked_folders
+
+
+def _tracked_folders(repo: Any, root: Path, top: Path) -> set[str]:
+    """The project's top-level folders that hold a file committed at HEAD (from its tree: no walk)."""
+    try:
+        tree = repo.head.commit.tree
+        here = root.relative_to(top)
+        if here != Path("."):
+            tree = tree / here.as_posix()
+        return {item.name for item in tree if item.type == "tree"}
+    except (ValueError, KeyError, TypeError):
+        return set()  # no commit yet, or the project is not in it
+
+
+def _changed_files(repo: Any, project: Any, top: Path) -> dict[str, str]:
     """Repository paths with uncommitted changes (staged, unstaged or untracked), found by one
     ``git status`` that never enters the run store, build/ or the engine state.
 
@@ -114,11 +146,11 @@ def _changed_files(repo: Any, project: Any, top: Path) -> set[str]:
                   for name in _entries(repo, top, here.parent) - {here.name, ".git"}]
         here = here.parent
     if not specs:
-        return set()
+        return {}
     out = repo.git.status("--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--",
                           *specs, *_artifact_outputs_pathspecs(base),
                           env={"GIT_OPTIONAL_LOCKS": "0"}, strip_newline_in_stdout=False)
-    return {entry[3:] for entry in out.split("\0") if len(entry) > 3}
+    return {entry[3:]: entry[:2] for entry in out.split("\0") if len(entry) > 3}
 
 
 def _entries(repo: Any, top: Path, folder: Path) -> set[str]:
