@@ -15,8 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import doit
+from conftest import doit
 
 pytestmark = pytest.mark.slow  # end to end: trains a model and runs doit over a project
 
