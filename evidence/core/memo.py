@@ -50,7 +50,7 @@ from evidence.core.hashing import write_bytes_atomic
 from evidence.core.project import Project
 
 #: Bump when the layout of stored values changes; older memo files are then ignored.
-MEMO_VERSION = 3
+MEMO_VERSION = 4
 #: A file modified this recently when its value was computed is "racily clean" (see above).
 RACY_SECONDS = 2.0
 

@@ -283,8 +283,31 @@ def _preset_runs(project: Project, raw: Mapping[str, Any], path: Path) -> preset
     return runs
 
 
+#: Warning lines already printed by this process (an experiment loads many times per call).
+_WARNED: set[str] = set()
+
+
+def _warn(lines: list[str]) -> None:
+    """Print each warning line on stderr, once per process."""
+    import sys
+
+    for line in lines:
+        if line not in _WARNED:
+            _WARNED.add(line)
+            print(line, file=sys.stderr)
+
+
 def expand(project: Project, path: Path) -> list[RunSpec]:
-    """All run specs of one experiment file, in a stable order (variant, grid point, seed)."""
+    """All run specs of one experiment file, in a stable order (variant, grid point, seed);
+    a ``[config]`` value that the preset replaces is named on stderr."""
+    specs, warnings = expand_with_warnings(project, path)
+    _warn(warnings)
+    return specs
+
+
+def expand_with_warnings(project: Project, path: Path) -> tuple[list[RunSpec], list[str]]:
+    """:func:`expand` and the warning lines of the expansion (kept with a memoised expansion, so
+    a call answered from the memo says them too)."""
     raw = load_experiment(path)
     experiment = safe_name(path.stem, source=path, field="(file name)")
     variants = raw.get("variants") or [{"name": raw["trainer"]}]
@@ -292,6 +315,7 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
     smoke = {**DEFAULT_SMOKE, **raw.get("smoke", {})}
     execution = {"checkpoint": checkpoint, "smoke": smoke, "threads": raw.get("threads", 1)}
     preset = presets_module.resolve(project, path, raw, experiment, _preset_runs(project, raw, path))
+    warnings = presets_module.overridden_config(project, path, raw, preset)
     if preset is not None:
         execution["preset"] = preset
     world_size = int(raw.get("world_size", 1))
@@ -337,7 +361,7 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
                 specs.append(RunSpec(experiment=experiment, label=label, group=group,
                                      variant=variant["name"], role=variant.get("role", "model"),
                                      identity=identity, execution=execution))
-    return specs
+    return specs, warnings
 
 
 def _data_identity(project: Project, data_raw: Mapping[str, Any], data_key: str,
@@ -443,15 +467,17 @@ def expand_cached(project: Project, path: Path) -> tuple[RunSpec, ...]:
     memo = memos.of(project, "specs")
     stored: list[dict[str, Any]] = []
 
-    def compute() -> list[dict[str, Any]]:
-        stored[:] = [spec.to_json() for spec in expand(project, path)]
-        return stored
+    def compute() -> dict[str, Any]:
+        specs, warnings = expand_with_warnings(project, path)
+        stored[:] = [spec.to_json() for spec in specs]
+        return {"specs": stored, "warnings": warnings}
 
     value = memo.get(str(path), lambda: expansion_inputs(project, path, stored or None), compute)
+    _warn(value["warnings"])
     cached = _SPECS.get(id(value))
     if cached is not None and cached[0] is value:
         return cached[1]
-    specs = tuple(_from_stored(raw) for raw in value)
+    specs = tuple(_from_stored(raw) for raw in value["specs"])
     _SPECS[id(value)] = (value, specs)
     return specs
 
