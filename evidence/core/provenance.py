@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import platform
 import sys
+from collections.abc import Iterable
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -82,6 +83,44 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
             "dirty_files": dirty_files[:50], "inputs_commit": _inputs_commit(repo, project, top)}
 
 
+def commits_not_in_history(root: str | os.PathLike[str], commits: Iterable[str]) -> dict[str, str]:
+    """Each of ``commits`` that the history of HEAD of the repository holding ``root`` does not
+    contain, with why (not in this repository, a shallow clone that does not reach it, or on no
+    line of HEAD's history).
+
+    Why: a run records the commit it was trained at; a copy of a project without that history
+    (a fresh ``git init``, a squashed or shallow clone) cannot check out the code that produced
+    it, and delivery must say so rather than cite a commit nobody can reach.
+    """
+    wanted = sorted(set(commits))
+    if not wanted:
+        return {}
+    import git
+
+    try:
+        repo = git.Repo(Path(root), search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return {c: "the project is not in a git repository now" for c in wanted}
+    if not repo.head.is_valid():
+        return {c: "not in this repository (it has no commits)" for c in wanted}
+    try:
+        shallow = repo.git.rev_parse("--is-shallow-repository").strip() == "true"
+    except git.GitCommandError:
+        shallow = False
+    missing = {}
+    for commit in wanted:
+        try:
+            repo.git.merge_base("--is-ancestor", commit, "HEAD")
+        except git.GitCommandError as error:
+            if error.status == 1:
+                missing[commit] = "in this repository but not in the history of HEAD"
+            elif shallow:
+                missing[commit] = "not in this repository, a shallow clone that does not reach it"
+            else:
+                missing[commit] = "not in this repository"
+    return missing
+
+
 #: Folders of a project that no output is built from (its tests, benchmarks and CI): a commit
 #: that touches only them does not make the deliverable's recorded inputs commit move.
 NOT_INPUTS = ("tests", "bench", ".ci")
@@ -137,7 +176,7 @@ def _changed_files(repo: Any, project: Any, top: Path) -> dict[str, str]:
     try:
         here = project.root.relative_to(top)
     except ValueError:
-        return set()
+        return {}
     base = "" if here == Path(".") else here.as_posix() + "/"
     own = _entries(repo, top, here) - project.generated_folders - {".git"}
     specs = [f":(literal){base}{name}" for name in own]

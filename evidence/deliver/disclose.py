@@ -485,12 +485,15 @@ class _Audit:
         dirty: dict[str, list[str]] = defaultdict(list)
         files: dict[str, set[str]] = defaultdict(set)
         outside: list[str] = []
+        at_commit: dict[str, list[str]] = defaultdict(list)
         for run_id in self.present():
             prov = self.read(run_id, "provenance.json")
             state = prov.get("git", {}) if isinstance(prov, Mapping) else {}
             if not state.get("commit"):
                 outside.append(run_id)
-            elif state.get("dirty") is not False:
+                continue
+            at_commit[str(state["commit"])].append(run_id)
+            if state.get("dirty") is not False:
                 listed = [f for f in state.get("dirty_files") or [] if not self.project.is_generated(f)]
                 if state.get("dirty") and state.get("dirty_files") and not listed \
                         and len(state["dirty_files"]) < 50:
@@ -504,12 +507,26 @@ class _Audit:
                      f"with uncommitted changes{changed} on top of commit {commit[:12]}, so the code "
                      "that produced them is in no commit.", claims=self.claims_of(run_ids), runs=run_ids,
                      commit=commit, dirty_files=sorted(files[commit]))
+        self._commits_in_history(at_commit)
         self._inputs_at_delivery()
         if outside:
             self.add("git", "no-commit", "warning",
                      f"{_runs_word(len(outside))} ({_some(outside)}) were trained outside a git "
                      "repository or before its first commit, so their code cannot be traced to a commit.",
                      claims=self.claims_of(outside), runs=outside)
+
+    def _commits_in_history(self, at_commit: Mapping[str, list[str]]) -> None:
+        """The commit a run recorded must be in this repository's history, else its code cannot
+        be checked out from here (a copy with a history of its own, a shallow clone)."""
+        from evidence.core.provenance import commits_not_in_history
+
+        for commit, why in sorted(commits_not_in_history(self.project.root, at_commit).items()):
+            run_ids = at_commit[commit]
+            self.add("git", f"missing-commit-{commit[:12]}", "warning",
+                     f"{_runs_word(len(run_ids))} ({_some(run_ids)}) record that they were trained at "
+                     f"commit {commit[:12]}, which is {why}, so the code that produced them cannot be "
+                     "checked out from this repository.", claims=self.claims_of(run_ids), runs=run_ids,
+                     commit=commit, reason=why)
 
     def _inputs_at_delivery(self) -> None:
         """Uncommitted inputs now (a paper template, comparisons.toml, code): the deliverable built
