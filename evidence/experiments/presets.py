@@ -259,7 +259,7 @@ def resolve(project: Project, path: Path, raw: Mapping[str, Any], experiment: st
     if table is None:
         if requested is not None:
             raise BadInputError(path, f"preset = {requested!r} but the project has no {PRESETS_FILE}",
-                                field="preset", hint=f"create {PRESETS_FILE} (see evidence/presets.py)")
+                                field="preset", hint=f"create {PRESETS_FILE} (see docs/formats.md)")
         return None
     if requested is None:
         name = str(table["default"])
