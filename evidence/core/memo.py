@@ -158,6 +158,26 @@ class Memo:
             return stored
         return self._prefix + stored
 
+    def _unchanged(self, recorded: Any) -> bool:
+        """Whether every input of a stored signature still has its recorded stat (stops at the
+        first that differs; a lookup is the no-op's hot path)."""
+        if not isinstance(recorded, list) or not recorded:
+            return False
+        prefix = self._prefix
+        for entry in recorded:
+            if not isinstance(entry, list) or len(entry) != 5 or not isinstance(entry[0], str):
+                return False
+            name = entry[0]
+            try:
+                st = os.stat(name if prefix is None or os.path.isabs(name) else prefix + name)
+            except (FileNotFoundError, NotADirectoryError):
+                if entry[1:] != [None, None, None, None]:
+                    return False
+                continue
+            if entry[1:] != [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]:
+                return False
+        return True
+
     def _signature(self, paths: Iterable[Path | str]) -> Signature:
         """:func:`signature` of ``paths``, each named as it is stored."""
         stored = [self._stored_path(p) for p in paths]
@@ -190,12 +210,10 @@ class Memo:
         if scope is not None and self._checked.get(key, (None, None))[0] == scope:
             return True, self._checked[key][1]
         for stored in (self._volatile.get(key), entries.get(key)):
-            if isinstance(stored, dict) and "value" in stored:
-                paths = [entry[0] for entry in stored.get("inputs", []) if isinstance(entry, list) and entry]
-                if paths and self._signature(paths) == stored["inputs"]:
-                    if scope is not None:
-                        self._checked[key] = (scope, stored["value"])
-                    return True, stored["value"]
+            if isinstance(stored, dict) and "value" in stored and self._unchanged(stored.get("inputs")):
+                if scope is not None:
+                    self._checked[key] = (scope, stored["value"])
+                return True, stored["value"]
         return False, None
 
     def store(self, key: str, inputs: Iterable[Path | str], value: Any, started_ns: int) -> None:
