@@ -11,15 +11,20 @@ cd "$(dirname "$0")/.."
 VENV="${VENV:-.venv}"
 PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
-found="$("$PYTHON" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null || echo "not found")"
-case "$found" in
-  3.11.*) ;;
-  *) echo "ERROR: evidence needs CPython 3.11 (any 3.11.x); $PYTHON is $found: set PYTHON=/path/to/python3.11" >&2
-     exit 3 ;;
-esac
+needs_311() {  # one clear line, not a pip error about hashes, when the interpreter is not a 3.11
+  local found
+  found="$("$1" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null || echo "not found")"
+  case "$found" in
+    3.11.*) ;;
+    *) echo "ERROR: evidence needs CPython 3.11 (any 3.11.x); $1 is $found: $2" >&2
+       exit 3 ;;
+  esac
+}
 if [ ! -x "$VENV/bin/python" ]; then
+  needs_311 "$PYTHON" "set PYTHON=/path/to/python3.11"
   "$PYTHON" -m venv "$VENV"
 fi
+needs_311 "$VENV/bin/python" "delete $VENV and run again with PYTHON=/path/to/python3.11"
 stamp="$VENV/.evidence-setup"
 want="$(cat pyproject.toml requirements.lock scripts/setup.sh | sha256sum | cut -c1-16)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
