@@ -260,7 +260,8 @@ def _newcombe_by_grid(p: float, m: int, n: int, z: float = 1.959963984540054) ->
     theta = np.linspace(0, 1, 2_000_001)
     half = (m + n) / 2 - 1
     with np.errstate(divide="ignore", invalid="ignore"):
-        v = theta * (1 - theta) / (m * n) * (1 + half * (1 - theta) / (2 - theta) + half * theta / (1 + theta))
+        v = theta * (1 - theta) / (m * n) * (1 + half * (1 - theta) / (2 - theta)
+                                            + half * theta / (1 + theta))
     inside = theta[(p - theta) ** 2 <= z * z * v + 1e-15]
     return float(inside.min()), float(inside.max())
 
@@ -284,7 +285,6 @@ def test_compare_uses_welch_for_the_difference_and_newcombes_score_interval_for_
 
 
 def test_compare_degenerate_inputs_give_nan_with_notes() -> None:
-    rng = np.random.default_rng(0)
     flat = stats.compare([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], direction="higher")
     assert math.isnan(flat.welch_t) and math.isnan(flat.welch_p) and math.isnan(flat.hedges_g)
     assert any("zero variance" in note for note in flat.notes)
