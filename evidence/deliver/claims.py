@@ -262,7 +262,7 @@ def _interval_words(entry: Mapping[str, Any], fmt: Format) -> tuple[str, str]:
         return value, f"no defined interval ({ci.get('note') or 'undefined'})"
     method = METHOD_NAMES.get(str(ci["method"]), str(ci["method"]))
     shown = fmt.render_interval(_float(low), _float(high), signed=True)
-    return value, f"{100 * float(ci['confidence']):g}% CI {shown}, {method}"
+    return value, f"{100 * float(ci['confidence']):g}% CI {shown} ({method})"
 
 
 def _failed_guards(entry: Mapping[str, Any]) -> str:
