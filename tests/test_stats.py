@@ -137,7 +137,9 @@ def test_aggregate_fields_and_fallbacks() -> None:
     half = sps.t.ppf(0.975, 14) * np.std(X, ddof=1) / math.sqrt(15)
     assert (out["ci_low"], out["ci_high"]) == pytest.approx((np.mean(X) - half, np.mean(X) + half))
     same = stats.aggregate([0.5] * 4)
-    assert same["ci_low"] == same["ci_high"] == 0.5 and "every value is equal" in same["ci_note"]
+    # four equal values: no interval at all, never a zero-width [0.5, 0.5]
+    assert math.isnan(same["ci_low"]) and math.isnan(same["ci_high"]) and same["mean"] == 0.5
+    assert same["ci_method"] == "none" and "every value is equal" in same["ci_note"]
     one = stats.aggregate([0.5])
     assert one["ci_method"] == "none" and math.isnan(one["ci_low"]) and math.isnan(one["sd"])
     diverged = stats.aggregate([0.5, math.nan, math.inf])
@@ -356,6 +358,9 @@ def test_aggregate_ci_brackets_the_mean(values: list[float], identifier: str) ->
     if len(set(values)) < 2:
         return  # degenerate: the CI is the single value itself
     out = stats.aggregate(values)
+    if out["ci_method"] == "none":  # a spread that underflows gives no interval, never a zero-width one
+        assert math.isnan(out["ci_low"]) and "underflows" in out["ci_note"]
+        return
     # The interval is mean +/- t SE; allow rounding at the scale of the data.
     tol = 1e-9 * (1 + max(abs(v) for v in values))
     assert out["ci_low"] - tol <= out["mean"] <= out["ci_high"] + tol

@@ -325,8 +325,8 @@ def _mean_interval(entry: AggregateEntry, samples: Sequence[stats.FloatArray]) -
     parts = [(x.size / n) ** 2 * float(np.var(x, ddof=1)) / x.size for x in samples]
     variance = sum(parts)
     if variance == 0.0:
-        return stats.Interval(estimate, estimate, estimate, entry.confidence, stats.MEAN_CI_METHOD, 0,
-                              "every value is equal, so the interval has zero width")
+        return stats.Interval(math.nan, math.nan, estimate, entry.confidence, "none", 0,
+                              "every value is equal, so there is no spread to estimate an interval from")
     df = variance**2 / sum(p**2 / (x.size - 1) for p, x in zip(parts, samples, strict=True))
     half = float(stats.t_quantile(0.5 + entry.confidence / 2, df)) * math.sqrt(variance)
     return stats.Interval(estimate - half, estimate + half, estimate, entry.confidence,

@@ -337,8 +337,9 @@ def t_interval_mean(values: npt.ArrayLike, *, confidence: float = 0.95) -> Inter
     t is the 1 - alpha/2 quantile of Student's t with n - 1 degrees of freedom, which widens the
     interval exactly as much as estimating the SD from n seeds demands; coverage is the nominal
     one for normal seeds at every n >= 2. Undefined (NaN, with a note) for one value or
-    non-finite values; zero width when every value is equal (``note`` says so: identical seeds
-    usually mean the seed is not applied, which :mod:`evidence.verify.classify` flags).
+    non-finite values, and when every value is equal (never a zero-width interval: identical
+    seeds mean the seed is not applied, which :mod:`evidence.verify.classify` flags, or a
+    deterministic variant, which has no interval to give).
     """
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
@@ -352,8 +353,11 @@ def t_interval_mean(values: npt.ArrayLike, *, confidence: float = 0.95) -> Inter
         return Interval(math.nan, math.nan, estimate, confidence, "none", 0,
                         "one value has no spread to estimate")
     half = float(_sps().t.ppf(0.5 + confidence / 2, x.size - 1)) * float(se(x))
-    note = "every value is equal, so the interval has zero width" if half == 0.0 else ""
-    return Interval(estimate - half, estimate + half, estimate, confidence, MEAN_CI_METHOD, 0, note)
+    if half == 0.0:  # never a zero-width interval from a few equal values
+        note = "every value is equal, so there is no spread to estimate an interval from" \
+            if np.all(x == x[0]) else "the spread underflows to zero in floating point"
+        return Interval(math.nan, math.nan, estimate, confidence, "none", 0, note)
+    return Interval(estimate - half, estimate + half, estimate, confidence, MEAN_CI_METHOD, 0)
 
 
 def welch_se_df(a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[float, float]:
