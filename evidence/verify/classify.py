@@ -230,10 +230,14 @@ def check_seed_applied(runs: Runs, fixed: Mapping[str, str] | None = None) -> Ch
                             f"metrics ({shown}): zero variance across seeds, so the seed is not "
                             "applied (a variant whose result does not depend on the seed by design "
                             "says so with deterministic = true in its experiment)")
-    if not n_checked and fixed:
-        return _check("seed_applied", None, "skipped: " + "; ".join(
-            f"{name} is {why}" for name, why in fixed.items()))
-    return _summarise("seed_applied", failures, n_checked, "several seeds")
+    skipped = "; ".join(f"{name} is {why}, so its seeds are expected to agree"
+                        for name, why in fixed.items() if name in runs)
+    if not n_checked and skipped:
+        return _check("seed_applied", None, f"skipped: {skipped}")
+    check = _summarise("seed_applied", failures, n_checked, "several seeds")
+    if skipped:
+        check["detail"] += f" (not checked: {skipped})"
+    return check
 
 
 def check_fixed_agree(runs: Runs, declared: Sequence[str]) -> Check:
@@ -606,9 +610,12 @@ def classify(
     fixed = dict(fixed or {})
     name_a, name_b, name_control = names
     runs: Runs = {name_a: results_a, name_b: results_b}
-    controls = {name: res for name, res in ((name_a, results_a), (name_b, results_b),
-                                            (name_control, results_control))
-                if res and (name == name_control or _group_is_control(res))}
+    # a group is a control by its runs' role, or by being the declared control: not by its name
+    # (a B that happens to be called "control" is a model like any other)
+    controls = {name: res for name, res in ((name_a, results_a), (name_b, results_b))
+                if res and _group_is_control(res)}
+    if results_control:
+        controls[name_control] = results_control
     bug_checks = [
         check_finite_metrics(runs, c),
         check_metric_ranges({**runs, name_control: results_control}),

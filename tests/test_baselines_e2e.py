@@ -1,0 +1,158 @@
+"""End to end on a small real project (`evidence init`): a deterministic baseline run once and a
+published number, compared, rendered with its citation and cited in the paper (issue 31).
+
+The project trains its linear classifier (five seeds) and shuffled-label control first; then a
+user adds what issue 31 is about: a majority-class baseline (its own loop, no seed dependence,
+declared ``deterministic = true`` and run with one seed) and a published accuracy with its
+citation. Declaring the baseline changes no run key: only the new baseline run trains.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import doit
+
+from evidence.core.schema import validate
+
+pytestmark = pytest.mark.slow  # end to end: trains models and runs doit
+
+PRIOR_TRAINER = '''
+"""Predict the most frequent class of the training split: no learning, no seed dependence."""
+
+import torch
+
+
+def _scores(majority, ctx):
+    out = {}
+    for split in ("train", "val", "test"):
+        y = torch.from_numpy(ctx.data[split].y)
+        out[split] = float((y == majority).double().mean())
+    return {"accuracy": out}
+
+
+def train(ctx):
+    majority = int(torch.bincount(torch.from_numpy(ctx.data["train"].y)).argmax())
+    return {"weights": {"majority": torch.tensor([majority])}, "metrics": _scores(majority, ctx),
+            "directions": {"accuracy": "higher"}, "selection_metric": "accuracy"}
+
+
+def evaluate(weights, ctx):
+    return _scores(int(weights["majority"][0]), ctx)
+'''
+
+BASELINE_VARIANT = '''
+[[variants]]
+name = "prior"               # the majority class: a rule, the same for every seed
+role = "baseline"
+trainer = "prior"
+deterministic = true
+seeds = [0]
+'''
+
+COMPARISONS = '''
+[[comparison]]
+id = "model_vs_prior"
+description = "The model beats predicting the majority class"
+a = { experiment = "main", where = { group = "model" } }
+b = { experiment = "main", where = { group = "prior" } }
+metric = "accuracy"
+claimed = "a_better"
+
+[[reference]]
+id = "published"
+name = "the published model"
+value = 0.951
+sd = 0.012
+n = 10
+citation = "Street, Wolberg and Mangasarian (1993), Table 3"
+
+[[comparison]]
+id = "model_vs_published"
+description = "The model against the published accuracy"
+a = { experiment = "main", where = { group = "model" } }
+b = { reference = "published" }
+metric = "accuracy"
+claimed = "differ"
+'''
+
+CLAIMS = [
+    {"id": "model_beats_prior",
+     "statement": "The model beats the majority-class baseline by {value} (95% CI {ci}).",
+     "evidence": {"ref": "verify:model_vs_prior", "quantity": "improvement"},
+     "format": {"style": "points", "decimals": 1}, "tolerance": 0.01},
+    {"id": "published_accuracy",
+     "statement": "{citation} report a test accuracy of {value}.",
+     "evidence": {"ref": "reference:published"},
+     "format": {"style": "percent", "decimals": 1}, "tolerance": 0.001},
+]
+
+PAPER = '''
+{{ statement("model_beats_prior") }}
+
+The published model reaches {{ claim("published_accuracy") }} ({{ citation("published_accuracy") }}).
+
+{{ statement("published_accuracy") }}
+'''
+
+
+def ran(output: str) -> list[str]:
+    return sorted(line[3:].strip() for line in output.splitlines() if line.startswith(".  "))
+
+
+def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Path) -> None:
+    root = tmp_path / "forecast"
+    created = subprocess.run([sys.executable, "-m", "evidence.cli", "init", str(root)],
+                             capture_output=True, text=True)
+    assert created.returncode == 0, created.stderr
+    first = doit(root, "-n", "2", "train")
+    assert first.returncode == 0, first.stdout + first.stderr
+
+    (root / "trainers" / "prior.py").write_text(PRIOR_TRAINER)
+    with (root / "experiments" / "main.toml").open("a") as handle:
+        handle.write(BASELINE_VARIANT)
+    with (root / "comparisons.toml").open("a") as handle:
+        handle.write(COMPARISONS)
+    evidence = json.loads((root / "EVIDENCE.json").read_text())
+    evidence["claims"] += CLAIMS
+    (root / "EVIDENCE.json").write_text(json.dumps(evidence, indent=2))
+    paper = root / "paper" / "paper.md.j2"
+    paper.write_text(paper.read_text() + PAPER)
+
+    delivered = doit(root, "-n", "2", "deliver")
+    assert delivered.returncode == 0, delivered.stdout + delivered.stderr
+    # declaring a variant deterministic changed no key: only the new baseline run trained
+    assert [t for t in ran(delivered.stdout) if t.startswith("train:")] == ["train:main/prior-s0"]
+
+    report = json.loads((root / "build/verify/report.json").read_text())
+    validate(report, "verify_report", "report.json")
+    by_id = {c["id"]: c for c in report["comparisons"]}
+    prior = by_id["model_vs_prior"]
+    assert prior["b"]["fixed"]["how"] == "declared" and prior["numbers"]["test"] == "one-sample-t"
+    assert prior["class"] == "effect" and prior["direction_matches_claim"] is True, prior["reason"]
+    assert "a fixed value: declared deterministic in experiments/main.toml" in prior["reason"]
+    published = by_id["model_vs_published"]
+    assert published["numbers"]["test"] == "welch-summary" and published["b"]["runs"] == []
+    assert "as published in Street, Wolberg and Mangasarian (1993), Table 3, sd 0.012 over 10 runs" \
+        in published["reason"]
+    summary = (root / "build/verify/summary.md").read_text()
+    assert "model - the published model (b: Street, Wolberg and Mangasarian (1993), Table 3)" in summary
+    assert "- **published** 0.951, sd 0.012 over 10 runs: Street, Wolberg and Mangasarian (1993), " \
+           "Table 3." in summary
+
+    out = root / "build" / "deliver"
+    claims = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    assert claims["model_beats_prior"]["supported"] is True
+    assert claims["published_accuracy"]["formatted"] == "95.1%"
+    text = (out / "paper.md").read_text()
+    assert "The published model reaches 95.1% (Street, Wolberg and Mangasarian (1993), Table 3)." in text
+    assert "Street, Wolberg and Mangasarian (1993), Table 3 report a test accuracy of 95.1%." in text
+    assert "The model beats the majority-class baseline by +" in text
+    tex = (out / "claims.tex").read_text()
+    assert "\\newcommand{\\evPublishedAccuracy}{95.1\\%}" in tex
+    assert "\\newcommand{\\evPublishedAccuracyCitation}{Street, Wolberg and Mangasarian (1993), Table 3}" \
+        in tex
