@@ -9,9 +9,9 @@ predicate the schema allows.
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import struct
-import json
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +73,8 @@ def test_welch_from_summary_statistics_is_scipys() -> None:
 
 
 def _load_bench() -> Any:
-    spec = importlib.util.spec_from_file_location("baseline_coverage", REPO / "bench" / "baseline_coverage.py")
+    path = REPO / "bench" / "baseline_coverage.py"
+    spec = importlib.util.spec_from_file_location("baseline_coverage", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -245,8 +246,8 @@ def test_no_predicate_makes_a_suspected_bug_or_insufficient_evidence_supported(
         predicate: dict[str, Any] | None, which: str, quantity: str | None) -> None:
     entry = SUSPECT if which == "suspect" else OPEN
     assert entry["class"] == ("suspected_bug" if which == "suspect" else "insufficient_evidence")
-    claim: dict[str, Any] = {"id": "c", "statement": "A beats B by {value}.",
-                             "evidence": {"ref": "verify:a_vs_b", **({"quantity": quantity} if quantity else {})}}
+    cited = {"ref": "verify:a_vs_b", **({"quantity": quantity} if quantity else {})}
+    claim: dict[str, Any] = {"id": "c", "statement": "A beats B by {value}.", "evidence": cited}
     if predicate is not None:
         claim["predicate"] = predicate
     resolved = resolve_claim(claim, _report(entry))
@@ -312,7 +313,8 @@ def test_no_zero_width_interval_from_fewer_than_twenty_runs(n_a: int, n_b: int, 
 def test_the_wrong_direction_disclosure_names_the_direction(tmp_path: Path) -> None:
     linear = [0.80, 0.81, 0.79, 0.80, 0.82]
     control = [0.90, 0.91, 0.89, 0.92, 0.90]
-    raw = {"comparison": [{"id": "linear_vs_control", "a": {"experiment": "exp", "where": {"group": "linear"}},
+    raw = {"comparison": [{"id": "linear_vs_control",
+                           "a": {"experiment": "exp", "where": {"group": "linear"}},
                            "b": {"experiment": "exp", "where": {"group": "control"}},
                            "metric": "accuracy", "claimed": "a_better"}]}
     entry = evaluate_comparison(config(raw).comparisons[0], runs("linear", linear), runs("control", control))

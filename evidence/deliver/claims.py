@@ -286,7 +286,7 @@ def _comparison_support(entry: Mapping[str, Any], ref: str, predicate: Mapping[s
     """
     label = entry.get("class")
     a, b = entry["a"]["name"], entry["b"]["name"]
-    equivalence = bool(predicate) and predicate.get("kind") == "classification" \
+    equivalence = predicate is not None and predicate.get("kind") == "classification" \
         and predicate.get("equals") == "noise"
     value, interval = _interval_words(entry, fmt)
     margin = entry.get("equivalence_margin")

@@ -449,20 +449,19 @@ class _Audit:
                 n_a = numbers.get("n_a", len(entry.get("a", {}).get("runs", [])))
                 n_b = numbers.get("n_b", len(entry.get("b", {}).get("runs", [])))
                 needed, minimum = entry.get("seeds_needed"), entry.get("min_seeds", self.min_seeds)
-                sides = _seeded_sides(entry, n_a, n_b) or {"": minimum}
-                if min(sides.values()) >= minimum and entry.get("class") != "insufficient_evidence":
+                seeded = _seeded_sides(entry, n_a, n_b)
+                if seeded is None:
+                    continue  # neither side varies with the seed: there is nothing to add
+                if min(seeded.values()) >= minimum and entry.get("class") != "insufficient_evidence":
                     continue
                 need = (f"about {needed} seeds per group would be needed to settle it (an estimate from "
                         "the effect size measured on these seeds)") if needed else \
                     "no number of seeds needed could be estimated"
                 open_ = ", which shows neither a difference nor its absence" \
                     if entry.get("class") == "insufficient_evidence" else ""
-                sides = _seeded_sides(entry, n_a, n_b)
-                if sides is None:
-                    continue  # neither side varies with the seed: there is nothing to add
                 fewer = f" (minimum {minimum})"
-                counted = f"{n_a} and {n_b} seeds" if len(sides) == 2 else \
-                    " and ".join(f"{n} seeds of {name} against a fixed value" for name, n in sides.items())
+                counted = f"{n_a} and {n_b} seeds" if len(seeded) == 2 else \
+                    " and ".join(f"{n} seeds of {name} against a fixed value" for name, n in seeded.items())
                 verdict = "shows neither a difference nor its absence" \
                     if entry.get("class") == "insufficient_evidence" else \
                     f"rests on fewer seeds than the minimum of {minimum}"
