@@ -15,9 +15,10 @@ the engine's own functions and counts how often the nominal 95% interval covers 
 * ``TOST size``: how often a one-sample comparison whose true difference sits exactly on the
   margin is called noise (must be <= alpha = 0.05).
 
-tests/test_baselines.py asserts the one-sample row at n = 5 stays >= 0.93; this prints the table.
+tests/test_baselines.py asserts the one-sample row at n = 5 stays >= 0.93; this prints the table
+and, with ``--write``, replaces the ``coverage-baselines`` section of bench/results.md.
 
-    python bench/baseline_coverage.py [--reps 4000]
+    python bench/baseline_coverage.py [--reps 4000] [--write]
 """
 
 from __future__ import annotations
@@ -120,12 +121,24 @@ def table(reps: int) -> list[tuple[str, list[float]]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=4_000)
-    reps = parser.parse_args().reps
-    print(f"Coverage of nominal 95% intervals, {reps} simulated data sets per cell (seed 31)\n")
-    print("| quantity and method | " + " | ".join(f"n = {n}" for n in NS) + " |")
-    print("|---|" + "---:|" * len(NS))
-    for name, cells in table(reps):
-        print(f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
+    parser.add_argument("--write", action="store_true", help="update bench/results.md")
+    args = parser.parse_args()
+    lines = [f"Coverage of nominal 95% intervals, {args.reps} simulated data sets per cell (seed 31)", "",
+             "| quantity and method | " + " | ".join(f"n = {n}" for n in NS) + " |",
+             "|---|" + "---:|" * len(NS)]
+    for name, cells in table(args.reps):
+        lines.append(f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
+    print("\n".join(lines))
+    if args.write:
+        import common  # bench/common.py: on the path when this file runs as a script
+
+        body = ["## Coverage against a fixed value or a published number (issue 31)", "",
+                common.produced_by(None), "", *lines[2:], "",
+                "Monte-Carlo standard error of a cell near 0.95: about 0.0034 at 4,000 data sets. "
+                "The skewed row is a lognormal with sigma 0.5: the t interval undercovers there, as "
+                "it does for any mean at a few strongly skewed seeds. Wilson's coverage oscillates "
+                "with n, as binomial coverage does."]
+        common.update_section("coverage-baselines", "\n".join(body))
 
 
 if __name__ == "__main__":
