@@ -300,32 +300,33 @@ def _comparison_support(entry: Mapping[str, Any], ref: str, predicate: Mapping[s
                        "either way")
     if label == "insufficient_evidence":
         if equivalence:
-            why_margin = (f"and nothing shows it lies within the declared margin {margin_words}"
-                          if margin_words else "and no margin is declared within which it would be "
+            why_margin = (f", and nothing shows it lies within the declared margin {margin_words}"
+                          if margin_words else ", and no margin is declared within which it would be "
                           "negligible, so its absence cannot be shown")
         else:
-            why_margin = "so no difference is shown"
-        shown = f"the improvement of {a} over {b}, {value}, has {interval}"
+            why_margin = ", so no difference is shown"
+        shown = f"has {interval}, which includes zero"
         return Support(False, "margin" if equivalence else "interval",
-                       f"{shown}, which includes zero, {why_margin}; verify classified {ref} as "
-                       f"insufficient_evidence, which supports no claim{_seeds_tail(entry)}",
-                       f"{shown}, which includes zero, {why_margin}: the data show neither a "
-                       f"difference nor its absence{_seeds_tail(entry)}")
+                       f"the improvement of {a} over {b}, {value}, {shown}{why_margin}; verify "
+                       f"classified {ref} as insufficient_evidence, which supports no claim"
+                       f"{_seeds_tail(entry)}",
+                       f"the difference, {value}, {shown}{why_margin if equivalence else ''}: the "
+                       f"data show neither a difference nor its absence{_seeds_tail(entry)}")
     if equivalence and label == "effect":
         return Support(False, "interval",
                        f"the improvement of {a} over {b}, {value}, has {interval}, which excludes "
                        f"zero: verify classified {ref} as effect, a difference, not its absence",
-                       f"the improvement of {a} over {b}, {value}, has {interval}, which excludes "
-                       "zero: the data show a difference, not its absence")
+                       f"the difference, {value}, has {interval}, which excludes zero: the data "
+                       "show a difference, not its absence")
     if not equivalence and label == "noise":
         inner = f"{100 * (2 * float(entry.get('confidence', 0.95)) - 1):g}%"
-        shown = (f"the improvement of {a} over {b}, {value}, lies within the declared margin "
-                 f"{margin_words}: its {inner} interval is inside the margin (TOST)")
+        shown = (f"lies within the declared margin {margin_words}: its {inner} interval is inside "
+                 "the margin (an equivalence test)")
         return Support(False, "margin",
-                       f"{shown}, so verify classified {ref} as noise, the absence of the claimed "
-                       "difference",
-                       f"{shown}, the smallest difference declared to matter: the data show the "
-                       "claimed difference is absent")
+                       f"the improvement of {a} over {b}, {value}, {shown}, so verify classified {ref} "
+                       "as noise, the absence of the claimed difference",
+                       f"the difference, {value}, {shown}, the smallest difference declared to "
+                       "matter: the data show the claimed difference is absent")
     if not equivalence and label == "effect" and entry.get("direction_matches_claim") is False:
         claimed = entry.get("claimed")
         better, worse = (a, b) if claimed == "a_better" else (b, a)
