@@ -52,6 +52,19 @@ role = "baseline"
 trainer = "prior"
 deterministic = true
 seeds = [0]
+
+[[variants]]
+name = "flagged"             # the same rule, not declared here: its trainer says DETERMINISTIC = True
+role = "baseline"
+trainer = "prior_flagged"
+seeds = [0, 1]
+
+[[variants]]
+name = "forgotten"           # the same rule, declared nowhere: identical seeds are a suspected bug
+role = "baseline"
+trainer = "prior"
+seeds = [0, 1]
+config = { copy = "forgotten" }  # else its seed 0 would be the prior's run, key for key
 '''
 
 COMPARISONS = '''
@@ -62,6 +75,25 @@ a = { experiment = "main", where = { group = "model" } }
 b = { experiment = "main", where = { group = "prior" } }
 metric = "accuracy"
 claimed = "a_better"
+
+[[comparison]]
+id = "model_vs_flagged"
+a = { experiment = "main", where = { group = "model" } }
+b = { experiment = "main", where = { group = "flagged" } }
+metric = "accuracy"
+claimed = "a_better"
+
+[[comparison]]
+id = "model_vs_forgotten"
+a = { experiment = "main", where = { group = "model" } }
+b = { experiment = "main", where = { group = "forgotten" } }
+metric = "accuracy"
+claimed = "a_better"
+
+[[aggregate]]
+id = "forgotten_accuracy"
+selection = { experiment = "main", where = { group = "forgotten" } }
+metric = "accuracy"
 
 [[reference]]
 id = "published"
@@ -85,6 +117,16 @@ CLAIMS = [
      "statement": "The model beats the majority-class baseline by {value} (95% CI {ci}).",
      "evidence": {"ref": "verify:model_vs_prior", "quantity": "improvement"},
      "format": {"style": "points", "decimals": 1}, "tolerance": 0.01},
+    {"id": "beats_forgotten",
+     "statement": "The model beats the majority class by {value}.",
+     "evidence": {"ref": "verify:model_vs_forgotten", "quantity": "improvement"},
+     "predicate": {"kind": "greater_than", "value": 0, "of": "ci_low"},
+     "format": {"style": "points", "decimals": 1}, "tolerance": 0.01},
+    {"id": "forgotten_above_half",
+     "statement": "The majority class scores {value}.",
+     "evidence": {"ref": "aggregate:forgotten_accuracy"},
+     "predicate": {"kind": "greater_than", "value": 0.5},
+     "format": {"style": "percent", "decimals": 1}, "tolerance": 0.01},
     {"id": "published_accuracy",
      "statement": "{citation} report a test accuracy of {value}.",
      "evidence": {"ref": "reference:published"},
@@ -113,6 +155,7 @@ def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Pa
     assert first.returncode == 0, first.stdout + first.stderr
 
     (root / "trainers" / "prior.py").write_text(PRIOR_TRAINER)
+    (root / "trainers" / "prior_flagged.py").write_text(PRIOR_TRAINER + "\nDETERMINISTIC = True\n")
     with (root / "experiments" / "main.toml").open("a") as handle:
         handle.write(BASELINE_VARIANT)
     with (root / "comparisons.toml").open("a") as handle:
@@ -126,7 +169,9 @@ def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Pa
     delivered = doit(root, "-n", "2", "deliver")
     assert delivered.returncode == 0, delivered.stdout + delivered.stderr
     # declaring a variant deterministic changed no key: only the new baseline run trained
-    assert [t for t in ran(delivered.stdout) if t.startswith("train:")] == ["train:main/prior-s0"]
+    assert [t for t in ran(delivered.stdout) if t.startswith("train:")] == [
+        "train:main/flagged-s0", "train:main/flagged-s1", "train:main/forgotten-s0",
+        "train:main/forgotten-s1", "train:main/prior-s0"]
 
     report = json.loads((root / "build/verify/report.json").read_text())
     validate(report, "verify_report", "report.json")
@@ -135,6 +180,15 @@ def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Pa
     assert prior["b"]["fixed"]["how"] == "declared" and prior["numbers"]["test"] == "one-sample-t"
     assert prior["class"] == "effect" and prior["direction_matches_claim"] is True, prior["reason"]
     assert "a fixed value: declared deterministic in experiments/main.toml" in prior["reason"]
+    # established by the engine: identical seeds and a trainer that declares it
+    flagged = by_id["model_vs_flagged"]
+    assert flagged["b"]["fixed"]["how"] == "established" and flagged["class"] == "effect"
+    assert "DETERMINISTIC = True (trainers/prior_flagged.py)" in flagged["reason"]
+    # identical seeds with nobody's word for it: the guard stays, and nothing rests on it
+    forgotten = by_id["model_vs_forgotten"]
+    assert forgotten["class"] == "suspected_bug" and "[seed_applied]" in forgotten["reason"]
+    aggregate = next(g for g in report["aggregates"] if g["id"] == "forgotten_accuracy")
+    assert aggregate["class"] == "suspected_bug"
     published = by_id["model_vs_published"]
     assert published["numbers"]["test"] == "welch-summary" and published["b"]["runs"] == []
     assert "as published in Street, Wolberg and Mangasarian (1993), Table 3, sd 0.012 over 10 runs" \
@@ -147,6 +201,14 @@ def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Pa
     out = root / "build" / "deliver"
     claims = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
     assert claims["model_beats_prior"]["supported"] is True
+    # ci_low > 0 and mean > 0.5 hold, but they rest on runs a guard flagged
+    for claim_id in ("beats_forgotten", "forgotten_above_half"):
+        assert claims[claim_id]["predicate"]["holds"] is True
+        assert claims[claim_id]["supported"] is False and claims[claim_id]["decided_by"] == "guard"
+    disclosures = (out / "DISCLOSURES.md").read_text()
+    assert "Claim beats_forgotten is not supported by its evidence: verify classified " \
+        "verify:model_vs_forgotten as suspected_bug, which supports no claim whatever its predicate" \
+        in disclosures
     assert claims["published_accuracy"]["formatted"] == "95.1%"
     text = (out / "paper.md").read_text()
     assert "The published model reaches 95.1% (Street, Wolberg and Mangasarian (1993), Table 3)." in text
