@@ -136,6 +136,8 @@ CLAIMS = [
 PAPER = '''
 {{ statement("model_beats_prior") }}
 
+{{ statement("beats_forgotten") }}
+
 The published model reaches {{ claim("published_accuracy") }} ({{ citation("published_accuracy") }}).
 
 {{ statement("published_accuracy") }}
@@ -214,6 +216,13 @@ def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Pa
     assert "The published model reaches 95.1% (Street, Wolberg and Mangasarian (1993), Table 3)." in text
     assert "Street, Wolberg and Mangasarian (1993), Table 3 report a test accuracy of 95.1%." in text
     assert "The model beats the majority-class baseline by +" in text
+    assert "We could not show that the model beats the majority class by" in text
+    assert "a sanity check on the runs failed (all 2 runs of forgotten (seeds 0, 1) give bit-identical" \
+        in text
+    # the paper speaks its own words: verify ids and labels stay in DISCLOSURES.md
+    for word in ("verify:", "suspected_bug", "insufficient_evidence", "aggregate:"):
+        assert word not in text, word
+    assert "verify:model_vs_forgotten" in disclosures
     tex = (out / "claims.tex").read_text()
     assert "\\newcommand{\\evPublishedAccuracy}{95.1\\%}" in tex
     assert "\\newcommand{\\evPublishedAccuracyCitation}{Street, Wolberg and Mangasarian (1993), Table 3}" \

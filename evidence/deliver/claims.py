@@ -383,8 +383,10 @@ def _direction_caveat(predicate: Mapping[str, Any] | None, entry: Mapping[str, A
         return None
     a, b = entry["a"]["name"], entry["b"]["name"]
     better, worse = (a, b) if claimed == "a_better" else (b, a)
-    return (f"the comparison {entry['id']} claims {better} is better than {worse}, but this claim "
-            f"only requires the verdict {equals}, which does not show that direction")
+    shown = "an equivalence test (a difference within the declared margin)" if equals == "noise" \
+        else "evidence that shows neither a difference nor its absence"
+    return (f"{better} was claimed to be better than {worse}, but this claim rests on {shown}, "
+            "which does not show that direction")
 
 
 def _runs_of(entry: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:

@@ -407,10 +407,13 @@ class _Audit:
         for ref, entry, citing in self.entries:
             if ref.startswith("expected_max:") and entry.get("split") == "test":
                 runs = [r["run_id"] for r in _entry_runs("expected_max", entry)]
+                trials = entry.get('n_trials', len(runs))
                 self.add("test_in_selection", ref, "serious",
-                         f"{ref} picks the best of {entry.get('n_trials', len(runs))} trials by their "
+                         f"{ref} picks the best of {trials} trials by their "
                          "test score, which overstates what a validation-selected model reaches.",
-                         claims=citing, runs=runs)
+                         claims=citing, runs=runs,
+                         reader=f"The best of {trials} trials is picked by its test score, which "
+                         "overstates what a model chosen on validation data reaches.")
 
     def verify_by_load(self) -> None:
         """Runs whose own training loop gave no evaluate hook: their numbers are the loop's word."""
@@ -478,6 +481,8 @@ class _Audit:
                     counts = ", ".join(f"{n} seeds of {k}" for k, n in sorted(small.items()))
                     self.add("seeds", ref, "warning", f"{ref} averages over {counts} (minimum "
                              f"{self.min_seeds}), so its interval is unreliable.",
+                             reader=f"The average is over {counts} (minimum {self.min_seeds}), so its "
+                             "interval is unreliable.",
                              claims=citing, runs=runs, n=small, min_seeds=self.min_seeds)
 
     def claim_status(self) -> None:
@@ -506,8 +511,8 @@ class _Audit:
             elif claim.get("caveat"):
                 self.add("claim_status", claim_id, "warning", f"Claim {claim_id} does not show what its "
                          f"comparison claims: {claim['caveat']} ({because}).", claims=[claim_id],
-                         runs=runs, reader="It does not show the direction its comparison claims: an "
-                         "equivalence test, not a difference, is what supports it.", **detail)
+                         runs=runs, reader=f"It does not show the direction its comparison claims: "
+                         f"{claim['caveat']}.", **detail)
             elif label == "noise":  # insufficient_evidence is the seeds check's warning
                 self.add("claim_status", claim_id, "info", f"Claim {claim_id} predicts noise and "
                          f"{because}: an equivalence test showed the difference is within the declared "
