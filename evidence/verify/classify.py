@@ -25,6 +25,13 @@ Comparison` of the per-seed values and the ``results.json`` dicts of the runs be
    The reason gives the seeds per group that the same rule would need, as an estimate from the
    effect size measured on these seeds.
 
+A side that is a **fixed value** (a variant declared ``deterministic = true`` or shown to be by
+:mod:`evidence.verify.determinism`, or a published number) has no seed-to-seed variation: the
+interval in 2-4 is then the one-sample Student t interval of the seeded side's mean minus the
+value (or Welch's from the published summary statistics), the rules are the same, its identical
+seeds are expected (``seed_applied`` skips it; ``deterministic_agrees`` checks a declared one)
+and the seed minimum applies to the seeded side only. Two fixed values differ exactly.
+
 Why not the bootstrap and "the interval includes zero, so noise": at 5 seeds a bootstrap "95%"
 interval covers 85% or less, and with a true effect of d = 1.2 and 5 seeds 44% of such verdicts
 said "no difference beyond noise". Absence of evidence is not evidence of absence.
