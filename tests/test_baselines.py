@@ -190,6 +190,12 @@ def test_a_published_value_alone_is_a_constant_and_with_its_spread_a_summary() -
               "references": [r.to_dict() for r in alone.references]}
     text = render_summary(report)
     assert "a - smith (b: Smith et al. (2023), Table 2)" in text
+    # a claim on it counts the seeds that vary (5), not the published number's "1", and cites it
+    claim = {"id": "c", "statement": "Ours vs {citation}: {value} over {n} seeds.",
+             "evidence": {"ref": "verify:ours_vs_smith", "quantity": "improvement"}}
+    resolved = resolve_claim(claim, report)
+    assert resolved["n"] == 5 and resolved["citation"] == "Smith et al. (2023), Table 2"
+    assert resolved["statement"].startswith("Ours vs Smith et al. (2023), Table 2: ")
     assert "## Published references" in text and "- **smith** 0.9: Smith et al. (2023), Table 2." in text
 
 

@@ -159,7 +159,10 @@ def _quantity(entry: Mapping[str, Any], kind: str, quantity: str | None,
     elif kind == "verify":
         numbers = entry["numbers"]
         name = quantity or "diff"
-        n = min(numbers["n_a"], numbers["n_b"])
+        # seeds of the sides that vary with the seed: a fixed value or a published number has none
+        seeded = [numbers[f"n_{side}"] for side in ("a", "b")
+                  if not (entry[side].get("fixed") or entry[side].get("reference"))]
+        n = min(seeded) if seeded else None
         if name == "improvement":
             low, high = _oriented_interval(entry)
             return numbers["improvement"], low, high, n

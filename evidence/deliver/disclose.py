@@ -475,7 +475,7 @@ class _Audit:
                          n_a=n_a, n_b=n_b, min_seeds=minimum, seeds_needed=needed)
             elif kind == "aggregate":
                 small = {s.get("name", "?"): s.get("n", len(s.get("runs", [])))
-                         for s in entry.get("strata", [])}
+                         for s in entry.get("strata", []) if not s.get("fixed")}
                 small = {k: n for k, n in small.items() if n < self.min_seeds}
                 if small:
                     counts = ", ".join(f"{n} seeds of {k}" for k, n in sorted(small.items()))

@@ -401,8 +401,10 @@ def evaluate_aggregate(entry: AggregateEntry, strata: Sequence[Sequence[RunResul
         "split": entry.split, "direction": direction, "stratified": entry.stratified,
         "checks": checks, "class": "suspected_bug" if bug else None, "reason": bug,
         "confidence": entry.confidence, "n_resamples": entry.n_resamples,
-        "strata": [{**_group(named, runs, entry.metric, entry.split), "n": len(runs), "mean": m}
-                   for named, runs, m in zip(entry.strata, strata, stratum_means, strict=True)],
+        "strata": [{**_group(named, runs, entry.metric, entry.split), "n": len(runs), "mean": m,
+                    **({"fixed": f.to_dict()} if f is not None else {})}
+                   for named, runs, m, f in zip(entry.strata, strata, stratum_means,
+                                                fixed or [None] * len(strata), strict=True)],
         **summary, "ci": ci, "intervals": intervals, "reference": reference,
     }
 
