@@ -4,7 +4,8 @@ The file (schema ``comparisons``) lives at the project root and has three kinds 
 
 * ``[[comparison]]``: A vs B on one metric and split (``a``, ``b``, optional ``control``: the
   shuffled-label control runs A must beat), the claimed direction and the statistical
-  settings (``min_seeds`` 5, ``confidence`` 0.95, ``n_resamples`` 10000 by default), the
+  settings (``min_seeds`` 5, ``confidence`` 0.95 by default; ``n_resamples`` is accepted but
+  unused: P(A better) has a score interval, which does not resample), the
   optional ``equivalence_margin`` (the smallest difference that matters, in the metric's unit:
   without one a comparison is never called noise, because only an equivalence test against a
   declared margin can show a difference is negligible) and optional ``thresholds`` overrides;
