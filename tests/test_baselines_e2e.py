@@ -45,6 +45,26 @@ def evaluate(weights, ctx):
     return _scores(int(weights["majority"][0]), ctx)
 '''
 
+RULE_TRAINER = '''
+"""Always predict class 1: a rule with no parameters at all."""
+
+import torch
+
+
+def _scores(ctx):
+    return {"accuracy": {s: float((torch.from_numpy(ctx.data[s].y) == 1).double().mean())
+                         for s in ("train", "val", "test")}}
+
+
+def train(ctx):
+    return {"weights": {}, "metrics": _scores(ctx), "directions": {"accuracy": "higher"},
+            "selection_metric": "accuracy"}
+
+
+def evaluate(weights, ctx):
+    return _scores(ctx)
+'''
+
 BASELINE_VARIANT = '''
 [[variants]]
 name = "prior"               # the majority class: a rule, the same for every seed
@@ -57,6 +77,12 @@ seeds = [0]
 name = "flagged"             # the same rule, not declared here: its trainer says DETERMINISTIC = True
 role = "baseline"
 trainer = "prior_flagged"
+seeds = [0, 1]
+
+[[variants]]
+name = "rule"                # no parameters: identical seeds make it a fixed value by themselves
+role = "baseline"
+trainer = "rule"
 seeds = [0, 1]
 
 [[variants]]
@@ -80,6 +106,13 @@ claimed = "a_better"
 id = "model_vs_flagged"
 a = { experiment = "main", where = { group = "model" } }
 b = { experiment = "main", where = { group = "flagged" } }
+metric = "accuracy"
+claimed = "a_better"
+
+[[comparison]]
+id = "model_vs_rule"
+a = { experiment = "main", where = { group = "model" } }
+b = { experiment = "main", where = { group = "rule" } }
 metric = "accuracy"
 claimed = "a_better"
 
@@ -157,6 +190,7 @@ def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Pa
     assert first.returncode == 0, first.stdout + first.stderr
 
     (root / "trainers" / "prior.py").write_text(PRIOR_TRAINER)
+    (root / "trainers" / "rule.py").write_text(RULE_TRAINER)
     (root / "trainers" / "prior_flagged.py").write_text(PRIOR_TRAINER + "\nDETERMINISTIC = True\n")
     with (root / "experiments" / "main.toml").open("a") as handle:
         handle.write(BASELINE_VARIANT)
@@ -173,7 +207,7 @@ def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Pa
     # declaring a variant deterministic changed no key: only the new baseline run trained
     assert [t for t in ran(delivered.stdout) if t.startswith("train:")] == [
         "train:main/flagged-s0", "train:main/flagged-s1", "train:main/forgotten-s0",
-        "train:main/forgotten-s1", "train:main/prior-s0"]
+        "train:main/forgotten-s1", "train:main/prior-s0", "train:main/rule-s0", "train:main/rule-s1"]
 
     report = json.loads((root / "build/verify/report.json").read_text())
     validate(report, "verify_report", "report.json")
@@ -186,6 +220,10 @@ def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Pa
     flagged = by_id["model_vs_flagged"]
     assert flagged["b"]["fixed"]["how"] == "established" and flagged["class"] == "effect"
     assert "DETERMINISTIC = True (trainers/prior_flagged.py)" in flagged["reason"]
+    rule = by_id["model_vs_rule"]
+    assert rule["b"]["fixed"] == {"how": "established", "detail": "every seed gives bit-identical "
+                                  "metrics and its sealed weights hold no parameters"}
+    assert rule["class"] == "effect" and rule["numbers"]["test"] == "one-sample-t"
     # identical seeds with nobody's word for it: the guard stays, and nothing rests on it
     forgotten = by_id["model_vs_forgotten"]
     assert forgotten["class"] == "suspected_bug" and "[seed_applied]" in forgotten["reason"]
