@@ -1,10 +1,13 @@
-"""End to end on a small real project (`evidence init`): a deterministic baseline run once and a
-published number, compared, rendered with its citation and cited in the paper (issue 31).
+"""End to end on a small real project (`evidence init`): deterministic baselines and a published
+number, compared, rendered with its citation and cited in the paper (issue 31).
 
 The project trains its linear classifier (five seeds) and shuffled-label control first; then a
-user adds what issue 31 is about: a majority-class baseline (its own loop, no seed dependence,
-declared ``deterministic = true`` and run with one seed) and a published accuracy with its
-citation. Declaring the baseline changes no run key: only the new baseline run trains.
+user adds what issue 31 is about: a majority-class baseline (its own loop, declared
+``deterministic = true`` and run with one seed), the same rule whose trainer says
+``DETERMINISTIC = True``, a rule with no parameters (both established as fixed values by the
+engine), the rule declared nowhere (its identical seeds stay a suspected bug, on which neither a
+numeric predicate nor an aggregate claim can rest) and a published accuracy with its citation.
+Declaring a variant deterministic changes no run key: only the new runs train.
 """
 
 from __future__ import annotations
