@@ -67,6 +67,10 @@ class RunSpec:
     role: str
     identity: dict[str, Any]
     execution: dict[str, Any] = field(default_factory=dict)
+    #: Declared deterministic (``deterministic = true``): its result does not depend on the seed
+    #: (a persistence forecast, a lookup table, a zero-shot model). Not part of the key: it says
+    #: how verify compares the run, not what the run computes.
+    deterministic: bool = False
 
     @cached_property
     def key(self) -> str:
@@ -91,15 +95,19 @@ class RunSpec:
 
     def to_json(self) -> dict[str, Any]:
         """spec.json: the identity plus names and execution settings (schema ``spec``)."""
-        return {"schema_version": 1, "key": self.key, "experiment": self.experiment,
-                "label": self.label, "group": self.group, "variant": self.variant,
-                "role": self.role, "identity": self.identity, "execution": self.execution}
+        out = {"schema_version": 1, "key": self.key, "experiment": self.experiment,
+               "label": self.label, "group": self.group, "variant": self.variant,
+               "role": self.role, "identity": self.identity, "execution": self.execution}
+        if self.deterministic:  # only when declared: every other spec.json keeps its bytes
+            out["deterministic"] = True
+        return out
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> RunSpec:
         spec = cls(experiment=raw["experiment"], label=raw["label"], group=raw["group"],
                    variant=raw["variant"], role=raw["role"], identity=dict(raw["identity"]),
-                   execution=dict(raw.get("execution", {})))
+                   execution=dict(raw.get("execution", {})),
+                   deterministic=bool(raw.get("deterministic", False)))
         if raw.get("key") != spec.key:
             raise BadInputError("spec.json", f"recorded key {raw.get('key')!r} does not match "
                                 f"the digest of its identity {spec.key!r}", field="key")
@@ -339,7 +347,8 @@ def expand_with_warnings(project: Project, path: Path) -> tuple[list[RunSpec], l
             config = run_config(raw, variant, point, preset["values"] if preset else {}, path)
             check_trainer_config(project, trainer, config, path, variant_index=index)
             group = variant["name"] + "".join(f"-{k}{_format_value(v)}" for k, v in point.items())
-            for seed in raw["seeds"]:
+            deterministic = bool(variant.get("deterministic", raw.get("deterministic", False)))
+            for seed in variant.get("seeds", raw["seeds"]):
                 label = f"{group}-s{seed}"
                 if label in labels:
                     raise BadInputError(path, f"two runs would share the label {label!r}",
@@ -360,7 +369,8 @@ def expand_with_warnings(project: Project, path: Path) -> tuple[list[RunSpec], l
                     identity["device"] = device
                 specs.append(RunSpec(experiment=experiment, label=label, group=group,
                                      variant=variant["name"], role=variant.get("role", "model"),
-                                     identity=identity, execution=execution))
+                                     identity=identity, execution=execution,
+                                     deterministic=deterministic))
     return specs, warnings
 
 
@@ -485,7 +495,7 @@ def expand_cached(project: Project, path: Path) -> tuple[RunSpec, ...]:
 def _from_stored(raw: dict[str, Any]) -> RunSpec:
     spec = RunSpec(experiment=raw["experiment"], label=raw["label"], group=raw["group"],
                    variant=raw["variant"], role=raw["role"], identity=raw["identity"],
-                   execution=raw["execution"])
+                   execution=raw["execution"], deterministic=bool(raw.get("deterministic", False)))
     spec.__dict__["key"] = raw["key"]  # the cached_property, as computed when it was stored
     return spec
 
