@@ -56,6 +56,21 @@ def escape(text: object) -> str:
     return html.escape(str(text), quote=False)
 
 
+def split_table_caption(markdown: str) -> tuple[str, str]:
+    """A table.md split into its pipe table and its Pandoc-style ``Table:`` caption line.
+
+    The paper numbers the caption itself ("Table 1."); left in the body, Python-Markdown shows
+    the ``Table:`` line as a paragraph of its own, and the reader saw the caption twice.
+    """
+    lines = markdown.strip().splitlines()
+    caption = ""
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].startswith("Table: "):
+            caption = lines.pop(index).removeprefix("Table: ").strip()
+            break
+    return "\n".join(lines).strip(), caption
+
+
 def _lookup(kind: str, table: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     if name not in table:
         known = ", ".join(sorted(table)) or "none"
@@ -150,10 +165,12 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
     def table(name: str) -> str:
         entry = _lookup("table", inputs.tables, name)
         base = f"{link_root}tables/{name}/"
-        body = Path(entry["markdown"]).read_text("utf-8").strip()  # carries its own caption line
-        return (f"{body}\n\n*Table {number('table', name)}:* "
+        body, caption = split_table_caption(Path(entry["markdown"]).read_text("utf-8"))
+        caption = caption or str(entry.get("caption") or "")
+        # one caption, numbered, above the table (table.md's own "Table:" line is not repeated)
+        return (f"*Table {number('table', name)}.* {escape(caption) + ' ' if caption else ''}"
                 f"[provenance]({base}{Path(entry['sidecar']).name}) · "
-                f"[source data]({base}{Path(entry['source_data']).name})")
+                f"[source data]({base}{Path(entry['source_data']).name})\n\n{escape(body)}")
 
     def project_disclosures() -> str:
         """The findings that affect every claim (a stale price, a dirty tree), as the audit wrote them."""
