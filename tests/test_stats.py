@@ -388,7 +388,8 @@ def test_a_mean_interval_does_not_import_scipy_stats() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from evidence.verify import stats; i = stats.t_interval_mean([1.0, 2.0, 4.0]); "
-            "w = stats.welch_interval([1.0, 2.0], [3.0, 5.0]); print(i.low, w.low, 'scipy.stats' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out[-1] == "False"
+    code = ("import sys; from evidence.verify import stats; "
+            "i = stats.t_interval_mean([1.0, 2.0, 4.0]); w = stats.welch_interval([1.0, 2.0], [3.0, 5.0]); "
+            "print(i.low, w.low, 'scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-1] == "False"

@@ -199,8 +199,10 @@ def _values_text(values: Sequence[Any]) -> str:
 def render_diff(result: Mapping[str, Any], width: int = 80) -> str:
     """Identity, recorded environment and metric deltas, one wrapped line per difference."""
     a, b = result["a"], result["b"]
-    lines = [f"A: {a['name']} ({a['kind']}, {a['sealed']} of {a['runs']} run(s) sealed)",
-             f"B: {b['name']} ({b['kind']}, {b['sealed']} of {b['runs']} run(s) sealed)", ""]
+    lines = [textwrap.fill(f"{x}: {side['name']} ({side['kind']}, {side['sealed']} of {side['runs']} "
+                           "run(s) sealed)", width, subsequent_indent="   ")
+             for x, side in (("A", a), ("B", b))]
+    lines.append("")
 
     def wrap(text: str) -> None:
         lines.append(textwrap.fill(text, width, initial_indent="  ", subsequent_indent="      ",
@@ -215,8 +217,9 @@ def render_diff(result: Mapping[str, Any], width: int = 80) -> str:
         for entry in result["recorded"]:
             wrap(f"{entry['field']}: {_values_text(entry['a'])} -> {_values_text(entry['b'])}")
     lines.append("")
-    lines.append("metrics (A - B; 95% CI of the difference, Welch t, when both sides have two or more "
-                 "runs):" if result["metrics"] else "metrics: no metric both sides report")
+    lines.append(textwrap.fill("metrics (A - B; 95% CI of the difference, Welch t, when both sides "
+                               "have two or more runs):" if result["metrics"]
+                               else "metrics: no metric both sides report", width))
     for m in result["metrics"]:
         interval = (f" [{_signed(m['ci_low'])}, {_signed(m['ci_high'])}]" if m["ci_low"] is not None
                     else f" ({m['note']})" if m["note"] else "")

@@ -175,16 +175,22 @@ def _read_run(run_path: Path, run_id: str) -> dict[str, Any]:
     results.json has the digest the manifest records (what :func:`evidence.experiments.select.damaged`
     checks before a figure reads it). ``{"metrics": ...}`` or ``{"problem": ...}``."""
     from evidence.core.hashing import digest_bytes
-    from evidence.store.runs import check_sizes, manifest_sizes
+    from evidence.store.runs import check_sizes, sizes_of_manifest
 
     base = f"{run_path}{os.sep}"
-    finding = check_sizes(base, run_id, manifest_sizes(base, run_id))
+    try:
+        manifest = json.loads((run_path / MANIFEST).read_bytes())
+    except FileNotFoundError:
+        return {"problem": f"{run_id}/{MANIFEST}: manifest is missing"}
+    except (OSError, ValueError) as error:
+        return {"problem": f"{run_id}/{MANIFEST}: manifest is malformed: {error}"}
+    finding = check_sizes(base, run_id, sizes_of_manifest(manifest, run_id))
     if finding is not None:
         return {"problem": str(finding)}
     try:
-        listed = json.loads((run_path / MANIFEST).read_bytes())["files"]["results.json"]["digest"]
+        listed = manifest["files"]["results.json"]["digest"]
         data = (run_path / "results.json").read_bytes()
-    except (OSError, ValueError, KeyError, TypeError) as error:
+    except (OSError, KeyError, TypeError) as error:
         return {"problem": f"{run_id}/results.json: unreadable ({error})"}
     if digest_bytes(data) != listed:
         return {"problem": f"{run_id}/results.json: content differs from its manifest digest"}
@@ -206,7 +212,8 @@ def sealed_facts(project: Project, run_ids: Iterable[str]) -> dict[str, dict[str
     root = f"{project.runs_dir}{os.sep}"
     for run_id in run_ids:  # paths as strings: 20,000 pathlib joins cost a tenth of a second
         path = f"{root}{run_id}{os.sep}"
-        found[run_id] = memo.get(run_id, partial(list, [path + MANIFEST, path + "results.json"]),
+        # keyed by the folder's absolute path: a copied project never answers from the original's
+        found[run_id] = memo.get(path, partial(list, [path + MANIFEST, path + "results.json"]),
                                  partial(_read_run, Path(path), run_id))
     memo.save()
     return found
