@@ -31,6 +31,8 @@ import jinja2
 
 from evidence.core.errors import BadInputError, EvidenceError
 
+#: The deliverable's page of the runs behind the claims (evidence.deliver.evidencepage).
+EVIDENCE_PAGE = "evidence.html"
 SEVERITY_MARK = {"serious": "SERIOUS", "warning": "warning", "info": "note"}
 
 
@@ -185,6 +187,10 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
         called.add("disclosures_link")
         return f"[DISCLOSURES.md]({link_root}DISCLOSURES.md)"
 
+    def evidence_link() -> str:
+        called.add("evidence_link")
+        return f"[the evidence page]({link_root}{EVIDENCE_PAGE})"
+
     def disclosure_summary() -> str:
         counts: dict[str, int] = {}
         for d in inputs.disclosures:
@@ -194,7 +200,8 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
 
     return {"claim": claim, "ci": ci, "n": n, "statement": statement, "figure": figure,
             "table": table, "disclosures": disclosures, "disclosure_summary": disclosure_summary,
-            "project_disclosures": project_disclosures, "disclosures_link": disclosures_link}
+            "project_disclosures": project_disclosures, "disclosures_link": disclosures_link,
+            "evidence_link": evidence_link}
 
 
 def required_footer(inputs: PaperInputs, called: set[str], *, link_root: str = "") -> str:
@@ -206,6 +213,9 @@ def required_footer(inputs: PaperInputs, called: set[str], *, link_root: str = "
         parts.append("## Findings that affect every claim\n\n" + helpers(inputs)["project_disclosures"]())
     if "disclosures_link" not in called:
         parts.append(f"Every finding of the audit: [DISCLOSURES.md]({link_root}DISCLOSURES.md).")
+    if "evidence_link" not in called:
+        parts.append(f"The runs behind every claim, with their intervals and verdicts: "
+                     f"[the evidence page]({link_root}{EVIDENCE_PAGE}).")
     return "\n\n".join(parts)
 
 

@@ -12,46 +12,20 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evidence.verify.runtable import Row, Summary, Table, table_json
-
-CI_WORDS = "95% CI of the mean over seeds, Student t"
-
-
-def number(value: float | None) -> str:
-    """Four significant digits (the verify summary's precision); "-" for no value."""
-    if value is None or not math.isfinite(value):
-        return "-"
-    text = f"{value:.4g}"
-    return "0" if text in ("-0", "0") else text
-
-
-def summary_text(summary: Summary) -> str:
-    """``0.9867 [0.9812, 0.9921] n=5``; one run: ``0.9867 n=1``; none: ``-``."""
-    if summary.n == 0:
-        return "-"
-    interval = f" [{number(summary.low)}, {number(summary.high)}]" if summary.low is not None else ""
-    return f"{number(summary.mean)}{interval} n={summary.n}"
-
-
-def verdict_text(verdict: Mapping[str, Any]) -> str:
-    if verdict["side"] == "control":
-        return f"{verdict['comparison']}: the control of it"
-    claimed = "" if verdict["class"] != "effect" else (
-        ", as claimed" if verdict.get("as_claimed") else ", against the claim")
-    return f"{verdict['comparison']}: {verdict['class']}{claimed} (vs {verdict['other']})"
-
-
-def config_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return repr(value)
-    return json.dumps(value)
+from evidence.verify.runtable import (
+    CI_WORDS,
+    Row,
+    Table,
+    config_text,
+    number,
+    summary_text,
+    table_json,
+    verdict_text,
+)
 
 
 def _metric_header(metric: str, split: str, table: Table) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 from evidence.core.errors import BadInputError
 from evidence.core.project import Project
 from evidence.store.runs import RunStore
-from evidence.verify.runtable import RunRow, flatten, run_rows, sealed_facts
+from evidence.verify.runtable import RunRow, flatten, run_rows, undeclared_row
 
 _RUN_ID = re.compile(r"^[0-9a-f]{16}(?:-\d+)?$")
 #: What a run recorded about where it ran (provenance.json), shown apart from its identity.
@@ -44,22 +44,6 @@ class Side:
     name: str
     kind: str  # "run", "variant" or "experiment"
     runs: list[RunRow]
-
-
-def _spec_row(project: Project, run_id: str) -> RunRow:
-    """A sealed run no experiment declares (superseded, imported): read from its own spec.json."""
-    path = project.runs_dir / run_id / "spec.json"
-    try:
-        spec = json.loads(path.read_bytes())
-        identity = spec["identity"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise BadInputError(path, f"run {run_id} has no readable identity ({error})") from None
-    found = sealed_facts(project, [run_id])[run_id]
-    return RunRow(str(spec.get("experiment")), str(spec.get("variant", spec.get("group"))),
-                  str(spec.get("group")), str(spec.get("label")), int(identity.get("seed", 0)),
-                  str(spec.get("role", "model")), str(spec.get("key")), run_id,
-                  "damaged" if "problem" in found else "sealed", str(found.get("problem", "")),
-                  flatten(identity.get("config") or {}), found.get("metrics", {}), identity)
 
 
 def _with_identities(project: Project, side: Side) -> Side:
@@ -83,7 +67,7 @@ def resolve(project: Project, name: str, runs: Sequence[RunRow]) -> Side:
         if declared:
             return Side(name, "run", declared)
         if RunStore(project.runs_dir).path(name).is_dir():
-            return Side(name, "run", [_spec_row(project, name)])
+            return Side(name, "run", [undeclared_row(project, name)])
         raise BadInputError(name, f"no run {name} in {project.relative(project.runs_dir)}/")
     experiment, _, rest = name.partition("/")
     mine = [r for r in runs if r.experiment == experiment]

@@ -255,6 +255,23 @@ def work_states(project: Project) -> dict[str, tuple[str, str]]:
     return states
 
 
+def undeclared_row(project: Project, run_id: str) -> RunRow:
+    """A sealed run no experiment declares (superseded, imported), from its own spec.json."""
+    path = project.runs_dir / run_id / "spec.json"
+    try:
+        spec = json.loads(path.read_bytes())
+        identity = spec["identity"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise BadInputError(path, f"run {run_id} has no readable identity ({error})") from None
+    found = sealed_facts(project, [run_id])[run_id]
+    return RunRow(str(spec.get("experiment")), str(spec.get("variant", spec.get("group"))),
+                  str(spec.get("group")), str(spec.get("label")), int(identity.get("seed", 0)),
+                  str(spec.get("role", "model")), str(spec.get("key")), run_id,
+                  "damaged" if "problem" in found else "sealed", str(found.get("problem", "")),
+                  {"trainer": identity.get("trainer"), **flatten(identity.get("config") or {})},
+                  found.get("metrics", {}), identity)
+
+
 def _compact(spec: RunSpec) -> list[Any]:
     return [spec.experiment, spec.variant, spec.group, spec.label, spec.seed, spec.role, spec.key,
             {"trainer": spec.trainer, **flatten(spec.identity.get("config") or {})}]
@@ -566,6 +583,44 @@ def sort_rows(rows: Sequence[Row], sort: str, directions: Mapping[str, str],
         return (1, 0.0) if mean is None else (0, sign * mean)
 
     return sorted(rows, key=key)
+
+
+# -- text of the values (evidence show, the evidence page) ---------------------------------------
+
+
+CI_WORDS = "95% CI of the mean over seeds, Student t"
+
+
+def number(value: float | None) -> str:
+    """Four significant digits (the verify summary's precision); "-" for no value."""
+    if value is None or not math.isfinite(value):
+        return "-"
+    text = f"{value:.4g}"
+    return "0" if text in ("-0", "0") else text
+
+
+def summary_text(summary: Summary) -> str:
+    """``0.9867 [0.9812, 0.9921] n=5``; one run: ``0.9867 n=1``; none: ``-``."""
+    if summary.n == 0:
+        return "-"
+    interval = f" [{number(summary.low)}, {number(summary.high)}]" if summary.low is not None else ""
+    return f"{number(summary.mean)}{interval} n={summary.n}"
+
+
+def verdict_text(verdict: Mapping[str, Any]) -> str:
+    if verdict["side"] == "control":
+        return f"{verdict['comparison']}: as its control"
+    claimed = "" if verdict["class"] != "effect" else (
+        ", as claimed" if verdict.get("as_claimed") else ", against the claim")
+    return f"{verdict['comparison']}: {verdict['class']}{claimed} (vs {verdict['other']})"
+
+
+def config_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return repr(value)
+    return json.dumps(value)
 
 
 def table_json(table: Table) -> dict[str, Any]:
