@@ -131,9 +131,8 @@ def _citation(claim: Mapping[str, Any], expected: str | None) -> str:
 
 def _claim_answers(project: Project, claims: Sequence[Mapping[str, Any]], report: Mapping[str, Any],
                    known: Mapping[str, Mapping[str, Any]]) -> list[Answer]:
-    from evidence.verify.report import REFERENCE_KINDS
-
     from evidence.deliver.claims import claim_quantities
+    from evidence.verify.report import REFERENCE_KINDS
 
     expected = {q.id: q.expected for q in claim_quantities({"claims": claims})}
     answers = []
@@ -381,8 +380,9 @@ def to_latex(markdown: str) -> str:
                 header = cells
                 lines.append(r"\begin{itemize}")
                 continue
-            lines.append(r"\item \textbf{" + inline(cells[0]) + "}: " + "; ".join(
-                f"{inline(label)}: {inline(cell)}" for label, cell in zip(header[1:], cells[1:], strict=False)))
+            labelled = zip(header[1:], cells[1:], strict=False)
+            lines.append(r"\item \textbf{" + inline(cells[0]) + "}: "
+                         + "; ".join(f"{inline(label)}: {inline(cell)}" for label, cell in labelled))
             continue
         elif header is not None:
             lines.append(r"\end{itemize}")
