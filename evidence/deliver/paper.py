@@ -10,7 +10,8 @@ way a number gets into the paper:
   provenance sidecar and source_data.csv) or the table (with caption and links);
 * ``{{ disclosures("id") }}``: the claim's disclosures alone; ``{{ disclosure_summary() }}``;
 * ``{{ project_disclosures() }}``: findings that affect every claim; ``{{ disclosures_link() }}``;
-  a paper that does not call them gets both appended, so neither can be left out;
+  ``{{ evidence_link() }}`` (the evidence page: the runs behind every claim); a paper that does
+  not call them gets them appended, so none can be left out;
 * ``{{ title }}`` and ``{{ authors }}`` from EVIDENCE.json.
 
 An unknown reference, or any undefined name, fails rendering with a message that names it and
