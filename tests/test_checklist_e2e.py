@@ -127,9 +127,9 @@ def test_a_drifted_citation_fails_like_any_document(delivered: Path) -> None:
     project = Project.at(delivered)
     text, _ = checklist.build_checklist(project)
     checklist._check_reconciles(project, "build/checklist/checklist.md", text)  # as built: no drift
-    match = re.search(r"\[(\d+\.\d)%\]\(#claim:", text)
+    match = re.search(r"\[(-?\d+\.\d)(%?)\]\(#claim:", text)
     assert match
-    wrong = text.replace(match.group(0), f"[{float(match.group(1)) + 1.0:.1f}%](#claim:", 1)
+    wrong = text.replace(match.group(0), f"[{float(match.group(1)) + 10.0:.1f}{match.group(2)}](#claim:", 1)
     with pytest.raises(DriftError, match=r"checklist\.md"):
         checklist._check_reconciles(project, "build/checklist/checklist.md", wrong)
 
@@ -175,9 +175,10 @@ def test_evidence_page_in_chromium(delivered: Path, tmp_path: Path) -> None:
     assert result["names"] == ["main/model", "main/control"]  # the variants the claims rest on
     assert "accuracy (test)" in result["headers"] and "verdicts" in result["headers"]
     model = dict(zip(result["headers"], result["cells"][0], strict=True))
-    aggregate = next(c for c in claims if c["ref"].startswith("aggregate:"))
+    comparison = json.loads((out / "verify" / "report.json").read_text())["comparisons"][0]
+    assert comparison["a"]["name"] == "model"
     assert model["status"] == "5 sealed" and model["accuracy (test)"].endswith("n=5")
-    assert f"{aggregate['value']:.4g}" in model["accuracy (test)"]
+    assert model["accuracy (test)"].startswith(f"{comparison['numbers']['mean_a']:.4g} [")
     assert "model_vs_control: effect, as claimed" in model["verdicts"]
     run_links = [h for h in result["links"] if h.startswith("runs/")]
     assert {h.split("/")[1] for h in run_links} == cited and len(run_links) == 3 * len(cited)

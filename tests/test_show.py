@@ -192,6 +192,13 @@ def test_statuses_not_yet_run_failed_and_damaged(project: Path, tmp_path: Path) 
     assert "results.json" in wide["detail"] and "differs" in wide["detail"]
     text = evidence(copy, "show", "--width", "80").stdout
     assert "2 sealed, 1 damaged, 1 not yet run" in text
+    assert not show_json(copy)["verify"]["stale"]
+    (copy / "comparisons.toml").write_text(COMPARISONS.replace("n_resamples = 2000", "n_resamples = 3000"))
+    stale = show_json(copy)
+    assert stale["verify"]["stale"]
+    assert "comparisons.toml changed since the verify report" in stale["verify"]["note"]
+    wide = next(r for r in stale["rows"] if r["name"] == "tiny/wide")
+    assert wide["verdicts"]  # still the verdicts of the runs the report read, marked stale
 
 
 def test_diff_of_two_variants_names_the_identity_and_the_welch_interval(project: Path) -> None:

@@ -203,10 +203,12 @@ def _read_run(run_path: Path, run_id: str) -> dict[str, Any]:
     return {"metrics": result_metrics(results)}
 
 
-def sealed_facts(project: Project, run_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+def sealed_facts(project: Project, run_ids: Iterable[str], *,
+                 only_these: bool = False) -> dict[str, dict[str, Any]]:
     """run id -> :func:`_read_run`'s answer, each run read at most once and then memoised by the
     stat of its manifest and results.json (``.evidence/cache/memo-show-results.json``): sealed
-    files never change, and a changed one is read and checked again."""
+    files never change, and a changed one is read and checked again. ``only_these``: the memo
+    keeps no other run (the ids are every run the experiments declare)."""
     memo = memos.of(project, "show-results")
     found = {}
     root = f"{project.runs_dir}{os.sep}"
@@ -215,6 +217,8 @@ def sealed_facts(project: Project, run_ids: Iterable[str]) -> dict[str, dict[str
         # keyed by the folder's absolute path: a copied project never answers from the original's
         found[run_id] = memo.get(path, partial(list, [path + MANIFEST, path + "results.json"]),
                                  partial(_read_run, Path(path), run_id))
+    if only_these:  # every declared run was looked up: entries of runs gone from the store go
+        memo.forget(f"{root}{run_id}{os.sep}" for run_id in found)
     memo.save()
     return found
 
@@ -329,7 +333,8 @@ def run_rows(project: Project, experiments: Sequence[str] | None = None) -> list
             status, detail = ("sealed", "") if sealed_id else works.get(run_id, ("not yet run", ""))
             rows.append(RunRow(experiment, variant, group, label, seed, role, key, run_id, status,
                                detail, config))
-    facts = sealed_facts(project, [r.run_id for r in rows if r.status == "sealed"])
+    facts = sealed_facts(project, [r.run_id for r in rows if r.status == "sealed"],
+                         only_these=not experiments)
     for row in rows:
         if row.status == "sealed":
             found = facts[row.run_id]
