@@ -169,7 +169,7 @@ def result_metrics(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _read_run(run_path: Path, run_id: str) -> dict[str, Any]:
+def _read_run(folder: str, run_id: str) -> dict[str, Any]:
     """What show needs of one sealed run, checked as it is read: the manifest parses and names
     this run, every file it lists has its recorded size (the store's quick check), and
     results.json has the digest the manifest records (what :func:`evidence.experiments.select.damaged`
@@ -177,6 +177,7 @@ def _read_run(run_path: Path, run_id: str) -> dict[str, Any]:
     from evidence.core.hashing import digest_bytes
     from evidence.store.runs import check_sizes, sizes_of_manifest
 
+    run_path = Path(folder)
     base = f"{run_path}{os.sep}"
     try:
         manifest = json.loads((run_path / MANIFEST).read_bytes())
@@ -216,7 +217,7 @@ def sealed_facts(project: Project, run_ids: Iterable[str], *,
         path = f"{root}{run_id}{os.sep}"
         # keyed by the folder's absolute path: a copied project never answers from the original's
         found[run_id] = memo.get(path, partial(list, [path + MANIFEST, path + "results.json"]),
-                                 partial(_read_run, Path(path), run_id))
+                                 partial(_read_run, path, run_id))
     if only_these:  # every declared run was looked up: entries of runs gone from the store go
         memo.forget(f"{root}{run_id}{os.sep}" for run_id in found)
     memo.save()
