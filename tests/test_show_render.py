@@ -93,3 +93,15 @@ def test_the_evidence_page_escapes_everything() -> None:
     page = render_page(shown, {rows[0].runs[0].run_id: [EVIL]}, EVIL)
     assert "<script>" not in page and page.count("&lt;script&gt;") >= 5
     assert 'href="runs/0000000000000000/results.json"' in page
+
+
+def test_diff_of_equal_means_is_zero_and_one_run_has_no_interval() -> None:
+    from evidence.verify.rundiff import Side, metric_deltas
+
+    values = [0.1, 0.2, 0.7]  # a mean whose two summation orders differ in the last bit
+    a = Side("a", "variant", [run(f"a-s{i}", i, {}, v) for i, v in enumerate(values)])
+    b = Side("b", "variant", [run(f"b-s{i}", i, {}, v) for i, v in enumerate(reversed(values))])
+    entry = metric_deltas(a, b)[0]
+    assert entry["diff"] == 0.0 and entry["method"] == "welch-t"
+    one = metric_deltas(Side("a", "run", a.runs[:1]), b)[0]
+    assert one["ci_low"] is None and "one run" in one["note"]

@@ -173,8 +173,11 @@ def _values_text(values: Sequence[Any]) -> str:
 def render_diff(result: Mapping[str, Any], width: int = 80) -> str:
     """Identity, recorded environment and metric deltas, one wrapped line per difference."""
     a, b = result["a"], result["b"]
+    def pooled(side: Mapping[str, Any]) -> str:
+        return f"; its metrics pooled over {side['groups']} groups" if side["groups"] > 1 else ""
+
     lines = [textwrap.fill(f"{x}: {side['name']} ({side['kind']}, {side['sealed']} of {side['runs']} "
-                           "run(s) sealed)", width, subsequent_indent="   ")
+                           f"run(s) sealed{pooled(side)})", width, subsequent_indent="   ")
              for x, side in (("A", a), ("B", b))]
     lines.append("")
 

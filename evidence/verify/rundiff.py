@@ -127,6 +127,12 @@ def _compare(a: Side, b: Side, fields: Mapping[str, list[dict[str, Any]]]) -> li
     return out
 
 
+def _difference(a: float, b: float) -> float:
+    """a - b, with the last-bit noise of two equal means (1e-16) reported as the 0 it is."""
+    diff = a - b
+    return 0.0 if abs(diff) <= 1e-12 * max(1.0, abs(a), abs(b)) else diff
+
+
 def metric_deltas(a: Side, b: Side, splits: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """Per metric and split both sides report: means, n, the difference and its Welch interval."""
     from evidence.verify.runtable import summarize
@@ -152,7 +158,7 @@ def metric_deltas(a: Side, b: Side, splits: Sequence[str] | None = None) -> list
             sa, sb = summarize(xa), summarize(xb)
             entry: dict[str, Any] = {"metric": metric, "split": split, "direction": directions[metric],
                                      "a": sa.to_dict(), "b": sb.to_dict(),
-                                     "diff": (sa.mean or 0.0) - (sb.mean or 0.0),
+                                     "diff": _difference(sa.mean or 0.0, sb.mean or 0.0),
                                      "ci_low": None, "ci_high": None, "method": "none",
                                      "note": "one run on a side: no interval of the difference"}
             if len(xa) >= 2 and len(xb) >= 2:
@@ -181,6 +187,7 @@ def diff(project: Project, name_a: str, name_b: str, *,
 
     def side(s: Side) -> dict[str, Any]:
         return {"name": s.name, "kind": s.kind, "runs": len(s.runs),
+                "groups": len({(r.experiment, r.group) for r in s.runs}),
                 "sealed": sum(r.status == "sealed" for r in s.runs),
                 "run_ids": [r.run_id for r in s.runs]}
 
