@@ -13,7 +13,7 @@ Where each column comes from (nothing is trained, nothing is recomputed that the
   makes; a damaged weights file is ``doit fsck``'s to find); ``running``, ``failed`` or
   ``interrupted`` from the run's ``.evidence/work/<id>/status.json``; else ``not yet run``;
 * **metrics**: each sealed run's ``results.json``, read and checked once and then memoised by the
-  stat of its manifest and results.json (``.evidence/cache/memo-show-results.json``), so at 10,000
+  stat of its results.json (``.evidence/cache/memo-show-results.json``), so at 10,000
   runs a second look reads no run file; the declared runs likewise, by the files their expansion
   is memoised by (``memo-show-specs.json``);
 * **intervals**: the mean over seeds with its Student-t interval, by the very function the
@@ -49,7 +49,7 @@ STATUSES = ("sealed", "running", "interrupted", "failed", "damaged", "not yet ru
 SPEC_FIELDS = ("experiment", "group", "variant", "role", "label", "seed", "status", "run_id")
 
 
-@dataclass
+@dataclass(slots=True)
 class RunRow:
     """One declared run: its identity, where it stands and what it measured."""
 
@@ -68,7 +68,7 @@ class RunRow:
     identity: Mapping[str, Any] = field(default_factory=dict, repr=False)  # the run key's fields
 
 
-@dataclass
+@dataclass(slots=True)
 class Summary:
     """A metric of one row on one split: the mean over its runs with the Student-t interval."""
 
@@ -84,7 +84,7 @@ class Summary:
                 "method": self.method, "note": self.note}
 
 
-@dataclass
+@dataclass(slots=True)
 class Row:
     """One row of the table: a variant's grid point over its seeds, or one run (``--runs``)."""
 
@@ -207,16 +207,17 @@ def _read_run(folder: str, run_id: str) -> dict[str, Any]:
 def sealed_facts(project: Project, run_ids: Iterable[str], *,
                  only_these: bool = False) -> dict[str, dict[str, Any]]:
     """run id -> :func:`_read_run`'s answer, each run read at most once and then memoised by the
-    stat of its manifest and results.json (``.evidence/cache/memo-show-results.json``): sealed
-    files never change, and a changed one is read and checked again. ``only_these``: the memo
-    keeps no other run (the ids are every run the experiments declare)."""
+    stat of its results.json (``.evidence/cache/memo-show-results.json``): sealed files never
+    change, and a results.json that changed is read and checked against its manifest again (a
+    manifest edited on its own, like damaged weights, is ``doit fsck``'s to find). ``only_these``:
+    the memo keeps no other run (the ids are every run the experiments declare)."""
     memo = memos.of(project, "show-results")
     found = {}
     root = f"{project.runs_dir}{os.sep}"
     for run_id in run_ids:  # paths as strings: 20,000 pathlib joins cost a tenth of a second
         path = f"{root}{run_id}{os.sep}"
         # keyed by the folder's absolute path: a copied project never answers from the original's
-        found[run_id] = memo.get(path, partial(list, [path + MANIFEST, path + "results.json"]),
+        found[run_id] = memo.get(path, partial(list, [path + "results.json"]),
                                  partial(_read_run, path, run_id))
     if only_these:  # every declared run was looked up: entries of runs gone from the store go
         memo.forget(f"{root}{run_id}{os.sep}" for run_id in found)
@@ -394,6 +395,8 @@ def _matches(value: Any, options: tuple[Any, ...]) -> bool:
 
 def filter_runs(runs: Sequence[RunRow], where: Sequence[tuple[str, tuple[Any, ...]]]) -> list[RunRow]:
     """The runs every filter matches; a key no run has is an error that names the keys there are."""
+    if not where:
+        return list(runs)
     known = set(SPEC_FIELDS) | {k for r in runs for k in r.config}
     for name, _ in where:
         if name not in known:
