@@ -20,6 +20,8 @@ records whether torch was imported (``python -X importtime``). It replaces the `
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -45,13 +47,20 @@ def project_for(workdir: Path, n: int, workers: int) -> Path:
     return folder
 
 
-def timed(argv: list[str], folder: Path, env: dict[str, str]) -> tuple[float, str]:
-    start = time.perf_counter()
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(argv: list[str], folder: Path, env: dict[str, str]) -> tuple[tuple[float, float], str]:
+    """((wall seconds, CPU seconds of the child), its output): on a shared machine the wall time
+    includes waiting for a core, the CPU time does not."""
+    start, cpu = time.perf_counter(), _cpu()
     done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, _cpu() - cpu
     if done.returncode != 0:
         raise SystemExit(f"`{' '.join(argv[1:])}` failed in {common.rel(folder)}:\n{done.stderr[-2000:]}")
-    return seconds, done.stdout
+    return (seconds, cpu_seconds), done.stdout
 
 
 def forget_memos(folder: Path) -> None:
@@ -61,7 +70,7 @@ def forget_memos(folder: Path) -> None:
 
 def size_lines(n: int, folder: Path, env: dict[str, str], repeats: int) -> list[str]:
     show = [sys.executable, "-m", "evidence.cli", "show"]
-    samples: dict[str, list[float]] = {"first look": [], **{label: [] for label, _ in CASES}}
+    samples: dict[str, list[tuple[float, float]]] = {"first look": [], **{label: [] for label, _ in CASES}}
     for _, extra in CASES:  # warm-up (and the memos of an earlier engine replaced)
         timed([*show, *extra], folder, env)
     for r in range(repeats):
@@ -73,12 +82,15 @@ def size_lines(n: int, folder: Path, env: dict[str, str], repeats: int) -> list[
                              capture_output=True, text=True, check=True).stderr
     torch = any(line.rstrip().endswith("| torch") for line in imports.splitlines())
     head = timed([*show, "--width", "80"], folder, env)[1].splitlines()
-    lines = ["", f"### N = {n:,} ({n} sealed runs)", "",
-             "| command | median s | min–max s |", "|---|---:|---:|"]
-    for label, values in samples.items():
+    load = os.getloadavg()[0]
+    lines = ["", f"### N = {n:,} ({n} sealed runs; load average {load:.1f} when measured)", "",
+             "| command | median wall s | min–max wall s | median CPU s |", "|---|---:|---:|---:|"]
+    for label, pairs in samples.items():
+        walls, cpus = [w for w, _ in pairs], [c for _, c in pairs]
         shown = "evidence show" + ("" if label in ("first look", "again") else f" {label}")
         lines.append(f"| {shown} ({label if label in ('first look', 'again') else 'again'}) | "
-                     f"{statistics.median(values):.3f} | {min(values):.3f}–{max(values):.3f} |")
+                     f"{statistics.median(walls):.3f} | {min(walls):.3f}–{max(walls):.3f} | "
+                     f"{statistics.median(cpus):.3f} |")
     lines += ["", f"torch imported: {'yes' if torch else 'no'} (`python -X importtime -m evidence.cli "
               "show`). The first lines it printed:", "", "```", *head[:8], "```"]
     return lines

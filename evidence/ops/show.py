@@ -104,7 +104,9 @@ def _vertical(table: Table, width: int) -> list[str]:
 
 
 def render_json(table: Table) -> str:
-    return json.dumps(table_json(table), indent=2, sort_keys=True, allow_nan=False) + "\n"
+    """One line of JSON (json's C encoder; with ``indent`` the pure-Python one took 0.4 s at
+    10,000 rows): ``evidence show --json | jq`` for a readable form."""
+    return json.dumps(table_json(table), sort_keys=True, allow_nan=False, separators=(",", ":")) + "\n"
 
 
 def csv_rows(table: Table) -> list[dict[str, Any]]:
