@@ -109,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     lines = ["## `evidence show`", "",
              common.produced_by(args.engine_rev) + " The harness's evidence project (N runs, one per"
              " grid point, sealed through the store API); each command a fresh process, medians of"
-             " the repeats, the commands interleaved after one warm-up. *First look*: its memos"
+             " the repeats, the commands interleaved after one warm-up; CPU s is the child's user +"
+             " system time (on a shared machine the wall time also counts waiting for a core)."
+             " *First look*: its memos"
              " deleted before the command, so every run's manifest and results.json are read once."]
     for n in args.sizes:
         projects.check_size(n)
