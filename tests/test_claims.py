@@ -125,6 +125,21 @@ def test_formats() -> None:
     assert render_statement("{value} in {ci}, {low}..{high}, n={n}", resolved) == "1 in [0, 2], 0..2, n=3"
 
 
+@pytest.mark.parametrize(("low", "high", "style", "text"), [
+    # issue 29 item 19: "[-0.0, +1.1] points" hid which side of zero the interval starts on
+    (-0.0004, 0.011, "points", "[-0.04, +1.1] points"),
+    (0.0004, 0.011, "points", "[+0.04, +1.1] points"),
+    (-0.0, 0.011, "points", "[0.0, +1.1] points"),
+    (-1e-12, 0.011, "points", "[0.0, +1.1] points"),
+    (-0.0004, 0.011, "percent", "[-0.04%, 1.1%]"),
+    (-0.02, 0.011, "points", "[-2.0, +1.1] points"),
+])
+def test_an_interval_bound_never_reads_as_signed_zero(low: float, high: float, style: str, text: str) -> None:
+    rendered = Format(style, 1).render_interval(low, high, signed=style == "points")
+    assert rendered == text
+    assert "-0.0," not in rendered and "+0.0," not in rendered
+
+
 @pytest.mark.parametrize(("content", "field", "message"), [
     ('{"schema_version": 1}', "claims", "required but missing"),
     ('{"schema_version": 1, "claims": [{"id": "x", "statement": "s", "evidence": {"ref": "bad"}}]}',

@@ -383,3 +383,24 @@ def test_expected_max_is_monotone_in_k(values: list[float]) -> None:
     assert np.all(np.diff(higher) >= 0)
     assert np.all(np.diff(lower) <= 0)
     assert higher[-1] <= max(values) and lower[-1] >= min(values)
+
+
+def test_t_quantile_is_scipy_stats_t_ppf_bit_for_bit() -> None:
+    """t_quantile evaluates scipy.special.stdtrit (what scipy.stats.t.ppf evaluates) so that an
+    interval does not import scipy.stats; every interval the paper prints must stay the same bits."""
+    from scipy import stats as scipy_stats
+
+    for df in (1, 2, 3, 4, 5, 7, 9, 10.5, 13.7, 29, 100, 1000.25):
+        for q in (0.5, 0.9, 0.95, 0.975, 0.995):
+            assert stats.t_quantile(q, df) == float(scipy_stats.t.ppf(q, df))
+
+
+def test_a_mean_interval_does_not_import_scipy_stats() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from evidence.verify import stats; "
+            "i = stats.t_interval_mean([1.0, 2.0, 4.0]); w = stats.welch_interval([1.0, 2.0], [3.0, 5.0]); "
+            "print(i.low, w.low, 'scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-1] == "False"

@@ -128,6 +128,16 @@ class Project:
         return self.build_dir / "compute"
 
     @property
+    def checklist_dir(self) -> Path:
+        """The paper checklist answered from the evidence (evidence.deliver.checklist)."""
+        return self.build_dir / "checklist"
+
+    @property
+    def evidence_page_dir(self) -> Path:
+        """The evidence page: the table of the runs the claims use (evidence.deliver.evidencepage)."""
+        return self.build_dir / "evidence"
+
+    @property
     def deliver_dir(self) -> Path:
         """The deliverable (committed with the project)."""
         return self.build_dir / "deliver"

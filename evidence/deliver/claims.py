@@ -109,13 +109,34 @@ class Format:
         return text
 
     def render_interval(self, low: float | None, high: float | None, *, signed: bool = False) -> str:
-        """``[a, b]`` in the claim's format, a "points" unit once at the end: "[+0.1, +0.9] points"."""
+        """``[a, b]`` in the claim's format, a "points" unit once at the end: "[+0.1, +0.9] points".
+
+        A bound that would round to zero but is not zero gets the decimals it needs to show its
+        first digit ("-0.04", not "-0.0": a reader cannot tell which side of zero "-0.0" is on,
+        and which side is the point of an interval); one that is zero at every precision a
+        reader could care about prints as "0.0", without a sign.
+        """
         if low is None or high is None:
             return "n/a"
         if self.style != "points":
-            return f"[{self.render(low, signed=signed)}, {self.render(high, signed=signed)}]"
+            return f"[{self._bound(low, signed)}, {self._bound(high, signed)}]"
         bare = Format("number", self.decimals)
-        return f"[{bare.render(100 * low, signed=signed)}, {bare.render(100 * high, signed=signed)}] points"
+        return f"[{bare._bound(100 * low, signed)}, {bare._bound(100 * high, signed)}] points"
+
+    #: At most this many decimals beyond the claim's own are added to show a bound's first digit.
+    EXTRA_BOUND_DECIMALS = 3
+
+    def _bound(self, value: float, signed: bool) -> str:
+        if not math.isfinite(value):
+            return self.render(value, signed=signed)
+        scaled = self.number_format.scaled(value)
+        if round(scaled, self.decimals) != 0.0:
+            return self.render(value, signed=signed)
+        if scaled != 0.0:
+            needed = -math.floor(math.log10(abs(scaled)))  # decimals that show the first digit
+            if needed <= self.decimals + self.EXTRA_BOUND_DECIMALS:
+                return Format(self.style, max(needed, self.decimals)).render(value, signed=signed)
+        return Format(self.style, self.decimals).render(0.0)  # no "-0.0", no "+0.0"
 
 
 #: The quantities a claim can cite, per kind of report entry (docs/contracts.md describes each).

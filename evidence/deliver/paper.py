@@ -12,7 +12,8 @@ way a number gets into the paper:
   provenance sidecar and source_data.csv) or the table (with caption and links);
 * ``{{ disclosures("id") }}``: the claim's disclosures alone; ``{{ disclosure_summary() }}``;
 * ``{{ project_disclosures() }}``: findings that affect every claim; ``{{ disclosures_link() }}``;
-  a paper that does not call them gets both appended, so neither can be left out;
+  ``{{ evidence_link() }}`` (the evidence page: the runs behind every claim); a paper that does
+  not call them gets them appended, so none can be left out;
 * ``{{ title }}`` and ``{{ authors }}`` from EVIDENCE.json.
 
 An unknown reference, or any undefined name, fails rendering with a message that names it and
@@ -33,6 +34,8 @@ import jinja2
 
 from evidence.core.errors import BadInputError, EvidenceError
 
+#: The deliverable's page of the runs behind the claims (evidence.deliver.evidencepage).
+EVIDENCE_PAGE = "evidence.html"
 SEVERITY_MARK = {"serious": "SERIOUS", "warning": "warning", "info": "note"}
 
 
@@ -56,6 +59,21 @@ class PaperInputs:
 def escape(text: object) -> str:
     """Escape user text for Markdown that becomes HTML: no raw tags, no entities injected."""
     return html.escape(str(text), quote=False)
+
+
+def split_table_caption(markdown: str) -> tuple[str, str]:
+    """A table.md split into its pipe table and its Pandoc-style ``Table:`` caption line.
+
+    The paper numbers the caption itself ("Table 1."); left in the body, Python-Markdown shows
+    the ``Table:`` line as a paragraph of its own, and the reader saw the caption twice.
+    """
+    lines = markdown.strip().splitlines()
+    caption = ""
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].startswith("Table: "):
+            caption = lines.pop(index).removeprefix("Table: ").strip()
+            break
+    return "\n".join(lines).strip(), caption
 
 
 def _lookup(kind: str, table: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -161,10 +179,12 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
     def table(name: str) -> str:
         entry = _lookup("table", inputs.tables, name)
         base = f"{link_root}tables/{name}/"
-        body = Path(entry["markdown"]).read_text("utf-8").strip()  # carries its own caption line
-        return (f"{body}\n\n*Table {number('table', name)}:* "
+        body, caption = split_table_caption(Path(entry["markdown"]).read_text("utf-8"))
+        caption = caption or str(entry.get("caption") or "")
+        # one caption, numbered, above the table (table.md's own "Table:" line is not repeated)
+        return (f"*Table {number('table', name)}.* {escape(caption) + ' ' if caption else ''}"
                 f"[provenance]({base}{Path(entry['sidecar']).name}) · "
-                f"[source data]({base}{Path(entry['source_data']).name})")
+                f"[source data]({base}{Path(entry['source_data']).name})\n\n{escape(body)}")
 
     def project_disclosures() -> str:
         """The findings that affect every claim (a stale price, a dirty tree), as the audit wrote them."""
@@ -179,6 +199,10 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
         called.add("disclosures_link")
         return f"[DISCLOSURES.md]({link_root}DISCLOSURES.md)"
 
+    def evidence_link() -> str:
+        called.add("evidence_link")
+        return f"[the evidence page]({link_root}{EVIDENCE_PAGE})"
+
     def disclosure_summary() -> str:
         counts: dict[str, int] = {}
         for d in inputs.disclosures:
@@ -188,7 +212,8 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
 
     return {"claim": claim, "ci": ci, "n": n, "citation": citation, "statement": statement, "figure": figure,
             "table": table, "disclosures": disclosures, "disclosure_summary": disclosure_summary,
-            "project_disclosures": project_disclosures, "disclosures_link": disclosures_link}
+            "project_disclosures": project_disclosures, "disclosures_link": disclosures_link,
+            "evidence_link": evidence_link}
 
 
 def required_footer(inputs: PaperInputs, called: set[str], *, link_root: str = "") -> str:
@@ -200,6 +225,9 @@ def required_footer(inputs: PaperInputs, called: set[str], *, link_root: str = "
         parts.append("## Findings that affect every claim\n\n" + helpers(inputs)["project_disclosures"]())
     if "disclosures_link" not in called:
         parts.append(f"Every finding of the audit: [DISCLOSURES.md]({link_root}DISCLOSURES.md).")
+    if "evidence_link" not in called:
+        parts.append(f"The runs behind every claim, with their intervals and verdicts: "
+                     f"[the evidence page]({link_root}{EVIDENCE_PAGE}).")
     return "\n\n".join(parts)
 
 

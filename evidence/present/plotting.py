@@ -233,6 +233,19 @@ def _axes_text(ax: Axes, spec: Mapping[str, Any], xlabel: str, ylabel: str) -> N
         ax.set_ylim(low, high)
 
 
+#: How a caption names a split to a reader ("accuracy on the validation split", not "on val").
+SPLIT_WORDS = {"train": "the training split", "val": "the validation split", "test": "the test split"}
+
+
+def split_words(split: str) -> str:
+    return SPLIT_WORDS.get(split, f"the {split} split")
+
+
+def sentence_start(text: str) -> str:
+    """``text`` with its first letter capitalised: a generated caption sentence starts like one."""
+    return text[:1].upper() + text[1:]
+
+
 def plot_curves(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
     """Learning curves: mean over seeds per group, a shaded spread, and every seed thin.
 
@@ -277,7 +290,8 @@ def plot_curves(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
     band = "shaded band: " + describe_spread(spread, summary_ns, n_resamples=n_resamples,
                                              seed=seed, per="epoch",
                                              rng_id=bootstrap_id(spec, "<group>"))
-    caption = (f"{metric} on {split} by epoch. Thick lines: mean over seeds; thin lines: "
+    caption = (f"{sentence_start(metric)} on {split_words(split)} by epoch. Thick lines: mean over "
+               "seeds; thin lines: "
                f"individual seeds; {band}.")
     return _finish(fig, "curves", spec, size_px, (len(groups), len(rows)), caption, band,
                    summary)
@@ -381,7 +395,7 @@ def plot_points(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
             ", ".join(_label(spec, g) for g in p["groups"]) for p in panels) + "."
     bars_text = "error bars: " + describe_spread(spread, ns, n_resamples=n_resamples, seed=seed,
                                                  rng_id=bootstrap_id(spec, "<group>"))
-    caption = (f"Final {metric} on {split} by group. Dots: individual seeds; diamonds: mean; "
+    caption = (f"Final {metric} on {split_words(split)} by group. Dots: individual seeds; diamonds: mean; "
                f"{bars_text}.{chance_text}")
     return _finish(fig, "points", spec, size_px, (len(groups), len(rows)), caption, bars_text,
                    summary)
