@@ -226,12 +226,10 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             spans = [(m.start, m.end) for m in mentions if m.subject == g[0]]
             groups.append((g[0], spans, False))
         metric_hit = [w for w in claim.metric
-                      if word_regex(w).search(t, seg.start, seg.end) or (header and word_regex(w).search(header))]
+                      if word_regex(w).search(t, seg.start, seg.end)
+                      or (header and word_regex(w).search(header))]
         if claim.subjects:
-            if claim.comparison:
-                eligible = len(sides) >= 2 or (len(sides) == 1 and cue)
-            else:
-                eligible = len(sides) >= 1
+            eligible = len(sides) >= 2 or (len(sides) == 1 and cue) if claim.comparison else len(sides) >= 1
         else:
             eligible = False
         if not (kw_ok or eligible):
@@ -269,7 +267,8 @@ def _closeness(claim: ClaimQuantity, quantity: Quantity, tok: Token, fraction: b
     return abs(abs(tok.value) - abs(expected))
 
 
-def respectively_order(t: str, seg: Segment, tokens: list[Token], mentions: list[Mention]) -> dict[str, int] | None:
+def respectively_order(t: str, seg: Segment, tokens: list[Token],
+                       mentions: list[Mention]) -> dict[str, int] | None:
     """"The CNN and the MLP reach 98.1% and 98.7% respectively": the n-th subject named before the
     numbers pairs with the n-th number. None when the segment does not say "respectively"."""
     if not re.search(r"\brespectively\b", t[seg.start : seg.end], re.I):

@@ -21,6 +21,7 @@ Inline decoys (code spans, URLs, DOIs, dates, citations...) are masked afterward
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -91,7 +92,7 @@ def parse(name: str, text: str) -> Prose:
 _ABBREVIATIONS = frozenset({
     "e.g", "i.e", "al", "fig", "figs", "eq", "eqs", "sec", "secs", "tab", "vs", "cf", "approx",
     "resp", "no", "nos", "dr", "prof", "mr", "ms", "ref", "refs", "ch", "vol", "ed", "eds", "p",
-    "pp", "ca", "incl", "acc", "avg", "std", "est", "ca", "approx", "resp", "max", "min",
+    "pp", "ca", "incl", "acc", "avg", "std", "est", "max", "min",
 })
 _BOUNDARY_RE = re.compile(r"[.!?;][\"'”’)\]*_]*(?=\s|$)")
 
@@ -212,7 +213,7 @@ def _parse_markdown(text: str) -> Prose:
 def _pipe_cells(t: str, start: int, end: int) -> list[tuple[int, int]]:
     pipes = [i for i in range(start, end) if t[i] == "|" and t[i - 1 : i] != "\\"]
     bounds = [start - 1, *pipes, end]
-    cells = [(a + 1, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+    cells = [(a + 1, b) for a, b in itertools.pairwise(bounds)]
     if t[start:end].strip().startswith("|"):
         cells = cells[1:]
     if t[start:end].strip().endswith("|") and cells:
@@ -262,7 +263,7 @@ def _parse_tex(text: str) -> Prose:
 
     try:
         nodes = LatexWalker(text, tolerant_parsing=True).get_latex_nodes()[0] or []
-    except Exception:  # noqa: BLE001 - pylatexenc raises several kinds on broken input; read it as text
+    except Exception:
         nodes = []
         blocks.append((0, len(text)))
 
@@ -361,9 +362,8 @@ def _parse_tex(text: str) -> Prose:
                 if node.len > 1:
                     chars[node.pos + node.len - 1] = " "
                 walk(node.nodelist or [])
-            elif kind == "LatexSpecialsNode":
-                if node.specials_chars in ("~", "&"):
-                    chars[node.pos] = " "
+            elif kind == "LatexSpecialsNode" and node.specials_chars in ("~", "&"):
+                chars[node.pos] = " "
 
     walk(nodes)
     masked = "".join(chars)

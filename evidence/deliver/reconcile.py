@@ -44,13 +44,28 @@ from typing import Any
 from evidence.core.errors import BadInputError, DriftError
 from evidence.deliver import prose as prose_module
 from evidence.deliver.attribution import candidates, respectively_order, subject_mentions
-from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity, half_unit
+from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity
 from evidence.deliver.statements import Token, mask_decoys, tokenize
 from evidence.deliver.wording import wording_issues
 
-__all__ = ["ClaimQuantity", "NumberFormat", "Quantity", "Finding", "Waiver", "HandTypedNumber",
-           "scan_text", "scan_documents", "hand_typed_numbers", "format_report", "findings_json",
-           "drift_findings", "unused_waivers", "raise_on_drift", "collect_documents", "FAILING_KINDS"]
+__all__ = [
+    "FAILING_KINDS",
+    "ClaimQuantity",
+    "Finding",
+    "HandTypedNumber",
+    "NumberFormat",
+    "Quantity",
+    "Waiver",
+    "collect_documents",
+    "drift_findings",
+    "findings_json",
+    "format_report",
+    "hand_typed_numbers",
+    "raise_on_drift",
+    "scan_documents",
+    "scan_text",
+    "unused_waivers",
+]
 
 #: Documents scanned when the project does not say otherwise.
 DEFAULT_INCLUDE = (
@@ -306,8 +321,9 @@ def _bound_findings(file: str, text: str, doc: prose_module.Prose, masked: str,
     number, or a sentence that names another subject and none of the claim's, is drift."""
     by_id = {c.id: c for c in claims}
     findings = []
+    plain = mask_decoys(doc.masked) if BOUND_RE.search(text) else ""
     for m in BOUND_RE.finditer(text):
-        if doc.masked[m.start() : m.start() + 1] != "[":
+        if plain[m.start() : m.start() + 1] != "[":
             continue  # in code, a comment or an HTML block: not a citation
         label, claim_id = m.group(1), m.group(2)
         line, col = _line_col(starts, m.start())
@@ -483,6 +499,20 @@ def format_report(findings: Sequence[Finding], hand_typed: Sequence[HandTypedNum
         if rows:
             table(title, ["Location", "Claim", "Stated", "Why"], rows)
     return "\n".join(lines) + "\n"
+
+
+_LABELS = {"drift": "DRIFT", "unsupported_wording": "WORDING", "unbound": "UNBOUND",
+           "overstated_precision": "PRECISION", "match": "MATCH"}
+
+
+def finding_line(finding: Finding) -> str:
+    """One line per finding, for the terminal: where, what, and why."""
+    label = _LABELS.get(finding.kind, finding.kind.upper())
+    if finding.kind == "unsupported_wording":
+        return f"{label} {finding.location}: {finding.stated!r} about claim {finding.claim_id}: {finding.why}"
+    verb = "cites" if finding.bound else "states"
+    return (f"{label} {finding.location}: {verb} {finding.stated!r} for claim {finding.claim_id} "
+            f"({finding.quantity}), the evidence says {finding.expected} ({finding.why})")
 
 
 def finding_record(finding: Finding) -> dict[str, Any]:

@@ -72,7 +72,8 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"\[[^\]\n]*=[^\]\n]*\]", 0),  # key=value options: [width=0.8\linewidth]
     (r"\b(?!n\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*(?:\s*,\s*[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*)*", 0),  # lr=0.05
     (r"\b\d+(?:\.\d+)?\s*[x×]\s*\d+(?:\.\d+)?(?:\s*[x×]\s*\d+(?:\.\d+)?)*\b", 0),  # 8x8, 2 × 3
-    (r"\b(?!(?:F1|R2|L1|L2|F2)\b)[A-Za-z]+[-_]?\d+[A-Za-z]*(?:[-_.]\d+[A-Za-z]*)*\b", 0),  # resnet50, GPT-4, mlp-s0, A100
+    # identifiers: resnet50, GPT-4, mlp-s0, A100 (not the metric names F1, R2)
+    (r"\b(?!(?:F1|R2|L1|L2|F2)\b)[A-Za-z]+[-_]?\d+[A-Za-z]*(?:[-_.]\d+[A-Za-z]*)*\b", 0),
     (r"(?<![\w.])\d+(?:st|nd|rd|th)\b", 0),  # ordinals
     (r"\b[0-9a-f]{7,64}\b", 0),  # digests and commit ids
     (r"\b(?:19|20)\d{2}[a-z]?\b", 0),  # years, also 2021a in author-year citations
@@ -109,19 +110,22 @@ class Token:
 
 _NUM_RE = re.compile(r"(?<![\w.])[+±]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)((?:\.\d+)*)(?:[eE][-+]?\d+)?")
 _PERCENT_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,3}(?:%|percent\b|per cent\b)", re.I)
-_POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,2}(?:percentage[ -]points?|pct\.?[ -]points?|points?\b|pts?\b"
+_POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,2}(?:percentage[ -]points?|pct\.?[ -]points?"
+                        r"|points?\b|pts?\b"
                         r"|pp\b|p\.p\.)", re.I)
 _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
 #: After a percentage: a confidence level or a share of the data, not a result.
 _LEVEL_AFTER = re.compile(
     r"[ \u00a0-]*(?:(?:[A-Za-z'-]+ ){0,2}(?:CIs?\b|confidence|credible|intervals?\b|level\b)|quantile"
     r"|percentile|significance)", re.I)
-_SHARE_VERBS = re.compile(r"\b(?:use[sd]?|using|hold(?:s|ing)? out|held out|reserve[sd]?|set aside|sample[sd]?"
+_SHARE_VERBS = re.compile(r"\b(?:use[sd]?|using|hold(?:s|ing)? out|held out|reserve[sd]?|set aside"
+                          r"|sample[sd]?"
                           r"|split|train(?:s|ed)? on|keep|kept|allocate[sd]?|assign(?:s|ed)?|take[sn]?|took"
                           r"|the same|a fixed|randomly|drop(?:s|ped)?|mask(?:s|ed)?|corrupt\w*"
                           r"|prune[sd]?|remove[sd]?|only|first|last|leaves?|left)\b[^.;,]{0,16}$", re.I)
 _SETTING_AFTER = re.compile(
-    r"[ \u00a0-]*(?:(?!(?:on|in|at|for|over|across|with|from)\b)[A-Za-z'-]+[ -]){0,3}(?:held[- ]out|hold[- ]out|splits?\b|subsets?\b|partitions?\b|portion"
+    r"[ \u00a0-]*(?:(?!(?:on|in|at|for|over|across|with|from)\b)[A-Za-z'-]+[ -]){0,3}"
+    r"(?:held[- ]out|hold[- ]out|splits?\b|subsets?\b|partitions?\b|portion"
     r"|share\b|fraction\b|sample\b|of (?:the |our |all )?(?:data|samples|examples|images|digits"
     r"|training|test|validation|dataset|labels|points|inputs|pixels|rows)|quantile|percentile"
     r"|significance|dropout|masking|sparsity|pruning|warm-?up|noise\b|label noise|corruption|of labels"
@@ -144,7 +148,8 @@ _COUNT_NOUNS = re.compile(
     r"|groups?|arms?|trials?|checkpoints?|times|x\b|fold|way|shot|bits?|bytes?|kb|mb|gb|tb|kib|mib|gib"
     r"|people|participants|authors?|annotators?|versions?|days?|weeks?|months?|years?|points? of data)",
     re.I)
-_SEEDS_AFTER = re.compile(r"[ \u00a0-]*(?:[A-Za-z-]+ ){0,2}?(?:seeds?|runs?|random (?:seeds|restarts)|repetitions?"
+_SEEDS_AFTER = re.compile(r"[ \u00a0-]*(?:[A-Za-z-]+ ){0,2}?(?:seeds?|runs?|random (?:seeds|restarts)"
+                          r"|repetitions?"
                           r"|replicates?|repeats?|independent runs?|trainings?|initiali[sz]ations?)\b", re.I)
 _NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|take|per (?:group|arm|model|side"
                          r"|variant)|each side|more seeds|to detect|to show|to resolve|power)\b", re.I)
@@ -153,7 +158,8 @@ _PROB_BEFORE = re.compile(r"(?:P\s*\([^)]{0,40}\)|probability(?: of [^.]{0,40}?|
                           r"\s*(?:=|≈|~|:|is|of|at|was|about|around|only|just)?\s*(?:about|around|roughly)?\s*$",
                           re.I)
 _PROB_AFTER = re.compile(r"[ \u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior)", re.I)
-_APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|some|~|≈|nearly|almost|ca\.)\s*$",
+_APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|some|~|≈|nearly|almost"
+                            r"|ca\.)\s*$",
                             re.I)
 _INTERVAL_OPEN = re.compile(r"[\[(]\s*$")
 _CI_BEFORE = re.compile(r"(?:CI|interval|confidence interval|credible interval|range|ranges?|bounds?|between"
@@ -193,7 +199,8 @@ def tokenize(t: str) -> list[Token]:
         integer = not frac and "e" not in body.lower()
         tok = Token(start, end, value, len(frac[1:]), unit, t[e : e + 40], integer, decoy,
                     signed=bool(sign))
-        if sign == "±" or before == "±" or before2 == "±" or t[max(0, s - 4):s].strip().endswith(("±", "+/-", "\\pm", "pm")):
+        spread = t[max(0, s - 4) : s].strip().endswith(("±", "+/-", "\\pm", "pm"))
+        if sign == "±" or before == "±" or before2 == "±" or spread:
             tok.statement = False  # the ± term: a spread, not a statement of the value
         window = t[max(0, start - 60) : start]
         if unit == "%" and _LEVEL_AFTER.match(t, end):
@@ -223,8 +230,8 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             tok.role = "seeds_needed" if _NEEDED_CUE.search(sentence) else "n"
             if tok.decoy and tok.role == "n" and re.search(r"\bseed\s*$", window, re.I):
                 return
-            tok.decoy = False if re.search(r"\bseeds?\b|\bruns?\b|n\s*=", t[end:end + 30] + window[-6:], re.I) \
-                else tok.decoy
+            if re.search(r"\bseeds?\b|\bruns?\b|n\s*=", t[end : end + 30] + window[-6:], re.I):
+                tok.decoy = False
             return
         if _COUNT_NOUNS.match(t, end):
             tok.statement = False  # 1,797 images, 15 epochs: a count of things

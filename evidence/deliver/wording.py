@@ -32,7 +32,7 @@ HEDGE = re.compile(
     r"\b(?:not|n't|never|cannot|can't|whether|if|might|may|could|unclear|inconclusive|insufficient|"
     r"fails? to|failed to|without|nor|neither|hypothes\w+|predicts?|expected to|would|unless|"
     r"claimed|claims?|question|test(?:s|ed)? whether|too few|no evidence|not shown|before|"
-    r"hoped|aim(?:s|ed)? to)\b|\?", re.I)
+    r"hoped|aim(?:s|ed)? to|probability|chance|likelihood|odds|P\(|how often)\b|\?", re.I)
 
 
 @dataclass(frozen=True)
@@ -45,10 +45,26 @@ class WordingIssue:
     reason: str
 
 
-def _asserts(t: str, seg: Segment, pattern: re.Pattern[str]) -> re.Match[str] | None:
+def _pair(m: re.Match[str], mentions: list[Mention]) -> frozenset[str]:
+    """The two subjects an assertion is about: the nearest named before it and after it, or,
+    with none after, the last two named before it ("the CNN and the MLP are equivalent")."""
+    before = [x for x in mentions if x.end <= m.start()]
+    after = [x for x in mentions if x.start >= m.end()]
+    if before and after:
+        return frozenset({before[-1].subject, after[0].subject})
+    if len(before) >= 2:
+        return frozenset({before[-1].subject, before[-2].subject})
+    return frozenset()
+
+
+def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Mention],
+             sides: frozenset[str]) -> re.Match[str] | None:
     for m in pattern.finditer(t, seg.start, seg.end):
+        if _pair(m, mentions) != sides:
+            continue
         if pattern is SAMENESS and re.match(r"match(?:es|ed)?\b", m.group(0), re.I) and \
-                re.match(r"\s*(?:its|their|the (?:evidence|claim|value|table|figure))", t[m.end():m.end() + 30]):
+                re.match(r"\s*(?:its|their|the (?:evidence|claim|value|table|figure))",
+                         t[m.end() : m.end() + 30]):
             continue  # "matches its evidence": not a comparison of the subjects
         window = t[max(seg.start, m.start() - 50) : min(seg.end, m.end() + 14)]
         if pattern is SAMENESS and m.group(0).lower().startswith("no "):
@@ -62,6 +78,10 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str]) -> re.Match[str] | 
 def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
                    mentions: list[Mention]) -> list[WordingIssue]:
     """Comparisons this segment asserts that verify does not support, one per comparison."""
+    sentence = t[seg.start : seg.end].strip()
+    if sentence.endswith("?") or re.match(r"(?:does|do|did|is|are|can|could|will|would|should|whether)\b",
+                                           sentence, re.I):
+        return []  # a question asserts nothing
     named = {m.subject for m in mentions}
     issues: list[WordingIssue] = []
     seen: set[frozenset[str]] = set()
@@ -72,8 +92,8 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
         if not sides <= named or sides in seen:
             continue
         verdict = claim.classification
-        direction = _asserts(t, seg, DIRECTION)
-        sameness = _asserts(t, seg, SAMENESS)
+        direction = _asserts(t, seg, DIRECTION, mentions, sides)
+        sameness = _asserts(t, seg, SAMENESS, mentions, sides)
         a, b = (g[0] for g in claim.subjects[:2])
         if direction is not None and (verdict != "effect" or claim.supported is False):
             seen.add(sides)
