@@ -264,9 +264,11 @@ def _subjects(entry: Mapping[str, Any], kind: str) -> list[str]:
     (A, B), an aggregate's strata, an expected-max sweep's id. Reconcile finds the claim in prose
     by these names (:func:`subject_words`)."""
     if kind == "verify":
-        return [str(entry["a"]["name"]), str(entry["b"]["name"])]
+        names = [entry.get("a", {}).get("name"), entry.get("b", {}).get("name")]
+        return [str(n) for n in names] if all(names) else []
     if kind == "aggregate":
-        return sorted({str(s["name"]) for s in entry.get("strata", [])}) or [str(entry["id"])]
+        return sorted({str(s["name"]) for s in entry.get("strata", []) if s.get("name")}) or \
+            [str(entry["id"])]
     return [str(entry["id"])]
 
 
