@@ -30,6 +30,10 @@ DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|i
                       r"higher|lower|better|worse|beats?|outperform\w*|advantage|over|than|versus|vs\.?|"
                       r"drop\w*|loses?|trails?|behind|change[sd]?|changing|delta|Δ|increase[sd]?|"
                       r"decrease[sd]?|edge)\b|Δ", re.I)
+#: Words just before a number that make it a difference ("by 0.6", "a lead of 0.6", "gap: 0.6").
+LOCAL_DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|improv\w*|gains?|ahead|"
+                            r"advantage|delta|drops?|dropped|change[sd]?|changing|increase[sd]?|decrease[sd]?|"
+                            r"reduc\w*|edge|beats?|beating|outperform\w*|trails?|behind|loses?|lost)\b|Δ", re.I)
 #: Names of metrics: a number whose nearest metric word is not the claim's does not state it.
 METRIC_WORDS = re.compile(
     r"\b(?:accuracy|acc\.?|error(?: rate)?|loss|nll|cross[- ]entropy|f1(?:[- ]score)?|auc|auroc|auprc|"
@@ -223,8 +227,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             groups.append((kw, spans, in_header))
         sides = [g for g in claim.subjects if g[0] in named]
         for g in sides:
-            spans = [(m.start, m.end) for m in mentions if m.subject == g[0]]
-            groups.append((g[0], spans, False))
+            hits = [m for m in mentions if m.subject == g[0]]
+            groups.append((hits[0].words, [(m.start, m.end) for m in hits], False))
         metric_hit = [w for w in claim.metric
                       if word_regex(w).search(t, seg.start, seg.end)
                       or (header and word_regex(w).search(header))]
@@ -255,11 +259,24 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             fit = 2 * len(sides) + (len(claim.keywords) if kw_ok else 0) + (1 if metric_hit else 0)
             if claim.comparison and len(sides) < 2 and not kw_ok:
                 fit -= 1
+            if claim.comparison and quantity.form == "measure" and not _difference_shaped(t, seg, tok):
+                fit -= 3  # both sides named, but the number reads as one side's level
             key = (_mismatch(claim, quantity, tok, fraction), -fit, distance, tok.start)
-            words = tuple(dict.fromkeys([g for g, _, _ in groups] + metric_hit[:1]))
+            unique: dict[str, str] = {}
+            for word in [g for g, _, _ in groups] + metric_hit[:1]:
+                unique.setdefault(word.lower().removesuffix("'s").removesuffix("’s"), word)
+            words = tuple(unique.values())
             out.append(Candidate(claim, quantity, fraction, key, words))
     out.sort(key=lambda c: (c.key, c.claim.id))
     return out
+
+
+def _difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
+    """Whether a number reads as a difference: signed, in points, or right after "by", "lead"..."""
+    if tok.signed or tok.unit == "pts" or tok.value < 0:
+        return True
+    lo, _ = _clause(t, seg, tok)
+    return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
 
 
 def _closeness(claim: ClaimQuantity, quantity: Quantity, tok: Token, fraction: bool) -> float:

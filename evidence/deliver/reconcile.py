@@ -259,6 +259,11 @@ def scan_text(
     return sorted(out)
 
 
+def _accepts(candidate: Any, tok: Token) -> bool:
+    return bool(candidate.claim.accepts_quantity(candidate.quantity, tok.value, tok.decimals,
+                                                 fraction=candidate.fraction, approximate=tok.approximate))
+
+
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int]) -> list[Finding]:
@@ -268,9 +273,10 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         options = candidates(t, seg, tok, claims, mentions, {c.id: c.split for c in claims}, order)
         if not options:
             continue
-        best = options[0]
-        ok = best.claim.accepts_quantity(best.quantity, tok.value, tok.decimals,
-                                         fraction=best.fraction, approximate=tok.approximate)
+        # where the words cannot tell two claims apart, the one the number agrees with
+        tied = [c for c in options if c.key[:3] == options[0].key[:3]]
+        best = next((c for c in tied if _accepts(c, tok)), options[0])
+        ok = _accepts(best, tok)
         chosen.append((tok, best, ok))
     correct = {(c.claim.id, c.quantity.name) for _, c, ok in chosen if ok}
     drifted: set[tuple[str, str]] = set()

@@ -68,7 +68,7 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"\b\d+\(\d+\)", 0),  # volume(issue) in bibliographies: 34(2)
     (r"\(\d{1,3}[a-z]?\)", 0),  # equation and enumeration references: (3)
     (r"\^\{?\d+\}?", 0),  # superscript footnote markers
-    (r"(?<![\w.])\d*\.?\d+\s?(?:pt|mm|cm|in|em|ex|bp|pc|sp)\b(?!\s+(?:the|a|an|our|of|each)\b)", 0),
+    (r"(?<![\w.])\d*\.?\d+(?:\s?(?:pt|mm|cm|em|ex|bp|pc|sp)|in)\b(?!\s+(?:the|a|an|our|of|each)\b)", 0),
     (r"\[[^\]\n]*=[^\]\n]*\]", 0),  # key=value options: [width=0.8\linewidth]
     (r"\b(?!n\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*(?:\s*,\s*[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*)*", 0),  # lr=0.05
     (r"\b\d+(?:\.\d+)?\s*[x×]\s*\d+(?:\.\d+)?(?:\s*[x×]\s*\d+(?:\.\d+)?)*\b", 0),  # 8x8, 2 × 3
