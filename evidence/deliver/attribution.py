@@ -64,22 +64,30 @@ class Mention:
 
 def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantity]) -> list[Mention]:
     """Every subject named in ``t[start:end]``, the longest name winning where names overlap."""
-    found: list[Mention] = []
-    seen: set[tuple[str, str]] = set()
-    for claim in claims:
-        for group in claim.subjects:
-            for word in group:
-                if (group[0], word) in seen:
-                    continue
-                seen.add((group[0], word))
-                found += [Mention(m.start(), m.end(), group[0], m.group(0))
-                          for m in word_regex(word).finditer(t, start, end)]
-    found.sort(key=lambda m: (-(m.end - m.start), m.start))
-    kept: list[Mention] = []
-    for m in found:
-        if all(m.end <= k.start or m.start >= k.end for k in kept):
-            kept.append(m)
-    return sorted(kept, key=lambda m: m.start)
+    pattern, owners = _subject_pattern(tuple(sorted({(g[0], w) for c in claims for g in c.subjects
+                                                     for w in g})))
+    if pattern is None:
+        return []
+    found = []
+    for m in pattern.finditer(t, start, end):
+        word = next(k for k, v in m.groupdict().items() if v is not None)
+        found.append(Mention(m.start(), m.end(), owners[word], m.group(0)))
+    return found
+
+
+@lru_cache(maxsize=64)
+def _subject_pattern(pairs: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    """One alternation of every subject name, longest first, so that "wide MLP" wins over "MLP"."""
+    if not pairs:
+        return None, {}
+    owners: dict[str, str] = {}
+    parts = []
+    for n, (subject, word) in enumerate(sorted(pairs, key=lambda p: (-len(p[1]), p[1]))):
+        name = f"w{n}"
+        owners[name] = subject
+        words = r"[\s_-]+".join(re.escape(w) for w in word.split())
+        parts.append(f"(?P<{name}>{words})")
+    return re.compile(rf"(?<![\w-])(?:{'|'.join(parts)})(?:s|es|'s|’s)?(?![\w])", re.IGNORECASE), owners
 
 
 @dataclass
@@ -212,8 +220,11 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     cell = seg.cell(tok.start)
     header = cell.column if cell else ""
     row_head = cell.row if cell else ""
-    cue = DIFF_CUE.search(t, seg.start, seg.end) is not None
-    named = {m.subject for m in mentions}
+    cue = DIFF_CUE.search(t, seg.start, seg.end) is not None or bool(header and DIFF_CUE.search(header))
+    # a column header names subjects too ("Δ vs MLP"): at distance 0, like its other words
+    header_subjects = ({m.subject for m in subject_mentions(header, 0, len(header), claims)}
+                       if header else set())
+    named = {m.subject for m in mentions} | header_subjects
     out: list[Candidate] = []
     for claim in claims:
         groups: list[tuple[str, list[tuple[int, int]], bool]] = []  # words, spans, in header
@@ -228,7 +239,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
         sides = [g for g in claim.subjects if g[0] in named]
         for g in sides:
             hits = [m for m in mentions if m.subject == g[0]]
-            groups.append((hits[0].words, [(m.start, m.end) for m in hits], False))
+            groups.append((hits[0].words if hits else g[0], [(m.start, m.end) for m in hits],
+                           g[0] in header_subjects))
         metric_hit = [w for w in claim.metric
                       if word_regex(w).search(t, seg.start, seg.end)
                       or (header and word_regex(w).search(header))]
@@ -275,6 +287,9 @@ def _difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     """Whether a number reads as a difference: signed, in points, or right after "by", "lead"..."""
     if tok.signed or tok.unit == "pts" or tok.value < 0:
         return True
+    cell = seg.cell(tok.start)
+    if cell is not None:
+        return bool(DIFF_CUE.search(cell.column))
     lo, _ = _clause(t, seg, tok)
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,7 @@ def mask_jinja(text: str) -> str:
     return _JINJA_RE.sub(lambda m: spaces(m.group(0)), text)
 
 
+@lru_cache(maxsize=32)
 def parse(name: str, text: str) -> Prose:
     """The prose of ``text`` read as the dialect its name says (templates unwrapped first)."""
     if is_template(name):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -86,6 +86,7 @@ def decoy_patterns() -> list[re.Pattern[str]]:
     return [re.compile(pattern, flags) for pattern, flags in _DECOY_PATTERNS_SOURCE]
 
 
+@lru_cache(maxsize=32)
 def mask_decoys(t: str) -> str:
     for pattern in decoy_patterns():
         t = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), t)
@@ -108,9 +109,15 @@ class Token:
     signed: bool = False
 
 
-_NUM_RE = re.compile(r"(?<![\w.])[+±]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)((?:\.\d+)*)(?:[eE][-+]?\d+)?")
+_NUM_RE = re.compile(r"(?<![\w.])[+±]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+|(?=\.\d))((?:\.\d+)*)"
+                     r"(?:[eE][-+]?\d+)?")
+_WORD_NUMBERS = {w: n for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty".split())} | {"thirty": 30, "forty": 40, "fifty": 50,
+                                                            "hundred": 100, "a dozen": 12, "dozen": 12}
+_WORD_NUMBER_RE = re.compile(r"\b(?:" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + r")\b", re.I)
 _PERCENT_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,3}(?:%|percent\b|per cent\b)", re.I)
-_POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,2}(?:percentage[ -]points?|pct\.?[ -]points?"
+_POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f-]{0,2}(?:percentage[ -]points?|pct\.?[ -]points?"
                         r"|points?\b|pts?\b"
                         r"|pp\b|p\.p\.)", re.I)
 _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
@@ -172,6 +179,8 @@ def tokenize(t: str) -> list[Token]:
     for m in _NUM_RE.finditer(t):
         s, e = m.span()
         body, frac = m.group(0), m.group(1)
+        if not body.strip("+±"):
+            continue
         sign = body[0] if body[0] in "+±" else ""
         if sign:
             body = body[1:]
@@ -190,9 +199,9 @@ def tokenize(t: str) -> list[Token]:
         decoy |= before in ("#", "@", "/", "$", "€", "£") or nxt[:1] in ("/", "_")  # #12, 3/4, paths, money
         decoy |= (nxt[:1] == ":" and nxt[1:].isdigit()) or (before == ":" and before2.isdigit())
         decoy |= before in ("-", "–") and before2.isalpha()  # CIFAR-10, top-1, GPT-4
-        decoy |= nxt[:1] in ("-", "‑") and t[e + 1 : e + 2].isalpha()  # 5-fold, 3-layer
+        decoy |= unit != "pts" and nxt[:1] in ("-", "‑") and t[e + 1 : e + 2].isalpha()  # 5-fold, 3-layer
         if not decoy:
-            value = float(body.replace(",", ""))
+            value = float(("0" + body if body.startswith(".") else body).replace(",", ""))
             if before in ("-", "−") and not (before2.isalnum() or before2 in ("%", ")")):
                 value, start = -value, s - 1
                 sign = "-"
@@ -214,7 +223,13 @@ def tokenize(t: str) -> list[Token]:
             tok.approximate = True
         _role(t, tok, tokens)
         tokens.append(tok)
-    return tokens
+    for w in _WORD_NUMBER_RE.finditer(t):  # "over ten seeds": a count in words
+        tok = Token(w.start(), w.end(), float(_WORD_NUMBERS[w.group(0).lower()]), 0, "", t[w.end() : w.end() + 40],
+                    True)
+        _role(t, tok, [])
+        if tok.role in ("n", "seeds_needed") and not tok.decoy:
+            tokens.append(tok)
+    return sorted(tokens, key=lambda k: k.start)
 
 
 def _role(t: str, tok: Token, tokens: list[Token]) -> None:
@@ -222,6 +237,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
     s, end = tok.start, tok.end
     window = t[max(0, s - 60) : s]
     if tok.integer and not tok.unit:
+        if re.search(r"\bn\s*=\s*$", window) and _COUNT_NOUNS.match(t, end):
+            tok.statement = False  # n = 360 test images: a count of things
+            return
         if _SEEDS_AFTER.match(t, end) or re.search(r"\bn\s*=\s*$", window):
             left = t[max(0, s - 80) : s]
             left = re.split(r"[;.!?]\s|[;:]", left)[-1]
