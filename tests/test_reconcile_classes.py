@@ -122,7 +122,8 @@ def test_claims_without_keywords_are_checked(text: str, expected: list[Any]) -> 
 CLASS_2 = [
     ("The CNN reaches a test accuracy of 98.7% (95% CI [98.1%, 99.4%]).\n",
      [(1, "cnn_test_accuracy", "ci_high", "drift")]),
-    ("The MLP's test accuracy lies in 97.8–98.6% (95% CI).\n", [(1, "mlp_test_accuracy", "ci_high", "drift")]),
+    ("The MLP's test accuracy lies in 97.8–98.6% (95% CI).\n",
+     [(1, "mlp_test_accuracy", "ci_high", "drift")]),
     ("The CNN reaches 98.7% test accuracy over 10 seeds.\n", [(1, "cnn_test_accuracy", "n", "drift")]),
     ("Resolving the CNN's lead over the MLP would need about 20 seeds per group.\n",
      [(1, "cnn_beats_mlp", "seeds_needed", "drift")]),

@@ -289,8 +289,11 @@ def disclose_action(project_root: str) -> None:
     resolved = _read_output(project, claims_module.claims_path(project))
     waivers = _waivers(evidence)
     hand_typed, _ = hand_typed_numbers(project, waivers)
+    reconciled = project.reconcile_dir / "reconcile.json"
+    overstated = [f for f in _read_output(project, reconciled)["findings"]
+                  if f["kind"] == "overstated_precision"] if reconciled.is_file() else []
     findings = disclose.audit(project, resolved, load_report(project), hand_typed=hand_typed,
-                              waivers=waivers,
+                              waivers=waivers, overstated=overstated,
                               min_seeds=int(evidence.get("disclosure", {}).get("min_seeds", 5)))
     disclose.write_disclosures(project, findings, project.disclosures_dir,
                                resolved_claims=resolved)

@@ -111,10 +111,30 @@ class Token:
 
 _NUM_RE = re.compile(r"(?<![\w.])[+±]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+|(?=\.\d))((?:\.\d+)*)"
                      r"(?:[eE][-+]?\d+)?")
-_WORD_NUMBERS = {w: n for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty".split())} | {"thirty": 30, "forty": 40, "fifty": 50,
-                                                            "hundred": 100, "a dozen": 12, "dozen": 12}
+_WORD_NUMBERS = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "a dozen": 12, "dozen": 12,
+}
 _WORD_NUMBER_RE = re.compile(r"\b(?:" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + r")\b", re.I)
 _PERCENT_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,3}(?:%|percent\b|per cent\b)", re.I)
 _POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f-]{0,2}(?:percentage[ -]points?|pct\.?[ -]points?"
@@ -224,8 +244,8 @@ def tokenize(t: str) -> list[Token]:
         _role(t, tok, tokens)
         tokens.append(tok)
     for w in _WORD_NUMBER_RE.finditer(t):  # "over ten seeds": a count in words
-        tok = Token(w.start(), w.end(), float(_WORD_NUMBERS[w.group(0).lower()]), 0, "", t[w.end() : w.end() + 40],
-                    True)
+        tok = Token(w.start(), w.end(), float(_WORD_NUMBERS[w.group(0).lower()]), 0, "",
+                    t[w.end() : w.end() + 40], True)
         _role(t, tok, [])
         if tok.role in ("n", "seeds_needed") and not tok.decoy:
             tokens.append(tok)

@@ -193,8 +193,8 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
     yield {"name": "disclose", "doc": "audit the evidence behind every claim -> DISCLOSURES.md",
            **step(steps.disclose_action, project),
            "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation,
-                               *audited_inputs, *priced}),
-           "task_dep": ["figures", "tables"],
+                               *audited_inputs, *priced, str(project.reconcile_dir / "reconcile.json")}),
+           "task_dep": ["figures", "tables", "deliver:reconcile"],
            "uptodate": [UnlessInputsChanged(check) for check in
                         (StoreUnchanged(project), PricesUnchanged(project), InputsStateUnchanged(project))],
            "targets": [disclosures_file, str(project.disclosures_dir / "DISCLOSURES.md")], "verbosity": 2}
