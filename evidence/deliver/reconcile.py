@@ -73,6 +73,8 @@ DEFAULT_INCLUDE = (
 )
 #: Folders never scanned, at any depth: environments, the evidence store, generated output.
 ALWAYS_EXCLUDED_DIRS = frozenset({".venv", "runs", ".evidence", "build", "node_modules", ".git"})
+#: What strict mode requires bound: a claim's results (counts of seeds are settings, not results).
+RESULT_QUANTITIES = frozenset({"value", "ci_low", "ci_high", "prob_better"})
 #: Finding kinds that fail the build unless waived.
 FAILING_KINDS = frozenset({"drift", "unsupported_wording", "unbound"})
 #: Every finding kind (reconcile.json's ``kind``; hand-typed template numbers are ``hand_typed``).
@@ -251,7 +253,8 @@ def scan_text(
         findings += _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts)
     out = []
     for f in findings:
-        if strict and f.kind in ("match", "overstated_precision") and not f.bound:
+        if strict and f.kind in ("match", "overstated_precision") and not f.bound \
+                and f.quantity in RESULT_QUANTITIES:
             f = replace(f, kind="unbound", why=f"strict mode: {f.stated} states {f.claim_id}'s "
                         f"{_QUANTITY_WORDS.get(f.quantity, f.quantity)} without binding it; cite it as "
                         f"[{f.stated}](#claim:{f.claim_id}) (LaTeX: its macro) or waive it ({f.why})")
@@ -355,8 +358,14 @@ def _bound_findings(file: str, text: str, doc: prose_module.Prose, masked: str,
                               why="cited explicitly" if hit else
                               f"cited explicitly as {claim_id}: expected {expected}, stated {label.strip()}")
             other = _other_subject(masked, doc, m.start(), claim, claims)
+            supported = claim.supported_decimals()
+            shown = decimals - 2 if fraction else decimals
             if hit and other:
                 finding = replace(finding, kind="drift", why=other)
+            elif hit and hit.form == "measure" and supported is not None and shown > supported:
+                finding = replace(finding, kind="overstated_precision", why=(
+                    f"{label.strip()} shows {shown} decimal(s) but {claim_id}'s 95% interval supports "
+                    f"{supported}: write {expected}"))
         findings.append(finding)
     return findings
 
@@ -453,7 +462,7 @@ def hand_typed_numbers(path: Path, text: str) -> list[HandTypedNumber]:
     return [
         HandTypedNumber(path.as_posix(), *_line_col(starts, tok.start), text[tok.start : tok.end].strip())
         for tok in tokenize(masked)
-        if not tok.decoy
+        if not tok.decoy and not tok.word
     ]
 
 

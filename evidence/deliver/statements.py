@@ -107,6 +107,7 @@ class Token:
     role: str = "value"  # value | ci_low | ci_high | n | seeds_needed | prob_better
     approximate: bool = False  # "about 10", "~10", "roughly 10"
     signed: bool = False
+    word: bool = False  # a count written in words ("five seeds"): checked, never hand-typed
 
 
 _NUM_RE = re.compile(r"(?<![\w.])[+±]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+|(?=\.\d))((?:\.\d+)*)"
@@ -245,7 +246,7 @@ def tokenize(t: str) -> list[Token]:
         tokens.append(tok)
     for w in _WORD_NUMBER_RE.finditer(t):  # "over ten seeds": a count in words
         tok = Token(w.start(), w.end(), float(_WORD_NUMBERS[w.group(0).lower()]), 0, "",
-                    t[w.end() : w.end() + 40], True)
+                    t[w.end() : w.end() + 40], True, word=True)
         _role(t, tok, [])
         if tok.role in ("n", "seeds_needed") and not tok.decoy:
             tokens.append(tok)
