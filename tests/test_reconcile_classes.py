@@ -345,3 +345,29 @@ def test_findings_json_validates_and_names_every_field() -> None:
     assert (drift["claim"], drift["quantity"], drift["stated"], drift["expected"]) == (
         "cnn_beats_mlp", "value", "+0.8 points", "+0.6 points")
     assert "'CNN'" in drift["reason"] and "expected +0.6 points" in drift["reason"]
+
+
+# ------------------------------------------------------------------ the quick entry point
+
+
+def test_evidence_reconcile_checks_any_file_without_a_delivery(tmp_path: Path, capsys: Any) -> None:
+    """`evidence reconcile FILES --json` on a project with a verify report: exit 1 and the findings."""
+    from evidence.cli import main
+
+    example = Path(__file__).resolve().parents[1]
+    project = tmp_path / "project"
+    (project / "build" / "verify").mkdir(parents=True)
+    (project / "EVIDENCE.json").write_text((example / "EVIDENCE.json").read_text("utf-8"), "utf-8")
+    report = example / "build" / "deliver" / "verify" / "report.json"
+    (project / "build" / "verify" / "report.json").write_text(report.read_text("utf-8"), "utf-8")
+    notes = tmp_path / "slides.md"
+    notes.write_text("# Slide 3\n\nThe CNN significantly outperforms the MLP, by +0.9 points.\n", "utf-8")
+    assert main(["--project", str(project), "reconcile", "--json", str(notes)]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert sorted((r["line"], r["kind"], r["claim"]) for r in doc["findings"]) == [
+        (3, "drift", "cnn_beats_mlp"), (3, "unsupported_wording", "cnn_beats_mlp")]
+    notes.write_text("The CNN's lead over the MLP is [+0.6 points](#claim:cnn_beats_mlp).\n", "utf-8")
+    assert main(["--project", str(project), "reconcile", str(notes)]) == 0
+    assert "0 failing finding(s)" in capsys.readouterr().out
+    assert main(["--project", str(project), "reconcile", str(tmp_path / "missing.md")]) == 3
+    assert "missing.md" in capsys.readouterr().err
