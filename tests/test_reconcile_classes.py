@@ -225,6 +225,15 @@ def test_a_wrong_integer_difference_of_a_plain_claim_is_caught() -> None:
         (1, "ridge_rmse", "value", "drift")]
 
 
+def test_a_spread_carries_the_unit_and_bounds_are_checked_as_bounds() -> None:
+    assert failing("README.md", "The CNN's test accuracy is 98.7 ± 0.5%.\n") == []
+    assert failing("README.md", "The CNN's test accuracy is 97.7 ± 0.5%.\n") == [
+        (1, "cnn_test_accuracy", "value", "drift")]
+    assert failing("README.md", "The CNN reaches over 98% test accuracy, the MLP nearly 99%.\n") == []
+    [below] = all_kinds("README.md", "The MLP stays below 98% test accuracy.\n")
+    assert (below.kind, below.claim_id) == ("drift", "mlp_test_accuracy") and "a bound" in below.why
+
+
 # ------------------------------------------------------------------ class 7: wording
 
 

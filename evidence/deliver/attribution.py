@@ -276,7 +276,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 fit -= 3  # both sides named, but the number reads as one side's level
             key = (_mismatch(claim, quantity, tok, fraction), -fit, distance, tok.start)
             unique: dict[str, str] = {}
-            for word in [g for g, _, _ in groups] + metric_hit[:1]:
+            named_words = [g for g, _, _ in groups]
+            extra = [w for w in metric_hit[:1] if not any(w.lower() in g.lower() for g in named_words)]
+            for word in named_words + extra:
                 unique.setdefault(word.lower().removesuffix("'s").removesuffix("’s"), word)
             words = tuple(unique.values())
             out.append(Candidate(claim, quantity, fraction, key, words))

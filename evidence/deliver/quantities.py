@@ -147,12 +147,19 @@ class ClaimQuantity:
         return self.accepts_quantity(self.quantities()[0], stated, stated_decimals, fraction=fraction)
 
     def accepts_quantity(self, quantity: Quantity, stated: float, stated_decimals: int, *,
-                         fraction: bool = False, approximate: bool = False) -> bool:
+                         fraction: bool = False, approximate: bool = False, bound: str = "") -> bool:
         """"98.51%" is wrong when the evidence says 98.56%: a number that shows two decimals is
         held to two decimals, never to the claim's coarser display. Fewer decimals are fine
         ("99%" states 98.56% correctly rounded). ``fraction``: a percent claim stated as a plain
         fraction (0.986). An explicit claim tolerance can only widen the check; a count stated as
         "about N" may be off by 15%."""
+        if bound and quantity.form != "count":  # "over 98%": a bound the evidence must respect
+            if fraction or (quantity.form == "probability" and stated <= 1):
+                scaled = quantity.raw
+            else:
+                scaled = (quantity.format.scaled(quantity.raw) if quantity.form == "measure"
+                          else 100 * quantity.raw)
+            return scaled >= stated - 1e-9 if bound == ">" else scaled <= stated + 1e-9
         if quantity.form == "count":
             tol = max(0.5, 0.15 * quantity.raw if approximate else 0.0)
             return abs(stated - quantity.raw) <= tol + 1e-9

@@ -264,7 +264,8 @@ def scan_text(
 
 def _accepts(candidate: Any, tok: Token) -> bool:
     return bool(candidate.claim.accepts_quantity(candidate.quantity, tok.value, tok.decimals,
-                                                 fraction=candidate.fraction, approximate=tok.approximate))
+                                                 fraction=candidate.fraction, approximate=tok.approximate,
+                                                 bound=tok.bound))
 
 
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
@@ -300,7 +301,9 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         kind = "match" if ok else "drift"
         why = (f"the {where} names {words}, so {stated} reads as {claim.id}'s {what}"
                f"{' (as a fraction)' if best.fraction else ''}: expected {expected}, stated {stated}")
-        if ok and quantity.form == "measure":
+        if tok.bound:
+            why += f" (a bound: the evidence must lie {'above' if tok.bound == '>' else 'below'} it)"
+        if ok and quantity.form == "measure" and not tok.bound:
             supported = claim.supported_decimals()
             shown = _stated_decimals(tok, best.fraction)
             if supported is not None and shown > supported:

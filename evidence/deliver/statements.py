@@ -106,6 +106,7 @@ class Token:
     statement: bool = True  # a quantity to check (False: a ± term, a count of things)
     role: str = "value"  # value | ci_low | ci_high | n | seeds_needed | prob_better
     approximate: bool = False  # "about 10", "~10", "roughly 10"
+    bound: str = ""  # ">" for "over 98%", "at least 98%"; "<" for "below 99%", "under 99%"
     signed: bool = False
     word: bool = False  # a count written in words ("five seeds"): checked, never hand-typed
 
@@ -189,6 +190,10 @@ _PROB_AFTER = re.compile(r"[ \u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|
 _APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|some|~|≈|nearly|almost"
                             r"|ca\.)\s*$",
                             re.I)
+_BOUND_BEFORE = re.compile(r"(?:(?:≥|>|>=|\\geq?|\bover|\babove|\bmore than|\bat least"
+                           r"|\bexceed(?:s|ing)?|\bbetter than|\bhigher than)"
+                           r"|(?P<below>≤|<|<=|\\leq?|\bbelow|\bunder|\bless than"
+                           r"|\bat most|\bup to|\bnearly|\balmost|\blower than|\bwithin))\s*$", re.I)
 _INTERVAL_OPEN = re.compile(r"[\[(]\s*$")
 _CI_BEFORE = re.compile(r"(?:CI|interval|confidence interval|credible interval|range|ranges?|bounds?|between"
                         r"|from)\W{0,6}(?:of|is|was|spans?|:|=|from)?\s*[\[(]?\s*$", re.I)
@@ -242,6 +247,11 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = True  # dropout of 10%, learning rate 0.01
         if _APPROX_BEFORE.search(window):
             tok.approximate = True
+        if above := _BOUND_BEFORE.search(window):
+            tok.bound = "<" if above.group("below") else ">"
+        if not tok.statement and tok.unit and tokens and not tokens[-1].unit and re.fullmatch(
+                r"[\s\u00a0]*(?:±|\+/-|pm)[\s\u00a0]*[+]?", t[tokens[-1].end : s]):
+            tokens[-1].unit = tok.unit  # 98.7 ± 0.5%: the unit once, after the spread
         _role(t, tok, tokens)
         tokens.append(tok)
     for w in _WORD_NUMBER_RE.finditer(t):  # "over ten seeds": a count in words
