@@ -52,7 +52,7 @@ _CLAUSE_PENALTY = 10_000
 def word_regex(keyword: str) -> re.Pattern[str]:
     """Case-insensitive, whole-word-ish: "CNN" matches "CNNs" and "CNN's", not "CNNLayer"."""
     words = r"[\s_-]+".join(re.escape(w) for w in keyword.split())
-    return re.compile(rf"(?<![\w-]){words}(?:s|es|'s|’s)?(?![\w])", re.IGNORECASE)
+    return re.compile(rf"(?<!\w){words}(?:s|es|'s|’s)?(?![\w])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def _subject_pattern(pairs: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str
         owners[name] = subject
         words = r"[\s_-]+".join(re.escape(w) for w in word.split())
         parts.append(f"(?P<{name}>{words})")
-    return re.compile(rf"(?<![\w-])(?:{'|'.join(parts)})(?:s|es|'s|’s)?(?![\w])", re.IGNORECASE), owners
+    return re.compile(rf"(?<!\w)(?:{'|'.join(parts)})(?:s|es|'s|’s)?(?![\w])", re.IGNORECASE), owners
 
 
 @dataclass
@@ -174,7 +174,8 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
         if tok.unit in ("pts", "%") or (tok.unit == "" and percent_header):
             return [False]
         if tok.unit == "" and (cue or tok.signed) and tok.statement:
-            options = [False] if abs(tok.value) < 100 and (tok.decimals >= 1 or tok.integer) else []
+            by = re.search(r"\b(?:by|of)\s*[~≈]?\s*$", t[max(seg.start, tok.start - 8) : tok.start], re.I)
+            options = [False] if abs(tok.value) < 100 and (tok.decimals >= 1 or tok.signed or by) else []
             if not tok.integer and tok.decimals >= 2 and abs(tok.value) < 1:
                 options.append(True)
             return options
@@ -261,6 +262,10 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                                                 or _foreign_split(t, seg, tok, claim, splits.get(claim.id))):
                 continue
             fraction = min(forms, key=lambda f: _closeness(claim, quantity, tok, f))
+            bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I)
+            if bare and quantity.form == "measure" and (claim.format.percent or claim.points) \
+                    and _mismatch(claim, quantity, tok, fraction):
+                continue  # a bare number far from a percentage's size is not its statement
             distance = 0
             for _, spans, in_header in groups:
                 if in_header or (row_head and any(t[a:b] in row_head for a, b in spans)):

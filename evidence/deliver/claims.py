@@ -355,7 +355,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "control": ("shuffled-label control", "shuffled-label model", "shuffled labels", "shuffled-label",
                 "label-shuffled", "random labels", "random-label", "permuted labels", "permuted-label",
                 "baseline control"),
-    "wide": ("wider", "wide"),
+    "wide": ("wider", "wide", "widened"),
     "sweep": ("sweep", "tuning", "tuning budget", "search", "configurations"),
 }
 _METRIC_NAMES: dict[str, tuple[str, ...]] = {
@@ -380,6 +380,8 @@ def subject_words(name: str) -> tuple[str, ...]:
                     words.append(f"{alt} {b}")
     if len(parts) == 1:
         words += _SYNONYMS.get(parts[0].lower(), ())
+    if any(p.lower() == "wide" for p in parts):
+        words += ["width", "wider", "widened", "double width", "doubled width"]
     elif parts[-1].lower() in ("sweep",) or parts[0].lower() in ("sweep",):
         words += _SYNONYMS["sweep"]
     if any(p.lower() == "control" for p in parts):

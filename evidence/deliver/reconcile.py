@@ -273,15 +273,20 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                       starts: list[int]) -> list[Finding]:
     order = respectively_order(t, seg, tokens, mentions)
     chosen = []
+    stated: str | None = None  # the claim whose value was stated last: an interval after it is its
     for tok in tokens:
         options = candidates(t, seg, tok, claims, mentions, {c.id: c.split for c in claims}, order)
         if not options:
             continue
+        if tok.role in ("ci_low", "ci_high") and stated is not None:
+            options = sorted(options, key=lambda c: c.claim.id != stated)
         # where the words cannot tell two claims apart, the one the number agrees with
         tied = [c for c in options if c.key[:3] == options[0].key[:3]]
         best = next((c for c in tied if _accepts(c, tok)), options[0])
         ok = _accepts(best, tok)
         chosen.append((tok, best, ok))
+        if tok.role == "value":
+            stated = best.claim.id
     correct = {(c.claim.id, c.quantity.name) for _, c, ok in chosen if ok}
     drifted: set[tuple[str, str]] = set()
     out = []

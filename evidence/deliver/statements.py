@@ -145,7 +145,7 @@ _POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f-]{0,2}(?:percentage[ -]points?|pc
 _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
 #: After a percentage: a confidence level or a share of the data, not a result.
 _LEVEL_AFTER = re.compile(
-    r"[ \u00a0-]*(?:(?:[A-Za-z'-]+ ){0,2}(?:CIs?\b|confidence|credible|intervals?\b|level\b)|quantile"
+    r"[\s\u00a0-]*(?:(?:[A-Za-z'-]+\s){0,2}(?:CIs?\b|confidence|credible|intervals?\b|level\b)|quantile"
     r"|percentile|significance)", re.I)
 _SHARE_VERBS = re.compile(r"\b(?:use[sd]?|using|hold(?:s|ing)? out|held out|reserve[sd]?|set aside"
                           r"|sample[sd]?"
@@ -153,7 +153,7 @@ _SHARE_VERBS = re.compile(r"\b(?:use[sd]?|using|hold(?:s|ing)? out|held out|rese
                           r"|the same|a fixed|randomly|drop(?:s|ped)?|mask(?:s|ed)?|corrupt\w*"
                           r"|prune[sd]?|remove[sd]?|only|first|last|leaves?|left)\b[^.;,]{0,16}$", re.I)
 _SETTING_AFTER = re.compile(
-    r"[ \u00a0-]*(?:(?!(?:on|in|at|for|over|across|with|from)\b)[A-Za-z'-]+[ -]){0,3}"
+    r"[\s\u00a0-]*(?:(?!(?:on|in|at|for|over|across|with|from)\b)[A-Za-z'-]+[ -]){0,3}"
     r"(?:held[- ]out|hold[- ]out|splits?\b|subsets?\b|partitions?\b|portion"
     r"|share\b|fraction\b|sample\b|of (?:the |our |all )?(?:data|samples|examples|images|digits"
     r"|training|test|validation|dataset|labels|points|inputs|pixels|rows)|quantile|percentile"
@@ -170,23 +170,23 @@ _SETTING_BEFORE = re.compile(
     r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above))?\s*[\s(~≈]*$", re.I)
 #: Words after an integer that make it a count of things, not a result (1,797 images, 15 epochs).
 _COUNT_NOUNS = re.compile(
-    r"[ \u00a0-]*(?:[A-Za-z-]+[ -]){0,2}?(?:epochs?|steps?|iterations?|images?|samples?|examples?|digits?\b"
+    r"[\s\u00a0-]*(?:[A-Za-z-]+[\s-]){0,2}?(?:epochs?|steps?|iterations?|images?|samples?|examples?|digits?\b"
     r"|classes|class|layers?|units?|neurons?|channels?|params?|parameters?|hours?|minutes?|seconds?|s\b|ms\b"
     r"|gpus?|cpus?|cores?|nodes?|workers?|batches|batch|configurations?|configs?|models?|variants?"
     r"|features?|pixels?|dimensions?|dims?|tokens?|words?|pages?|rows?|columns?|files?|folds?|splits?"
     r"|groups?|arms?|trials?|checkpoints?|times|x\b|fold|way|shot|bits?|bytes?|kb|mb|gb|tb|kib|mib|gib"
     r"|people|participants|authors?|annotators?|versions?|days?|weeks?|months?|years?|points? of data)",
     re.I)
-_SEEDS_AFTER = re.compile(r"[ \u00a0-]*(?:[A-Za-z-]+ ){0,2}?(?:seeds?|runs?|random (?:seeds|restarts)"
+_SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?|random (?:seeds|restarts)"
                           r"|repetitions?"
                           r"|replicates?|repeats?|independent runs?|trainings?|initiali[sz]ations?)\b", re.I)
 _NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|take|per (?:group|arm|model|side"
                          r"|variant)|each side|more seeds|to detect|to show|to resolve|power)\b", re.I)
-_PROB_BEFORE = re.compile(r"(?:P\s*\([^)]{0,40}\)|probability(?: of [^.]{0,40}?| that [^.]{0,40}?)?"
-                          r"|prob\.?|chance that [^.]{0,40}?|likelihood that [^.]{0,40}?)"
+_PROB_BEFORE = re.compile(r"(?:P\s*\([^)]{0,40}\)|probability(?: of [^.;]{0,90}?| that [^.;]{0,90}?)?"
+                          r"|prob\.?|chance that [^.;]{0,90}?|likelihood that [^.;]{0,90}?)"
                           r"\s*(?:=|≈|~|:|is|of|at|was|about|around|only|just)?\s*(?:about|around|roughly)?\s*$",
                           re.I)
-_PROB_AFTER = re.compile(r"[ \u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior)", re.I)
+_PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior)", re.I)
 _APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|some|~|≈|nearly|almost"
                             r"|ca\.)\s*$",
                             re.I)
@@ -254,6 +254,13 @@ def tokenize(t: str) -> list[Token]:
             tokens[-1].unit = tok.unit  # 98.7 ± 0.5%: the unit once, after the spread
         _role(t, tok, tokens)
         tokens.append(tok)
+    last: Token | None = None
+    for tok in tokens:  # 98.4% (95% CI [98.1, 99.2]): the interval in the value's unit
+        if tok.role == "value" and tok.unit in ("%", "pts") and not tok.decoy:
+            last = tok
+        elif tok.role in ("ci_low", "ci_high") and not tok.unit and last is not None and \
+                tok.start - last.end < 80 and not re.search(r"[.;!?]\s", t[last.end : tok.start]):
+            tok.unit = last.unit
     for w in _WORD_NUMBER_RE.finditer(t):  # "over ten seeds": a count in words
         tok = Token(w.start(), w.end(), float(_WORD_NUMBERS[w.group(0).lower()]), 0, "",
                     t[w.end() : w.end() + 40], True, word=True)
@@ -285,7 +292,7 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
         if _COUNT_NOUNS.match(t, end):
             tok.statement = False  # 1,797 images, 15 epochs: a count of things
             return
-    if _PROB_BEFORE.search(window) or (not tok.unit.startswith("p") and _PROB_AFTER.match(t, end)):
+    if _PROB_BEFORE.search(t, max(0, s - 130), s) or (not tok.unit.startswith("p") and _PROB_AFTER.match(t, end)):
         tok.role = "prob_better"
         return
     prev = tokens[-1] if tokens else None
