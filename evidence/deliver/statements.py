@@ -292,7 +292,8 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
         if _COUNT_NOUNS.match(t, end):
             tok.statement = False  # 1,797 images, 15 epochs: a count of things
             return
-    if _PROB_BEFORE.search(t, max(0, s - 130), s) or (not tok.unit.startswith("p") and _PROB_AFTER.match(t, end)):
+    if _PROB_BEFORE.search(t, max(0, s - 130), s) or (
+            not tok.unit.startswith("p") and _PROB_AFTER.match(t, end)):
         tok.role = "prob_better"
         return
     prev = tokens[-1] if tokens else None
