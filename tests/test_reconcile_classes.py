@@ -234,6 +234,18 @@ def test_a_spread_carries_the_unit_and_bounds_are_checked_as_bounds() -> None:
     assert (below.kind, below.claim_id) == ("drift", "mlp_test_accuracy") and "a bound" in below.why
 
 
+def test_a_negative_difference_stated_as_a_magnitude() -> None:
+    """A lower-is-better metric's raw diff is negative; "lowers RMSE by 9.2 (7.2 to 11.1)" states it."""
+    diff = {"claims": [_claim("gbm_minus_ridge", "verify:gbm_vs_ridge", -9.17, -11.14, -7.20,
+                              style="number", decimals=2, subjects=["gbm", "ridge"], quantity="diff",
+                              classification="effect", metric="rmse")]}
+    claims = claim_quantities(diff)
+    text = "Gradient boosting lowers RMSE by 9.2 against ridge regression (95% CI 7.2 to 11.1).\n"
+    assert failing("README.md", text, claims) == []
+    assert failing("README.md", text.replace("9.2", "8.2"), claims) == [(1, "gbm_minus_ridge", "value", "drift")]
+    assert failing("README.md", "The GBM's RMSE differs from ridge's by -9.2.\n", claims) == []
+
+
 # ------------------------------------------------------------------ class 7: wording
 
 

@@ -356,6 +356,17 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
                 "label-shuffled", "random labels", "random-label", "permuted labels", "permuted-label",
                 "baseline control"),
     "wide": ("wider", "wide", "widened"),
+    "gbm": ("gradient boosting", "gradient-boosted trees", "gradient boosted trees", "boosted trees",
+            "gradient-boosting model"),
+    "xgboost": ("gradient boosting", "boosted trees"), "lightgbm": ("gradient boosting", "boosted trees"),
+    "rf": ("random forest",), "forest": ("random forest",),
+    "ridge": ("ridge regression", "ridge model"), "lasso": ("lasso regression",),
+    "linear": ("linear model", "linear regression", "linear baseline"),
+    "logreg": ("logistic regression",), "lr": ("logistic regression",),
+    "svm": ("support vector machine",), "knn": ("nearest neighbours", "nearest neighbors", "k-NN"),
+    "rnn": ("recurrent network",), "lstm": ("recurrent network",),
+    "transformer": ("transformers",), "resnet": ("residual network",),
+    "baseline": ("the baseline",),
     "sweep": ("sweep", "tuning", "tuning budget", "search", "configurations"),
 }
 _METRIC_NAMES: dict[str, tuple[str, ...]] = {

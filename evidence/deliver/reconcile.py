@@ -262,8 +262,18 @@ def scan_text(
     return sorted(out)
 
 
+def _oriented(claim: ClaimQuantity, quantity: Quantity, tok: Token) -> Quantity:
+    """A negative difference stated without its sign ("lowers RMSE by 9.2", "7.2 to 11.1") is read
+    as its magnitude: the value and the interval turned around."""
+    if not claim.comparison or tok.signed or tok.value < 0 or claim.value >= 0 or quantity.form != "measure":
+        return quantity
+    flipped = {"value": -claim.value, "ci_low": -(claim.ci_high or 0.0), "ci_high": -(claim.ci_low or 0.0)}
+    return replace(quantity, raw=flipped[quantity.name])
+
+
 def _accepts(candidate: Any, tok: Token) -> bool:
-    return bool(candidate.claim.accepts_quantity(candidate.quantity, tok.value, tok.decimals,
+    quantity = _oriented(candidate.claim, candidate.quantity, tok)
+    return bool(candidate.claim.accepts_quantity(quantity, tok.value, tok.decimals,
                                                  fraction=candidate.fraction, approximate=tok.approximate,
                                                  bound=tok.bound))
 
@@ -297,7 +307,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                 continue  # a baseline or an old value beside the right one
             drifted.add(key)
         line, col = _line_col(starts, tok.start)
-        claim, quantity = best.claim, best.quantity
+        claim, quantity = best.claim, _oriented(best.claim, best.quantity, tok)
         expected = _expected(claim, quantity, best.fraction)
         stated = text[tok.start : tok.end].strip()
         words = ", ".join(f"'{w}'" for w in best.words) or "its words"

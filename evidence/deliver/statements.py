@@ -253,6 +253,8 @@ def tokenize(t: str) -> list[Token]:
                 r"[\s\u00a0]*(?:±|\+/-|pm)[\s\u00a0]*[+]?", t[tokens[-1].end : s]):
             tokens[-1].unit = tok.unit  # 98.7 ± 0.5%: the unit once, after the spread
         _role(t, tok, tokens)
+        if tok.role in ("n", "seeds_needed"):
+            tok.bound = ""  # "over 5 seeds" means across them
         tokens.append(tok)
     last: Token | None = None
     for tok in tokens:  # 98.4% (95% CI [98.1, 99.2]): the interval in the value's unit
