@@ -242,7 +242,8 @@ def test_a_negative_difference_stated_as_a_magnitude() -> None:
     claims = claim_quantities(diff)
     text = "Gradient boosting lowers RMSE by 9.2 against ridge regression (95% CI 7.2 to 11.1).\n"
     assert failing("README.md", text, claims) == []
-    assert failing("README.md", text.replace("9.2", "8.2"), claims) == [(1, "gbm_minus_ridge", "value", "drift")]
+    assert failing("README.md", text.replace("9.2", "8.2"), claims) == [
+        (1, "gbm_minus_ridge", "value", "drift")]
     assert failing("README.md", "The GBM's RMSE differs from ridge's by -9.2.\n", claims) == []
 
 
