@@ -329,6 +329,14 @@ DECOYS = [
     "The control's test accuracy is compared with chance (10% for 10 classes).",
     "The CNN was trained with seed 7 and the MLP with seeds 0-4.",
     "The CNN's validation accuracy peaks at 97.2% after epoch 12.",
+    "Chance accuracy on 10 classes is 10%, which the control should approach.",
+    "The MLP sweep covers learning rates 0.003, 0.01, 0.03 and 0.1 and widths 16, 32, 64 and 128.",
+    "A test loss of 0.041 for the CNN and 0.061 for the MLP is typical (Appendix B, pp. 12–14).",
+    "P-values below 0.05 are not reported for the CNN vs MLP comparison.",
+    "The MLP uses 20% dropout in our ablation, and the CNN 10%.",
+    "The shuffled-label control permutes 100% of the training labels.",
+    "CNN training takes about 2.5 seconds per seed on 1 CPU core.",
+    "We ran 41 training runs in total (0.065 core-hours, $0.003) for the CNN and the MLP.",
 ]
 
 

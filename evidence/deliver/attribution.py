@@ -205,7 +205,9 @@ def _mismatch(claim: ClaimQuantity, quantity: Quantity, tok: Token, fraction: bo
         expected = quantity.raw * (1 if fraction or tok.unit != "%" else 100)
     stated = abs(tok.value)
     scale = max(abs(expected), 1e-9)
-    if stated <= 3 * scale + 0.5 and stated >= scale / 3 - 0.5:
+    # half a point of slack where the unit is points or percent (a difference of +0.0 points)
+    slack = 0.5 if not fraction and (claim.format.percent or claim.points) else 0.0
+    if stated <= 3 * scale + slack and stated >= scale / 3 - slack:
         return 0.0
     return 1.0
 
@@ -263,9 +265,10 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 continue
             fraction = min(forms, key=lambda f: _closeness(claim, quantity, tok, f))
             bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I)
-            if bare and quantity.form == "measure" and (claim.format.percent or claim.points) \
-                    and _mismatch(claim, quantity, tok, fraction):
-                continue  # a bare number far from a percentage's size is not its statement
+            round_number = tok.integer and tok.value % 5 == 0
+            if (bare or round_number) and quantity.form == "measure" and \
+                    (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction):
+                continue  # a bare or round number far from a percentage's size is a setting
             distance = 0
             for _, spans, in_header in groups:
                 if in_header or (row_head and any(t[a:b] in row_head for a, b in spans)):

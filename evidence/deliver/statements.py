@@ -190,6 +190,8 @@ _PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that
 _APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|some|~|≈|nearly|almost"
                             r"|ca\.)\s*$",
                             re.I)
+_CHANCE_BEFORE = re.compile(r"\bchance(?: level| accuracy| rate| performance| score)?(?: on [^.;,]{0,30})?"
+                            r"\s*(?:is|of|=|:|equals|would be|corresponds to)\s*[(~≈]?\s*$", re.I)
 _BOUND_BEFORE = re.compile(r"(?:(?:≥|>|>=|\\geq?|\bover|\babove|\bmore than|\bat least"
                            r"|\bexceed(?:s|ing)?|\bbetter than|\bhigher than)"
                            r"|(?P<below>≤|<|<=|\\leq?|\bbelow|\bunder|\bless than"
@@ -243,8 +245,8 @@ def tokenize(t: str) -> list[Token]:
         elif unit == "%" and _SETTING_AFTER.match(t, end) and (
                 (integer and value % 5 == 0) or _SHARE_VERBS.search(window)):
             tok.decoy = True  # the same 20% test split, 70% of the data: a share, not a result
-        if _SETTING_BEFORE.search(window):
-            tok.decoy = True  # dropout of 10%, learning rate 0.01
+        if _SETTING_BEFORE.search(window) or _CHANCE_BEFORE.search(window):
+            tok.decoy = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if _APPROX_BEFORE.search(window):
             tok.approximate = True
         if above := _BOUND_BEFORE.search(window):
