@@ -269,6 +269,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if (bare or round_number) and quantity.form == "measure" and \
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction):
                 continue  # a bare or round number far from a percentage's size is a setting
+            if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction):
+                continue  # 41 training runs in total: not this claim's seeds
             distance = 0
             for _, spans, in_header in groups:
                 if in_header or (row_head and any(t[a:b] in row_head for a, b in spans)):
