@@ -55,6 +55,25 @@ def test_memo_reuses_a_value_until_its_input_changes(tmp_path: Path) -> None:
     assert calls == ["one", "two, longer"]
 
 
+def test_a_memo_copied_with_its_project_does_not_vouch_for_the_original(tmp_path: Path) -> None:
+    """Signatures name files by absolute path: a copied project's memo would check the original's
+    files (unchanged) and serve their value for the copy's (edited) ones."""
+    import shutil
+
+    original = tmp_path / "original"
+    (original / "cache").mkdir(parents=True)
+    (original / "input.txt").write_text("one")
+    age(original / "input.txt")
+    memo = memos.Memo(original / "cache", "t")
+    assert memo.get("k", lambda: [original / "input.txt"], lambda: "ONE") == "ONE"
+    memo.save()
+    copy = tmp_path / "copy"
+    shutil.copytree(original, copy)
+    (copy / "input.txt").write_text("two, edited in the copy")
+    copied = memos.Memo(copy / "cache", "t")
+    assert copied.get("k", lambda: [copy / "input.txt"], lambda: "TWO") == "TWO"
+
+
 def test_memo_does_not_store_a_racily_clean_value(tmp_path: Path) -> None:
     source = tmp_path / "input.txt"
     source.write_text("fresh")  # modified just now: could change again within the same tick

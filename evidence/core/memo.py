@@ -18,6 +18,9 @@ Two rules keep it honest, the ones git uses for its index:
 * **The memo is only a cache.** A missing, unreadable or malformed memo file is recomputed
   from scratch; it is written atomically (last writer wins), never read for anything but
   values this module stored, and deleting ``.evidence/`` loses nothing.
+* **A memo belongs to its folder.** Signatures name files by absolute path, so a memo file
+  copied with its project (``cp -r``, ``shutil.copytree``) would vouch for the original's files;
+  the file records the folder it was written for and is ignored anywhere else.
 
 Values must be JSON; callers rebuild their objects from them.
 
@@ -113,7 +116,7 @@ class Memo:
             except (OSError, ValueError):
                 raw = None
             if isinstance(raw, dict) and raw.get("version") == MEMO_VERSION \
-                    and isinstance(raw.get("entries"), dict):
+                    and raw.get("folder") == str(self.path.parent) and isinstance(raw.get("entries"), dict):
                 self._entries = raw["entries"]
         return self._entries
 
@@ -187,11 +190,13 @@ class Memo:
         if not self._dirty or self._entries is None:
             return
         try:
-            data = json.dumps({"version": MEMO_VERSION, "entries": self._entries},
+            data = json.dumps({"version": MEMO_VERSION, "folder": str(self.path.parent),
+                               "entries": self._entries},
                               separators=(",", ":"), allow_nan=False)
         except (TypeError, ValueError):  # a value JSON cannot hold (a TOML date): not stored
             self._entries = {k: v for k, v in self._entries.items() if _is_json(v)}
-            data = json.dumps({"version": MEMO_VERSION, "entries": self._entries},
+            data = json.dumps({"version": MEMO_VERSION, "folder": str(self.path.parent),
+                               "entries": self._entries},
                               separators=(",", ":"), allow_nan=False)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
