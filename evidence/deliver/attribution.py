@@ -76,6 +76,10 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
     return found
 
 
+def _header_subjects(header: str, claims: Sequence[ClaimQuantity]) -> set[str]:
+    return {m.subject for m in subject_mentions(header, 0, len(header), claims)}
+
+
 @lru_cache(maxsize=64)
 def _subject_pattern(pairs: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
     """One alternation of every subject name, longest first, so that "wide MLP" wins over "MLP"."""
@@ -226,8 +230,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     row_head = cell.row if cell else ""
     cue = DIFF_CUE.search(t, seg.start, seg.end) is not None or bool(header and DIFF_CUE.search(header))
     # a column header names subjects too ("Δ vs MLP"): at distance 0, like its other words
-    header_subjects = ({m.subject for m in subject_mentions(header, 0, len(header), claims)}
-                       if header else set())
+    header_subjects = _header_subjects(header, claims) if header else set()
     named = {m.subject for m in mentions} | header_subjects
     out: list[Candidate] = []
     for claim in claims:

@@ -63,7 +63,10 @@ class Prose:
 
 
 def spaces(text: str) -> str:
-    return re.sub(r"[^\n]", " ", text)
+    """``text`` blanked: every character but a newline a space (offsets and lines kept)."""
+    if "\n" not in text:
+        return " " * len(text)
+    return "\n".join(" " * len(part) for part in text.split("\n"))
 
 
 def is_template(name: str) -> bool:

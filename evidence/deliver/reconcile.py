@@ -241,10 +241,13 @@ def scan_text(
     findings = _bound_findings(file, text, doc, masked, claims, starts)
     tokens = [tok for tok in tokenize(masked) if not tok.decoy and tok.statement]
     token_starts = [tok.start for tok in tokens]
+    named = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
+    named_starts = [m.start for m in named]
     for seg in doc.segments:
         lo = bisect.bisect_left(token_starts, seg.start)
         hi = bisect.bisect_left(token_starts, seg.end)
-        mentions = subject_mentions(masked, seg.start, seg.end, claims)
+        mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
+                                     bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
         for issue in wording_issues(masked, seg, claims, mentions):
             line, col = _line_col(starts, issue.start)
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
@@ -474,7 +477,7 @@ def raise_on_drift(findings: Iterable[Finding]) -> None:
 def hand_typed_numbers(path: Path, text: str) -> list[HandTypedNumber]:
     """Numbers written literally in a paper source (a Jinja template or a LaTeX file), outside
     template blocks, code, comments and citations: every number there should come from a claim."""
-    doc = prose_module.parse(path.name, text)
+    doc = prose_module.parse(path.as_posix(), text)  # the name scan_text parsed it by: parsed once
     masked = mask_decoys(BOUND_RE.sub(lambda m: " " * len(m.group(0)), doc.masked))
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     return [

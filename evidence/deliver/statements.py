@@ -75,7 +75,7 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     # identifiers: resnet50, GPT-4, mlp-s0, A100 (not the metric names F1, R2)
     (r"\b(?!(?:F1|R2|L1|L2|F2)\b)[A-Za-z]+[-_]?\d+[A-Za-z]*(?:[-_.]\d+[A-Za-z]*)*\b", 0),
     (r"(?<![\w.])\d+(?:st|nd|rd|th)\b", 0),  # ordinals
-    (r"\b[0-9a-f]{7,64}\b", 0),  # digests and commit ids
+    (r"\b(?=[a-f]{0,63}\d)[0-9a-f]{7,64}\b", 0),  # digests and commit ids
     (r"\b(?:19|20)\d{2}[a-z]?\b", 0),  # years, also 2021a in author-year citations
 ]
 
@@ -88,8 +88,10 @@ def decoy_patterns() -> list[re.Pattern[str]]:
 
 @lru_cache(maxsize=32)
 def mask_decoys(t: str) -> str:
+    from evidence.deliver.prose import spaces
+
     for pattern in decoy_patterns():
-        t = pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), t)
+        t = pattern.sub(lambda m: spaces(m.group(0)), t)
     return t
 
 
