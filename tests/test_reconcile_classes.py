@@ -180,6 +180,14 @@ def test_a_bound_number_in_a_sentence_about_another_subject_is_suspicious() -> N
     assert failing("README.md", ok) == []
 
 
+def test_a_template_binding_or_macro_in_a_sentence_about_another_subject_is_suspicious() -> None:
+    md = ("The MLP reaches {{ claim('cnn_test_accuracy') }} test accuracy.\n\n"
+          "The CNN reaches {{ claim('cnn_test_accuracy') }}.\n")
+    assert failing("paper/paper.md.j2", md) == [(1, "cnn_test_accuracy", "value", "drift")]
+    tex = "The MLP reaches \\evCnnTestAccuracy{} test accuracy.\n\nThe CNN reaches \\evCnnTestAccuracy{}.\n"
+    assert failing("paper/paper.tex", tex) == [(1, "cnn_test_accuracy", "value", "drift")]
+
+
 # ------------------------------------------------------------------ class 5: structure
 
 TABULAR = r"""\begin{table}[t]

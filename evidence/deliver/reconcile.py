@@ -239,6 +239,7 @@ def scan_text(
     masked = BOUND_RE.sub(lambda m: " " * len(m.group(0)), doc.masked)
     masked = mask_decoys(masked)
     findings = _bound_findings(file, text, doc, masked, claims, starts)
+    findings += _binding_findings(file, text, doc, masked, claims, starts)
     tokens = [tok for tok in tokenize(masked) if not tok.decoy and tok.statement]
     token_starts = [tok.start for tok in tokens]
     named = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
@@ -388,6 +389,35 @@ def _bound_findings(file: str, text: str, doc: prose_module.Prose, masked: str,
                     f"{label.strip()} shows {shown} decimal(s) but {claim_id}'s 95% interval supports "
                     f"{supported}: write {expected}"))
         findings.append(finding)
+    return findings
+
+
+#: A claim cited by a paper template's helpers: ``{{ claim("id") }}``, ``ci``, ``n``, ``statement``.
+_JINJA_BINDING = re.compile(r"\{\{[^}]*?\b(?:claim|ci|n|statement)\(\s*[\"']([\w.\-]+)[\"']")
+
+
+def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str,
+                      claims: Sequence[ClaimQuantity], starts: list[int]) -> list[Finding]:
+    """A template helper or a claims.tex macro whose sentence names another claim's subject and
+    none of its own: the binding is right by construction, its place in the prose is not."""
+    from evidence.deliver.texnames import cited_macros, macro_index
+
+    by_id = {c.id: c for c in claims}
+    bindings: list[tuple[int, int, str]] = []
+    if prose_module.is_template(file):
+        bindings += [(m.start(), m.end(), m.group(1)) for m in _JINJA_BINDING.finditer(text)]
+    if prose_module.dialect(file) == "tex":
+        index = macro_index(list(by_id))
+        bindings += [(pos, pos + len(name) + 1, index[name][0]) for pos, name in cited_macros(text)
+                     if name in index and index[name][1] in ("", "Low", "High", "Interval")]
+    findings = []
+    for start, end, claim_id in bindings:
+        claim = by_id.get(claim_id)
+        other = _other_subject(masked, doc, start, claim, claims) if claim is not None else None
+        if other:
+            line, col = _line_col(starts, start)
+            findings.append(Finding(file, line, col, claim_id, text[start:end], math.nan, claim.expected,
+                                    "drift", bound=True, why=other))
     return findings
 
 
