@@ -413,7 +413,9 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
     findings = []
     for start, end, claim_id in bindings:
         claim = by_id.get(claim_id)
-        other = _other_subject(masked, doc, start, claim, claims) if claim is not None else None
+        if claim is None:
+            continue  # an unknown id fails rendering (Jinja) or compiling (LaTeX), by name
+        other = _other_subject(masked, doc, start, claim, claims)
         if other:
             line, col = _line_col(starts, start)
             findings.append(Finding(file, line, col, claim_id, text[start:end], math.nan, claim.expected,
