@@ -130,6 +130,8 @@ CLASS_2 = [
     ("The probability that the CNN is better than the MLP is 0.91.\n",
      [(1, "cnn_beats_mlp", "prob_better", "drift")]),
     ("P(CNN better than MLP) = 66%.\n", [(1, "cnn_beats_mlp", "prob_better", "drift")]),
+    ("- Slide 4: gap CNN−MLP = +0.8 pp, 95 % CI [−0.0, +1.1] → not resolved with n=5.\n",
+     [(1, "cnn_beats_mlp", "value", "drift")]),
 ]
 
 
@@ -260,6 +262,8 @@ def test_a_negative_difference_stated_as_a_magnitude() -> None:
 
 WORDING = [
     "The CNN significantly outperforms the MLP.",
+    "- Slide 8: wide MLP (128 units) vs MLP: +0.2 pp, CI [−0.1, +0.5]; no difference!",
+    "- Slide 9: the CNN clearly beats the MLP (but see slide 4).",
     "The CNN beats the MLP by +0.6 points.",
     "The wide MLP is equivalent to the MLP.",
     "The MLP and the wide MLP perform on par.",

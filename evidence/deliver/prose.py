@@ -47,6 +47,7 @@ class Segment:
     end: int
     cells: tuple[Cell, ...] = ()
     kind: str = "sentence"  # sentence | heading | row
+    clause: bool = False  # ends with ';': the sentence goes on in the next segment
 
     def cell(self, pos: int) -> Cell | None:
         return next((c for c in self.cells if c.start <= pos < c.end), None)
@@ -110,7 +111,7 @@ def sentences(t: str, start: int, end: int) -> list[Segment]:
         word = words[-1].lstrip("([*_\"'").lower() if words else ""
         rest = t[m.end() : end].lstrip()
         if t[m.start()] == ";":
-            out.append(Segment(s, m.end()))
+            out.append(Segment(s, m.end(), clause=True))
             s = m.end()
             continue
         if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):

@@ -244,12 +244,16 @@ def scan_text(
     token_starts = [tok.start for tok in tokens]
     named = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
     named_starts = [m.start for m in named]
+    whole = _sentences(doc.segments)
     for seg in doc.segments:
         lo = bisect.bisect_left(token_starts, seg.start)
         hi = bisect.bisect_left(token_starts, seg.end)
         mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
                                      bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
-        for issue in wording_issues(masked, seg, claims, mentions):
+        sentence = whole[id(seg)]
+        for issue in wording_issues(masked, sentence, claims,
+                                    named[bisect.bisect_left(named_starts, sentence.start):
+                                          bisect.bisect_left(named_starts, seg.end)]):
             line, col = _line_col(starts, issue.start)
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
                                     math.nan, f"wording the verdict {issue.claim.classification} supports",
@@ -280,6 +284,20 @@ def _accepts(candidate: Any, tok: Token) -> bool:
     return bool(candidate.claim.accepts_quantity(quantity, tok.value, tok.decimals,
                                                  fraction=candidate.fraction, approximate=tok.approximate,
                                                  bound=tok.bound))
+
+
+def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.Segment]:
+    """Each segment's whole sentence, by the segment's id: numbers are judged per clause (split at
+    ';'), wording per sentence, so a clause is widened back over the clauses before it."""
+    out: dict[int, prose_module.Segment] = {}
+    previous: prose_module.Segment | None = None
+    for seg in segments:
+        if previous is not None and previous.clause and previous.end == seg.start and seg.kind == "sentence":
+            out[id(seg)] = prose_module.Segment(out[id(previous)].start, seg.end)
+        else:
+            out[id(seg)] = seg
+        previous = seg
+    return out
 
 
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],

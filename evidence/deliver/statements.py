@@ -163,7 +163,8 @@ _SETTING_AFTER = re.compile(
     r"|of the labels)", re.I)
 #: Before a number: a hyper-parameter or a setting named in words.
 _SETTING_BEFORE = re.compile(
-    r"(?:dropout|weight[ -]decay|momentum|learning[ -]rate|lr|warm-?up|label smoothing|batch[ -]size"
+    r"(?<![\w-])(?:dropout|weight[ -]decay|momentum|learning[ -]rate|lr|warm-?up|label smoothing"
+    r"|batch[ -]size"
     r"|epochs?|seed|split|alpha|α|level|threshold|margin of|tolerance|temperature|beta|gamma|lambda"
     r"|decay|patience|width|depth|hidden(?: units| size)?|channels|kernel(?: size)?|stride|budget of"
     r"|top-?k|k\s*=|p\s*[<>=≤]|p-value|p value|significance|confidence(?: level)?|power|chance of"
