@@ -203,6 +203,8 @@ _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_hig
 
 
 def _expected(claim: ClaimQuantity, quantity: Quantity, fraction: bool) -> str:
+    if quantity.form == "probability" and not fraction:
+        return f"{100 * quantity.raw:.0f}%"  # stated as a percentage: shown as one
     text = quantity.expected()
     if claim.points and quantity.form == "measure":
         sign = "+" if quantity.raw > 0 else ""
@@ -279,6 +281,17 @@ def _oriented(claim: ClaimQuantity, quantity: Quantity, tok: Token) -> Quantity:
     return replace(quantity, raw=flipped[quantity.name])
 
 
+def _distance_to(candidate: Any, tok: Token) -> float:
+    quantity = _oriented(candidate.claim, candidate.quantity, tok)
+    if quantity.form == "probability":
+        expected = quantity.raw * (1.0 if candidate.fraction else 100.0)
+    elif quantity.form == "measure" and not candidate.fraction:
+        expected = quantity.format.scaled(quantity.raw)
+    else:
+        expected = quantity.raw
+    return abs(tok.value - expected)
+
+
 def _accepts(candidate: Any, tok: Token) -> bool:
     quantity = _oriented(candidate.claim, candidate.quantity, tok)
     return bool(candidate.claim.accepts_quantity(quantity, tok.value, tok.decimals,
@@ -312,9 +325,11 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             continue
         if tok.role in ("ci_low", "ci_high") and stated is not None:
             options = sorted(options, key=lambda c: c.claim.id != stated)
-        # where the words cannot tell two claims apart, the one the number agrees with
+        # where the words cannot tell two claims apart, the one the number agrees with, else the
+        # one it is nearest to
         tied = [c for c in options if c.key[:3] == options[0].key[:3]]
-        best = next((c for c in tied if _accepts(c, tok)), options[0])
+        best = next((c for c in tied if _accepts(c, tok)), None) or \
+            min(tied, key=lambda c: _distance_to(c, tok))
         ok = _accepts(best, tok)
         chosen.append((tok, best, ok))
         if tok.role == "value":

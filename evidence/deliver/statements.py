@@ -167,8 +167,8 @@ _SETTING_BEFORE = re.compile(
     r"|batch[ -]size"
     r"|epochs?|seed|split|alpha|α|level|threshold|margin of|tolerance|temperature|beta|gamma|lambda"
     r"|decay|patience|width|depth|hidden(?: units| size)?|channels|kernel(?: size)?|stride|budget of"
-    r"|top-?k|k\s*=|p\s*[<>=≤]|p-value|p value|significance|confidence(?: level)?|power|chance of"
-    r"|chance level|chance is|chance,?|version|release|held out|holds? out|hold-out|test size|test share"
+    r"|top-?k|k\s*=|p\s*[<>=≤]|p-value|p value|significance|confidence(?: level)?|power"
+    r"|version|release|held out|holds? out|hold-out|test size|test share"
     r"|trained on|train on|training on|ratio)"
     r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above))?\s*[\s(~≈]*$", re.I)
 #: Words after an integer that make it a count of things, not a result (1,797 images, 15 epochs).
@@ -189,12 +189,13 @@ _PROB_BEFORE = re.compile(r"(?:P\s*\([^)]{0,40}\)|probability(?: of [^.;]{0,90}?
                           r"|prob\.?|chance that [^.;]{0,90}?|likelihood that [^.;]{0,90}?)"
                           r"\s*(?:=|≈|~|:|is|of|at|was|about|around|only|just)?\s*(?:about|around|roughly)?\s*$",
                           re.I)
-_PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior)", re.I)
+_PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior"
+                         r"|of (?:the |all )?(?:seed |run )?pairs|of (?:the )?pairings)", re.I)
 _APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|some|~|≈|nearly|almost"
                             r"|ca\.)\s*$",
                             re.I)
 _CHANCE_BEFORE = re.compile(r"\bchance(?: level| accuracy| rate| performance| score)?(?: on [^.;,]{0,30})?"
-                            r"\s*(?:is|of|=|:|equals|would be|corresponds to)\s*[(~≈]?\s*$", re.I)
+                            r"\s*(?:is|of|=|:|equals|would be|corresponds to|level)?\s*[(~≈]?\s*$", re.I)
 _BOUND_BEFORE = re.compile(r"(?:(?:≥|>|>=|\\geq?|\bover|\babove|\bmore than|\bat least"
                            r"|\bexceed(?:s|ing)?|\bbetter than|\bhigher than)"
                            r"|(?P<below>≤|<|<=|\\leq?|\bbelow|\bunder|\bless than"
