@@ -130,7 +130,7 @@ CLASS_2 = [
     ("The probability that the CNN is better than the MLP is 0.91.\n",
      [(1, "cnn_beats_mlp", "prob_better", "drift")]),
     ("P(CNN better than MLP) = 66%.\n", [(1, "cnn_beats_mlp", "prob_better", "drift")]),
-    ("In 91% of seed pairs the CNN wins over the MLP.\n", [(1, "cnn_beats_mlp", "prob_better", "drift")]),
+    ("In 91% of seed pairs the CNN wins.\n", [(1, "cnn_beats_mlp", "prob_better", "drift")]),
     ("The label-shuffled model stays near chance at 13.2%.\n", [(1, "control_at_chance", "value", "drift")]),
     ("- Slide 4: gap CNN−MLP = +0.8 pp, 95 % CI [−0.0, +1.1] → not resolved with n=5.\n",
      [(1, "cnn_beats_mlp", "value", "drift")]),
