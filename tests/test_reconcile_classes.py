@@ -359,6 +359,20 @@ def test_decoys_are_not_flagged(sentence: str) -> None:
     assert failing("README.md", sentence + "\n") == []
 
 
+RELATED_WORK = r"""\section{Related work}
+Convolutional networks~\cite{lecun1998gradient} reached 99.2\% on MNIST in 1998, and a
+multilayer perceptron with 800 hidden units reached 98.4\%~\citep[p.~7]{simard2003}.
+Unlike \citet{smith2020}, who report 97.1\% for an MLP on CIFAR-10, we study 8$\times$8 digits.
+The MLP's test loss is 0.061 and the CNN's 0.041 (Table~\ref{tab:loss}, Section~4.2).
+"""
+
+
+def test_numbers_of_cited_work_are_not_ours() -> None:
+    assert failing("paper/related.tex", RELATED_WORK) == []
+    ours = "Our CNN reaches 98.1\\% test accuracy, above the 97.1\\% of \\citet{smith2020}.\n"
+    assert failing("paper/a.tex", ours) == [(1, "cnn_test_accuracy", "value", "drift")]
+
+
 def test_code_comments_and_math_are_not_prose() -> None:
     md = ("```python\nacc = 0.912  # CNN test accuracy 91.2%\n```\n\n"
           "<!-- the CNN's test accuracy was 97.0% -->\n\n"

@@ -299,6 +299,33 @@ def _accepts(candidate: Any, tok: Token) -> bool:
                                                  bound=tok.bound))
 
 
+#: Citations of other work: LaTeX \cite commands, [@key], numeric [12], "et al.", (Author, 2020).
+_CITATION = re.compile(
+    r"\\(?:cite|citep|citet|citealp|citealt|parencite|textcite|autocite|footcite)\b|\[@[\w:-]+"
+    r"|\[\d+(?:\s*[,;–-]\s*\d+)*\]|\bet al\."
+    r"|\([A-Z][A-Za-z-]+(?: et al\.?| and [A-Z][A-Za-z-]+)?,? \d{4}[a-z]?\)")
+#: Words that make a citing sentence about this work's own results.
+_OURS = re.compile(r"\b(?:our|ours|we|us|this (?:work|paper|study|project|repository)|here|in this)\b", re.I)
+#: Words that attribute a number to others' work.
+_REPORTED = re.compile(r"\b(?:who (?:report|reported|found|obtain(?:ed)?|achieve[sd]?)|reported (?:by|in)"
+                       r"|according to|as reported|prior work|previous work|the literature)\b", re.I)
+
+
+def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: list[tuple[int, int]]) -> bool:
+    """Whether a number is someone else's: a citation right after it ("98.4%~\\citep{x}", "98.4%
+    [12]"), a citation before it in its clause ("networks~\\cite{x} reached 99.2%"), or a reporting
+    phrase before it in its clause ("who report 97.1%") - unless the clause speaks of our work."""
+    clause_start = seg.start
+    for m in re.finditer(r"[,;]\s|\b(?:but|while|whereas|unlike)\b", text[seg.start : tok.start]):
+        clause_start = seg.start + m.end()
+    clause = text[clause_start : tok.start]
+    if _OURS.search(clause):
+        return False
+    after = any(tok.end <= a <= tok.end + 4 for a, _ in citations)
+    before = any(clause_start <= a and b <= tok.start for a, b in citations)
+    return after or before or _REPORTED.search(clause) is not None
+
+
 def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.Segment]:
     """Each segment's whole sentence, by the segment's id: numbers are judged per clause (split at
     ';'), wording per sentence, so a clause is widened back over the clauses before it."""
@@ -316,6 +343,9 @@ def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.S
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int]) -> list[Finding]:
+    citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)]
+    if citations or _REPORTED.search(text, seg.start, seg.end):
+        tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]
     order = respectively_order(t, seg, tokens, mentions)
     chosen = []
     stated: str | None = None  # the claim whose value was stated last: an interval after it is its
