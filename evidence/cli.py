@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from evidence.core.errors import EXIT_BAD_INPUT, EvidenceError
 from evidence.core.project import Project
@@ -36,21 +37,58 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def cmd_status(args: argparse.Namespace) -> int:
-    """List runs in progress: step, last checkpoint, heartbeat age, and whether it is alive."""
-    project = _project(args)
-    rows = []
+def _work_records(project: Project) -> list[tuple[Path, dict[str, Any]]]:
+    """Every run work folder with its status record (``status.json``), in name order."""
     work = project.work_dir
+    found = []
     for status_file in sorted(work.glob("*/status.json")) if work.is_dir() else []:
         try:
             status = json.loads(status_file.read_text("utf-8"))
         except (OSError, ValueError):
             continue
+        if isinstance(status, dict):
+            found.append((status_file.parent, status))
+    return found
+
+
+def _declared_run_ids(project: Project) -> set[str]:
+    """The run ids (first generation) of every run an experiment declares now."""
+    from evidence.experiments.spec import expand_all
+    from evidence.store.runs import run_id_for
+
+    return {run_id_for(spec.key) for spec in expand_all(project)}
+
+
+def _stale(folder: Path, status: dict[str, Any], declared: set[str]) -> bool:
+    """A work folder of a run no experiment declares any more (a rerun ``<id>-2`` counts as
+    its key's), whose process is not running: its record describes nothing current."""
+    pid = int(status.get("pid", 0) or 0)
+    return folder.name.split("-")[0] not in declared and not (pid and _alive(pid))
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """List runs in progress: step, last checkpoint, heartbeat age, and whether it is alive.
+
+    Work folders of runs no experiment declares any more (a failure before the experiment was
+    fixed) are not listed as if current: they are counted, and ``evidence gc`` lists them."""
+    project = _project(args)
+    rows = []
+    try:
+        declared: set[str] | None = _declared_run_ids(project)
+    except EvidenceError as error:  # a broken experiment must not hide the runs in progress
+        print(f"(every work folder listed: the experiments do not expand: {error})")
+        declared = None
+    stale: dict[str, int] = {}
+    for folder, status in _work_records(project):
+        if declared is not None and _stale(folder, status, declared):
+            kind = "failure record" if status.get("state") == "failed" else "work folder"
+            stale[kind] = stale.get(kind, 0) + 1
+            continue
         age = time.time() - float(status.get("updated_at", 0))
         pid = int(status.get("pid", 0))
         alive = _alive(pid) if pid else False
         recorded = str(status.get("state", "?"))
-        if (project.runs_dir / status_file.parent.name / "manifest.json").is_file():
+        if (project.runs_dir / folder.name / "manifest.json").is_file():
             state = "sealed (its work folder was left by a kill after sealing: safe to delete)"
         elif alive:
             state = recorded
@@ -66,16 +104,19 @@ def cmd_status(args: argparse.Namespace) -> int:
         total = status.get("total_steps")
         shown_step = "-" if step is None else f"{step}/{total}" if total else str(step)
         checkpoint = status.get("last_checkpoint")
-        rows.append((f"{status.get('experiment')}/{status.get('label')}", status_file.parent.name,
+        rows.append((f"{status.get('experiment')}/{status.get('label')}", folder.name,
                      shown_step, "none yet" if checkpoint is None else str(checkpoint),
                      f"{age:.0f}s", state))
     if not rows:
         print("no runs in progress")
-        return 0
-    header = ("run", "id", "step", "checkpoint", "heartbeat", "state")
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+    else:
+        header = ("run", "id", "step", "checkpoint", "heartbeat", "state")
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        for row in [header, *rows]:
+            print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+    for kind, count in sorted(stale.items()):
+        print(f"{count} {kind}{'' if count == 1 else 's'} of a run no experiment declares any more "
+              "(`evidence gc` lists them, `evidence gc --delete` removes them)")
     return 0
 
 
@@ -110,15 +151,29 @@ def cmd_rerun(args: argparse.Namespace) -> int:
 
 
 def cmd_gc(args: argparse.Namespace) -> int:
-    """List sealed runs that no experiment declares; delete them only with --delete."""
+    """List sealed runs, and work folders of runs (a failure record, a dead run's checkpoints),
+    that no experiment declares; delete them only with --delete."""
     import shutil
 
     from evidence.experiments.spec import expand_all
-    from evidence.store.runs import RunStore
+    from evidence.store.runs import RunStore, run_id_for
 
     project = _project(args)
     store = RunStore(project.runs_dir)
     wanted = {spec.key for spec in expand_all(project)}
+    declared = {run_id_for(key) for key in wanted}
+    stale = [(folder, status) for folder, status in _work_records(project)
+             if _stale(folder, status, declared)]
+    for folder, status in stale:
+        what = f"failed: {status.get('error', '')}" if status.get("state") == "failed" \
+            else str(status.get("state", "?"))
+        print(f"{'deleting' if args.delete else 'stale'} {project.relative(folder)} "
+              f"({status.get('experiment', '?')}/{status.get('label', '?')}, {what})")
+        if args.delete:
+            shutil.rmtree(folder)
+    if stale:
+        print(f"{len(stale)} stale work folder(s) of runs no experiment declares any more"
+              + ("" if args.delete else "; run `evidence gc --delete` to remove them"))
     orphans = []
     for run in store.runs():
         try:

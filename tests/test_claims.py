@@ -62,8 +62,10 @@ def test_comparison_claim_carries_classification_and_predicate() -> None:
     noise = resolve_claim({**effect, "predicate": {"kind": "classification", "equals": "noise"}}, REPORT)
     assert noise["supported"] is True
     # "A beats B" cannot rest on a verdict of noise: the claim holds but is flagged
-    assert noise["caveat"] == ("the comparison a_vs_b claims a is better than b, but this claim only "
-                               "requires the verdict noise, which does not show that direction")
+    # in the paper's words: the caveat is shown beside the statement, so it names no verify id
+    assert noise["caveat"] == ("a was claimed to be better than b, but this claim rests on an "
+                               "equivalence test (a difference within the declared margin), which "
+                               "does not show that direction")
     assert {r["run_id"] for r in noise["runs"]} == {"b" * 16, "c" * 16}
 
 

@@ -5,6 +5,8 @@ way a number gets into the paper:
 
 * ``{{ claim("id") }}``: the claim's value as the claim formats it ("98.6%");
 * ``{{ ci("id") }}``, ``{{ n("id") }}``: its interval and number of seeds;
+* ``{{ citation("id") }}``: the citation of the published number a ``reference:`` claim cites
+  (or a comparison is made against), from comparisons.toml, so it is never typed by hand;
 * ``{{ statement("id") }}``: the claim's full sentence, followed by its disclosures;
 * ``{{ figure("name") }}``, ``{{ table("name") }}``: the figure (image, caption, links to its
   provenance sidecar and source_data.csv) or the table (with caption and links);
@@ -85,13 +87,15 @@ def not_shown(resolved: Mapping[str, Any]) -> str:
         sentence = sentence[0].lower() + sentence[1:]  # "The CNN" -> "the CNN"; "CNN" stays
     label = resolved.get("classification")
     predicate = resolved.get("predicate") or {}
-    if label in _WHY_NOT and not (label == "effect" and resolved.get("direction_matches_claim")):
+    if resolved.get("why_reader"):  # the reason that decided it, with its numbers (claims.support)
+        why = str(resolved["why_reader"])
+    elif label in _WHY_NOT and not (label == "effect" and resolved.get("direction_matches_claim")):
         why = _WHY_NOT[str(label)]
+        needed = resolved.get("seeds_needed")
+        if label == "insufficient_evidence" and needed:
+            why += f"; about {needed} seeds per group would be needed (an estimate from these seeds)"
     else:
         why = f"its test fails ({predicate.get('detail', 'no predicate')})"
-    needed = resolved.get("seeds_needed")
-    if label == "insufficient_evidence" and needed:
-        why += f"; about {needed} seeds per group would be needed (an estimate from these seeds)"
     return f"**Not shown.** We could not show that {escape(sentence)}: {escape(why)}."
 
 
@@ -115,7 +119,14 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
         found = [d for d in inputs.disclosures
                  if d.get("scope", "claim") == "claim" and name in d.get("claims", [])]
         return "\n\n".join(f"> **Disclosure ({SEVERITY_MARK.get(d['severity'], d['severity'])}):** "
-                             f"{escape(d['message'])}" for d in found)
+                             f"{escape(d.get('reader_message') or d['message'])}" for d in found)
+
+    def citation(name: str) -> str:
+        """Where the published number a claim cites (or is compared with) comes from."""
+        resolved = _lookup("claim", inputs.claims, name)
+        if not resolved.get("citation"):
+            raise PaperReferenceError(f"claim {name!r} cites no published number, so it has no citation")
+        return escape(resolved["citation"])
 
     def statement(name: str) -> str:
         resolved = _lookup("claim", inputs.claims, name)
@@ -175,7 +186,7 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
         parts = [f"{counts[s]} {s}" for s in ("serious", "warning", "info") if s in counts]
         return ", ".join(parts) if parts else "none"
 
-    return {"claim": claim, "ci": ci, "n": n, "statement": statement, "figure": figure,
+    return {"claim": claim, "ci": ci, "n": n, "citation": citation, "statement": statement, "figure": figure,
             "table": table, "disclosures": disclosures, "disclosure_summary": disclosure_summary,
             "project_disclosures": project_disclosures, "disclosures_link": disclosures_link}
 

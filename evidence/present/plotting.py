@@ -18,12 +18,13 @@ Why it is built this way:
   and how many series and points were drawn, counted from the artists in the figure.
 
 Spec keys common to every kind: ``name``, ``kind`` (``curves``, ``points``, ``expected_max``),
-``order`` (selects and orders the groups; default all, sorted), ``labels`` and ``colors`` (per
-group), ``figsize`` (inches, default 5 x 3.5), ``dpi`` (default 150), ``title``, ``xlabel``,
-``ylabel``, ``ylim``, ``legend_loc``, ``caption`` (prepended to the generated caption),
-``expected_series`` and ``expected_points`` (what the gate demands; default: from the data),
-``min_variance`` (the gate's blank floor). Unknown keys are ignored: the engine's own keys
-(selection, output) share the spec.
+``order`` (orders the groups; default all, sorted; every group the selections pick must be in
+it: leaving one out is an error, see :func:`evidence.present.artifacts.check_order`), ``labels``
+and ``colors`` (per group), ``figsize`` (inches, default 5 x 3.5), ``dpi`` (default 150),
+``title``, ``xlabel``, ``ylabel``, ``ylim``, ``legend_loc``, ``caption`` (prepended to the
+generated caption), ``expected_series`` and ``expected_points`` (what the gate demands; default:
+from the data), ``min_variance`` (the gate's blank floor). Unknown keys are ignored: the
+engine's own keys (selection, output) share the spec.
 """
 
 from __future__ import annotations
