@@ -69,11 +69,8 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
                                                      for w in g})))
     if pattern is None:
         return []
-    found = []
-    for m in pattern.finditer(t, start, end):
-        word = next(k for k, v in m.groupdict().items() if v is not None)
-        found.append(Mention(m.start(), m.end(), owners[word], m.group(0)))
-    return found
+    return [Mention(m.start(), m.end(), owners[str(m.lastgroup)], m.group(0))
+            for m in pattern.finditer(t, start, end)]
 
 
 def _header_subjects(header: str, claims: Sequence[ClaimQuantity]) -> set[str]:
@@ -92,7 +89,10 @@ def _subject_pattern(pairs: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str
         owners[name] = subject
         words = r"[\s_-]+".join(re.escape(w) for w in word.split())
         parts.append(f"(?P<{name}>{words})")
-    return re.compile(rf"(?<!\w)(?:{'|'.join(parts)})(?:s|es|'s|’s)?(?![\w])", re.IGNORECASE), owners
+    # a first-letter lookahead lets the engine skip every position no name can start at
+    first = "".join(sorted({w[0].lower() for _, w in pairs} | {w[0].upper() for _, w in pairs}))
+    return re.compile(rf"(?<!\w)(?=[{re.escape(first)}])(?:{'|'.join(parts)})(?:s|es|'s|’s)?(?![\w])",
+                      re.IGNORECASE), owners
 
 
 @dataclass

@@ -238,9 +238,9 @@ def scan_text(
         raise ValueError(f"duplicate claim ids: {sorted({i for i in ids if ids.count(i) > 1})}")
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     doc = prose_module.parse(file, text)
-    masked = BOUND_RE.sub(lambda m: " " * len(m.group(0)), doc.masked)
-    masked = mask_decoys(masked)
-    findings = _bound_findings(file, text, doc, masked, claims, starts)
+    plain = mask_decoys(doc.masked)
+    masked = _blank_bound(doc.masked, plain)
+    findings = _bound_findings(file, text, doc, plain, masked, claims, starts)
     findings += _binding_findings(file, text, doc, masked, claims, starts)
     tokens = [tok for tok in tokenize(masked) if not tok.decoy and tok.statement]
     token_starts = [tok.start for tok in tokens]
@@ -408,14 +408,23 @@ BOUND_RE = re.compile(r"\[([^\]\n]{1,80})\]\(#claim:([A-Za-z0-9_.\-]+)\)")
 _BOUND_NUMBER = re.compile(r"^\s*([-−+]?\d+(?:\.\d+)?)\s*(\\?%|percent|per cent|points?|pp|pts?)?\s*$", re.I)
 
 
-def _bound_findings(file: str, text: str, doc: prose_module.Prose, masked: str,
+def _blank_bound(prose: str, plain: str) -> str:
+    """``plain`` (decoys masked) with every ``[x](#claim:id)`` of the prose blanked as well."""
+    if "#claim:" not in prose:
+        return plain
+    chars = list(plain)
+    for m in BOUND_RE.finditer(prose):
+        chars[m.start() : m.end()] = " " * (m.end() - m.start())
+    return "".join(chars)
+
+
+def _bound_findings(file: str, text: str, doc: prose_module.Prose, plain: str, masked: str,
                     claims: Sequence[ClaimQuantity], starts: list[int]) -> list[Finding]:
     """Findings of the numbers cited explicitly (checked against their claim at the precision they
     state, as its value or an interval bound); an unknown claim id, a link text that is not one
     number, or a sentence that names another subject and none of the claim's, is drift."""
     by_id = {c.id: c for c in claims}
     findings = []
-    plain = mask_decoys(doc.masked) if BOUND_RE.search(text) else ""
     for m in BOUND_RE.finditer(text):
         if plain[m.start() : m.start() + 1] != "[":
             continue  # in code, a comment or an HTML block: not a citation
@@ -573,7 +582,7 @@ def hand_typed_numbers(path: Path, text: str) -> list[HandTypedNumber]:
     """Numbers written literally in a paper source (a Jinja template or a LaTeX file), outside
     template blocks, code, comments and citations: every number there should come from a claim."""
     doc = prose_module.parse(path.as_posix(), text)  # the name scan_text parsed it by: parsed once
-    masked = mask_decoys(BOUND_RE.sub(lambda m: " " * len(m.group(0)), doc.masked))
+    masked = _blank_bound(doc.masked, mask_decoys(doc.masked))
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     return [
         HandTypedNumber(path.as_posix(), *_line_col(starts, tok.start), text[tok.start : tok.end].strip())

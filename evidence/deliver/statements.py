@@ -86,13 +86,27 @@ def decoy_patterns() -> list[re.Pattern[str]]:
     return [re.compile(pattern, flags) for pattern, flags in _DECOY_PATTERNS_SOURCE]
 
 
+#: The first patterns mask what is not prose whether or not it holds a number (comments, tags,
+#: code, link targets, URLs: words in them are no subjects either); the rest mask numbers only.
+_TEXT_PATTERNS = 6
+
+
 @lru_cache(maxsize=32)
 def mask_decoys(t: str) -> str:
+    """``t`` with every decoy blanked (same length). The number patterns run only on the blocks
+    (runs of lines between blank lines) that hold a digit: most of a document holds none."""
     from evidence.deliver.prose import spaces
 
-    for pattern in decoy_patterns():
+    patterns = decoy_patterns()
+    for pattern in patterns[:_TEXT_PATTERNS]:
         t = pattern.sub(lambda m: spaces(m.group(0)), t)
-    return t
+    blocks = re.split(r"(\n[ \t]*\n)", t)
+    for n, block in enumerate(blocks):
+        if n % 2 == 0 and any(c.isdigit() for c in block):
+            for pattern in patterns[_TEXT_PATTERNS:]:
+                block = pattern.sub(lambda m: spaces(m.group(0)), block)
+            blocks[n] = block
+    return "".join(blocks)
 
 
 @dataclass
