@@ -192,6 +192,24 @@ def test_a_template_binding_or_macro_in_a_sentence_about_another_subject_is_susp
     assert failing("paper/paper.tex", tex) == [(1, "cnn_test_accuracy", "value", "drift")]
 
 
+@pytest.mark.parametrize(("name", "text"), [
+    ("README.md", "The CNN and the MLP reach [98.1%](#claim:mlp_test_accuracy) and "
+                  "[98.7%](#claim:cnn_test_accuracy), respectively.\n"),
+    ("paper/paper.md.j2", "The CNN and the MLP reach {{ claim('mlp_test_accuracy') }} and "
+                          "{{ claim('cnn_test_accuracy') }}, respectively.\n"),
+    ("paper/paper.tex", "The CNN and the MLP reach \\evMlpTestAccuracy{} and \\evCnnTestAccuracy{}, "
+                        "respectively.\n"),
+])
+def test_swapped_bindings_in_a_respectively_list_are_drift(name: str, text: str) -> None:
+    assert failing(name, text) == [(1, "cnn_test_accuracy", "value", "drift"),
+                                   (1, "mlp_test_accuracy", "value", "drift")]
+    swaps = [("mlp_test_accuracy", "cnn_test_accuracy"), ("MlpTest", "CnnTest"), ("[98.1%]", "[98.7%]")]
+    fixed = text
+    for a, b in swaps:
+        fixed = fixed.replace(a, "@").replace(b, a).replace("@", b)
+    assert failing(name, fixed) == []
+
+
 # ------------------------------------------------------------------ class 5: structure
 
 TABULAR = r"""\begin{table}[t]

@@ -241,7 +241,9 @@ def scan_text(
     plain = mask_decoys(doc.masked)
     masked = _blank_bound(doc.masked, plain)
     findings = _bound_findings(file, text, doc, plain, masked, claims, starts)
-    findings += _binding_findings(file, text, doc, masked, claims, starts)
+    misplaced = _binding_findings(file, text, doc, masked, claims, starts)
+    moved = {(f.line, f.column) for f in misplaced}
+    findings = [f for f in findings if (f.line, f.column) not in moved] + misplaced
     tokens = [tok for tok in tokenize(masked) if not tok.decoy and tok.statement]
     token_starts = [tok.start for tok in tokens]
     named = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
@@ -465,7 +467,7 @@ def _bound_findings(file: str, text: str, doc: prose_module.Prose, plain: str, m
 
 
 #: A claim cited by a paper template's helpers: ``{{ claim("id") }}``, ``ci``, ``n``, ``statement``.
-_JINJA_BINDING = re.compile(r"\{\{[^}]*?\b(?:claim|ci|n|statement)\(\s*[\"']([\w.\-]+)[\"']")
+_JINJA_BINDING = re.compile(r"\{\{[^}]*?\b(?:claim|ci|n|statement)\(\s*[\"']([\w.\-]+)[\"'][^}]*\}\}")
 
 
 def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str,
@@ -482,17 +484,48 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
         index = macro_index(list(by_id))
         bindings += [(pos, pos + len(name) + 1, index[name][0]) for pos, name in cited_macros(text)
                      if name in index and index[name][1] in ("", "Low", "High", "Interval")]
+    plain = mask_decoys(doc.masked)  # cached: the text scan_text masked
+    bindings += [(m.start(), m.end(), m.group(2)) for m in BOUND_RE.finditer(text)
+                 if plain[m.start() : m.start() + 1] == "[" and m.group(2) in by_id]
     findings = []
+    swapped = _respectively_swaps(masked, doc, sorted(bindings), by_id, claims)
     for start, end, claim_id in bindings:
         claim = by_id.get(claim_id)
         if claim is None:
             continue  # an unknown id fails rendering (Jinja) or compiling (LaTeX), by name
-        other = _other_subject(masked, doc, start, claim, claims)
+        other = None if text[start] == "[" else _other_subject(masked, doc, start, claim, claims)
+        other = other or swapped.get(start)
         if other:
             line, col = _line_col(starts, start)
             findings.append(Finding(file, line, col, claim_id, text[start:end], math.nan, claim.expected,
                                     "drift", bound=True, why=other))
     return findings
+
+
+def _respectively_swaps(masked: str, doc: prose_module.Prose, bindings: list[tuple[int, int, str]],
+                        by_id: dict[str, ClaimQuantity], claims: Sequence[ClaimQuantity]) -> dict[int, str]:
+    """"The CNN and the MLP reach [x](#claim:mlp...) and [y](#claim:cnn...), respectively": the
+    n-th binding of a "respectively" sentence must be about the n-th subject named before them."""
+    out: dict[int, str] = {}
+    for seg in doc.segments:
+        if not re.search(r"\brespectively\b", masked[seg.start : seg.end], re.I):
+            continue
+        inside = [b for b in bindings if seg.start <= b[0] < seg.end and by_id[b[2]].subjects
+                  and not by_id[b[2]].comparison]
+        if len(inside) < 2:
+            continue
+        named: list[str] = []
+        for m in subject_mentions(masked, seg.start, inside[0][0], claims):
+            if m.subject not in named:
+                named.append(m.subject)
+        if len(named) != len(inside):
+            continue
+        for (start, _, claim_id), subject in zip(inside, named, strict=True):
+            own = by_id[claim_id].subjects[0][0]
+            if own != subject:
+                out[start] = (f"'respectively' pairs this citation of {claim_id} ({own}) with {subject}, "
+                              f"the subject named in its place")
+    return out
 
 
 def _other_subject(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
