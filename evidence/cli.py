@@ -333,6 +333,28 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 1 if report.rejected else 0
 
 
+def cmd_reconcile(args: argparse.Namespace) -> int:
+    """Reconcile documents against the claims now, without a delivery: every finding, or --json."""
+    from evidence.deliver.assemble import quick_reconcile
+    from evidence.deliver.reconcile import KINDS
+
+    project = _project(args)
+    doc = quick_reconcile(project, [Path(f) for f in args.files] or None)
+    if args.json:
+        print(json.dumps(doc, indent=2, sort_keys=True))
+    else:
+        for record in doc["findings"]:
+            if record["kind"] == "match" and not args.all:
+                continue
+            where = f"{record['file']}:{record['line']}:{record['column']}"
+            claim = f" {record['claim']} ({record['quantity']})" if record["claim"] else ""
+            print(f"{record['kind'].upper()}{' (waived)' if record['waived'] else ''} {where}:{claim} "
+                  f"{record['stated']!r}: {record['reason']}")
+        counts = ", ".join(f"{doc['counts'][k]} {k}" for k in KINDS if doc["counts"].get(k))
+        print(f"reconcile: {doc['failing']} failing finding(s); {counts or 'nothing stated'}")
+    return 1 if doc["failing"] else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evidence", description=__doc__.splitlines()[0])
     parser.add_argument("--project", default=".", help="project root (default: .)")
@@ -394,6 +416,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help="do not make the folder a git repository with the template committed")
     init.set_defaults(func=cmd_init)
     sub.add_parser("schemas", help=cmd_schemas.__doc__).set_defaults(func=cmd_schemas)
+    rec = sub.add_parser("reconcile", help=cmd_reconcile.__doc__)
+    rec.add_argument("files", nargs="*", help="documents to check (default: the project's reconcile list "
+                     "and captions)")
+    rec.add_argument("--json", action="store_true", help="print reconcile.json's document")
+    rec.add_argument("--all", action="store_true", help="also list the matching statements")
+    rec.set_defaults(func=cmd_reconcile)
     why = sub.add_parser("why", help=cmd_why.__doc__)
     why.add_argument("task", help="a doit task, e.g. train:digits/cnn-s0 or figures:test_accuracy/render")
     why.set_defaults(func=cmd_why)

@@ -424,6 +424,19 @@ def _runs_of(entry: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
     return list(entry["runs"])
 
 
+def _subjects(entry: Mapping[str, Any], kind: str) -> list[str]:
+    """What the claim is about, by the names the evidence gives it: a comparison's two sides
+    (A, B), an aggregate's strata, an expected-max sweep's id. Reconcile finds the claim in prose
+    by these names (:func:`subject_words`)."""
+    if kind == "verify":
+        names = [entry.get("a", {}).get("name"), entry.get("b", {}).get("name")]
+        return [str(n) for n in names] if all(names) else []
+    if kind == "aggregate":
+        return sorted({str(s["name"]) for s in entry.get("strata", []) if s.get("name")}) or \
+            [str(entry["id"])]
+    return [str(entry["id"])]
+
+
 def resolve_claim(claim: Mapping[str, Any], report: Mapping[str, Any]) -> dict[str, Any]:
     """One claim, resolved from the verify report."""
     from evidence.verify.report import find_entry
@@ -455,6 +468,8 @@ def resolve_claim(claim: Mapping[str, Any], report: Mapping[str, Any]) -> dict[s
         "format": {"style": fmt.style, "decimals": fmt.decimals},
         "citation": citation,
     }
+    resolved["subjects"] = _subjects(entry, kind)
+    resolved["prob_better"] = _float(entry["numbers"].get("prob_improvement")) if kind == "verify" else None
     resolved["formatted"] = fmt.render(resolved["value"], signed=signed)
     resolved["ci_formatted"] = fmt.render_interval(_float(low), _float(high), signed=signed)
     resolved["predicate"] = _predicate(claim.get("predicate"), resolved)
@@ -503,17 +518,95 @@ def resolve_all(project: Project) -> dict[str, Any]:
     return {"schema_version": 1, "title": evidence.get("title", ""), "claims": resolved}
 
 
+#: Names researchers use for common model and control names, beside the name itself.
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "cnn": ("convolutional network", "convolutional neural network", "convnet", "conv net",
+            "convolutional model"),
+    "mlp": ("multilayer perceptron", "multi-layer perceptron", "perceptron", "fully connected network"),
+    "control": ("shuffled-label control", "shuffled-label model", "shuffled labels", "shuffled-label",
+                "label-shuffled", "random labels", "random-label", "permuted labels", "permuted-label",
+                "baseline control"),
+    "wide": ("wider", "wide", "widened"),
+    "gbm": ("gradient boosting", "gradient-boosted trees", "gradient boosted trees", "boosted trees",
+            "gradient-boosting model"),
+    "xgboost": ("gradient boosting", "boosted trees"), "lightgbm": ("gradient boosting", "boosted trees"),
+    "rf": ("random forest",), "forest": ("random forest",),
+    "ridge": ("ridge regression", "ridge model"), "lasso": ("lasso regression",),
+    "linear": ("linear model", "linear regression", "linear baseline"),
+    "logreg": ("logistic regression",), "lr": ("logistic regression",),
+    "svm": ("support vector machine",), "knn": ("nearest neighbours", "nearest neighbors", "k-NN"),
+    "rnn": ("recurrent network",), "lstm": ("recurrent network",),
+    "transformer": ("transformers",), "resnet": ("residual network",),
+    "baseline": ("the baseline",),
+    "sweep": ("sweep", "tuning", "tuning budget", "search", "configurations"),
+}
+_METRIC_NAMES: dict[str, tuple[str, ...]] = {
+    "accuracy": ("accuracy", "acc", "acc."),
+    "rmse": ("rmse", "root mean squared error", "root-mean-square error"),
+    "mae": ("mae", "mean absolute error"), "mse": ("mse", "mean squared error"), "r2": ("r2", "r²", "r^2"),
+    "f1": ("f1", "f1 score", "f1-score"), "loss": ("loss",), "auc": ("auc", "auroc"),
+}
+_SPLIT_NAMES = {"test": ("test",), "val": ("validation", "val"), "train": ("training", "train")}
+
+
+def subject_words(name: str) -> tuple[str, ...]:
+    """The words prose may use for a variant or comparison side named ``name``: the name, its
+    parts in either order ("mlp_wide": "MLP wide", "wide MLP"), and common synonyms."""
+    parts = [p for p in re.split(r"[_\-\s]+", name) if p]
+    words = [name, " ".join(parts)]
+    if len(parts) == 2:
+        words.append(f"{parts[1]} {parts[0]}")
+        for a, b in ((parts[0], parts[1]), (parts[1], parts[0])):
+            for alt in _SYNONYMS.get(a, ()):
+                if a in ("wide",):
+                    words.append(f"{alt} {b}")
+    if len(parts) == 1:
+        words += _SYNONYMS.get(parts[0].lower(), ())
+    if any(p.lower() == "wide" for p in parts):
+        words += ["width", "wider", "widened", "double width", "doubled width"]
+    elif parts[-1].lower() in ("sweep",) or parts[0].lower() in ("sweep",):
+        words += _SYNONYMS["sweep"]
+    if any(p.lower() == "control" for p in parts):
+        words += _SYNONYMS["control"]
+    return tuple(dict.fromkeys(w for w in words if w.strip()))
+
+
+def metric_words(metric: str | None, split: str | None) -> tuple[str, ...]:
+    """The metric's names, alone and with the split ("accuracy", "test accuracy")."""
+    if not metric:
+        return ()
+    names = _METRIC_NAMES.get(metric.lower(), (metric.replace("_", " "),))
+    words = list(names)
+    for split_name in _SPLIT_NAMES.get(split or "", ()):
+        words += [f"{split_name} {n}" for n in names]
+    return tuple(dict.fromkeys(words))
+
+
 def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
-    """What reconcile checks documents against: every claim with a value, in its displayed form
-    (found by its keywords in prose, or cited explicitly as ``[98.6%](#claim:id)``)."""
+    """What reconcile checks documents against: every claim with a value, with every quantity it
+    states (interval, n, seeds needed, P(better)) and the words of its subjects and metric,
+    derived from the evidence; ``keywords`` add to them."""
     quantities = []
     for claim in resolved["claims"]:
         if claim["value"] is None:
-            continue  # a claim without keywords is still checked where a document cites it
+            continue
         fmt = Format.from_mapping(claim["format"])
-        quantities.append(ClaimQuantity(id=claim["id"], value=claim["value"],
-                                        format=fmt.number_format,
-                                        keywords=tuple(claim["keywords"])))
+        kind = str(claim["ref"]).split(":", 1)[0]
+        quantity = claim.get("quantity")
+        comparison = kind == "verify" and (quantity or "diff") in ("diff", "improvement")
+        names = claim.get("subjects") or []
+        subjects = (tuple(subject_words(n) for n in names[:2]) if comparison
+                    else (tuple(w for n in names for w in subject_words(n)),) if names else ())
+        quantities.append(ClaimQuantity(
+            id=claim["id"], value=claim["value"], format=fmt.number_format,
+            keywords=tuple(claim["keywords"]), ci_low=claim["ci_low"],
+            ci_high=claim["ci_high"], n=claim["n"] if kind != "expected_max" else None,
+            seeds_needed=claim.get("seeds_needed") if claim.get("classification") != "effect" else None,
+            prob_better=claim.get("prob_better") if comparison else None,
+            subjects=subjects, metric=metric_words(claim.get("metric"), claim.get("split")),
+            comparison=comparison, classification=claim.get("classification"),
+            supported=claim.get("supported"), claimed=claim.get("claimed"),
+            points=fmt.style == "points", split=claim.get("split")))
     return quantities
 
 

@@ -55,7 +55,7 @@ SCHEMA_VERSION = 1
 SEVERITIES = ("serious", "warning", "info")
 #: Every check audit() runs, in the order it runs them (recorded in disclosures.json).
 CHECKS = ("rederivable", "obsolete_runs", "integrity", "splits", "test_in_selection", "seeds", "claim_status",
-          "git", "environment", "stale_artifact", "hand_typed", "waiver", "prices")
+          "git", "environment", "stale_artifact", "hand_typed", "waiver", "prices", "precision")
 #: Evaluations of the test split that mean it informed training or model selection.
 _LEAKY_PURPOSES = ("selection", "monitoring")
 _IDENTITY_WORDS = {"engine_digest": "the engine's numerical code changed", "config": "the config changed",
@@ -686,6 +686,14 @@ class _Audit:
                      f"allows {p['max_age_days']} days), so the cost in the compute statement may be out "
                      f"of date: check it at its source ({p['source']}) and update prices.toml.", **p)
 
+    def precision(self, findings: Sequence[Mapping[str, Any]]) -> None:
+        """Numbers in documents stated with more digits than their claim's interval supports."""
+        for f in findings:
+            where = f"{f['file']}:{f['line']}"
+            self.add("precision", f"{f['claim']}@{where}", "info",
+                     f"{where} states {f['stated']!r} for claim {f['claim']}: {f['reason']}.",
+                     claims=[f["claim"]], file=f["file"], line=f["line"], stated=f["stated"])
+
     def waivers(self, waivers: Sequence[Waiver]) -> None:
         for w in waivers:
             where = f"{w.file_glob}:{w.line}" if w.line is not None else w.file_glob
@@ -697,7 +705,7 @@ class _Audit:
 
 def audit(project: Project, resolved_claims: Mapping[str, Any], verify_report: Mapping[str, Any], *,
           hand_typed: Sequence[HandTypedNumber] = (), waivers: Sequence[Waiver] = (),
-          min_seeds: int = 5) -> list[Finding]:
+          min_seeds: int = 5, overstated: Sequence[Mapping[str, Any]] = ()) -> list[Finding]:
     """Every finding about the evidence behind the resolved claims, sorted by severity then id.
 
     Never raises for a finding (that is the point: disclose, do not block); raises
@@ -709,7 +717,8 @@ def audit(project: Project, resolved_claims: Mapping[str, Any], verify_report: M
               "splits": state.splits, "test_in_selection": state.test_in_selection, "seeds": state.seeds,
               "claim_status": state.claim_status, "git": state.git, "environment": state.environment,
               "stale_artifact": state.artifacts, "hand_typed": lambda: state.hand_typed(hand_typed),
-              "waiver": lambda: state.waivers(waivers), "prices": state.prices}
+              "waiver": lambda: state.waivers(waivers), "prices": state.prices,
+              "precision": lambda: state.precision(overstated)}
     for name in CHECKS:
         try:
             checks[name]()

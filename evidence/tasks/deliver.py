@@ -186,14 +186,16 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            "task_dep": ["verify:report"], "targets": [claims_file], "verbosity": 2}
     yield {"name": "reconcile", "doc": "numbers in documents vs their evidence; drift fails the build",
            **step(steps.reconcile_action, project),
-           "file_dep": sorted({claims_file, *docs, *sources, str(project.evidence_file)}),
-           "targets": [str(project.reconcile_dir / "report.json"), str(project.reconcile_dir / "report.md")],
+           "file_dep": sorted({claims_file, *docs, *sources, str(project.evidence_file),
+                               *(str(p) for p in steps.hand_typed_sources(project))}),
+           "targets": [str(project.reconcile_dir / "report.json"), str(project.reconcile_dir / "report.md"),
+                       str(project.reconcile_dir / "reconcile.json")],
            "verbosity": 2}
     yield {"name": "disclose", "doc": "audit the evidence behind every claim -> DISCLOSURES.md",
            **step(steps.disclose_action, project),
            "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation,
-                               *audited_inputs, *priced}),
-           "task_dep": ["figures", "tables"],
+                               *audited_inputs, *priced, str(project.reconcile_dir / "reconcile.json")}),
+           "task_dep": ["figures", "tables", "deliver:reconcile"],
            "uptodate": [UnlessInputsChanged(check) for check in
                         (StoreUnchanged(project), PricesUnchanged(project), InputsStateUnchanged(project))],
            "targets": [disclosures_file, str(project.disclosures_dir / "DISCLOSURES.md")], "verbosity": 2}
