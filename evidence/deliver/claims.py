@@ -269,7 +269,10 @@ def _interval_words(entry: Mapping[str, Any], fmt: Format) -> tuple[str, str]:
 
 
 def _failed_guards(entry: Mapping[str, Any]) -> str:
-    failed = [c for c in entry.get("checks") or [] if c.get("passed") is False]
+    """The details of the failed guards (not of the evidence checks, such as an interval that
+    includes zero, which are no sanity check)."""
+    failed = [c for c in entry.get("checks") or [] if c.get("passed") is False
+              and c.get("name") in _GUARD_WORDS]
     return "; ".join(f"{c['detail']}" for c in failed) or str(entry.get("reason") or "a sanity check failed")
 
 
@@ -293,9 +296,8 @@ _GUARD_WORDS = {
 def _failed_guards_reader(entry: Mapping[str, Any]) -> str:
     """The failed guards for the paper: what went wrong, without the labels that name it."""
     failed = [str(c.get("name")) for c in entry.get("checks") or [] if c.get("passed") is False]
-    words = list(dict.fromkeys(_GUARD_WORDS.get(name, "a sanity check on the runs failed")
-                               for name in failed))
-    return "; ".join(words) or "a sanity check on the runs failed"
+    words = list(dict.fromkeys(_GUARD_WORDS[name] for name in failed if name in _GUARD_WORDS))
+    return "; ".join(words) or "a check of the runs failed"
 
 
 def _seeds_tail(entry: Mapping[str, Any]) -> str:

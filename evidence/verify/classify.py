@@ -602,7 +602,8 @@ def _run_once_hint(names: Sequence[str]) -> str:
     if not names:
         return ""
     who = " and ".join(names)
-    return (f" {who} {'was' if len(names) == 1 else 'were'} run with one seed and {'is' if len(names) == 1 else 'are'} "
+    was, are = ("was", "is") if len(names) == 1 else ("were", "are")
+    return (f" {who} {was} run with one seed and {are} "
             "not declared deterministic; if its result does not depend on the seed by design (a rule, "
             "a closed-form fit, a pretrained model used as is), declare deterministic = true for that "
             "variant in its experiment and it is compared as a fixed value.")
