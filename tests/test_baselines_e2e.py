@@ -204,6 +204,11 @@ def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Pa
     (root / "EVIDENCE.json").write_text(json.dumps(evidence, indent=2))
     paper = root / "paper" / "paper.md.j2"
     paper.write_text(paper.read_text() + PAPER)
+    # the template's figure and table show the model and its control (their order names no other
+    # group, and a selection that picks more groups than the order is refused)
+    for spec in (root / "figures" / "results" / "figure.toml", root / "tables" / "results" / "table.toml"):
+        spec.write_text(spec.read_text().replace('experiment = "main"', 'experiment = "main"\n'
+                                                 'where = { group = ["model", "control"] }'))
 
     delivered = doit(root, "-n", "2", "deliver")
     assert delivered.returncode == 0, delivered.stdout + delivered.stderr
