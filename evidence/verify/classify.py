@@ -8,9 +8,11 @@ Comparison` of the per-seed values and the ``results.json`` dicts of the runs be
    a metric is NaN/inf or outside its declared range (:mod:`evidence.core.metrics`); every seed
    of a group gives bit-identical metrics (the seed is not applied); A does not beat its
    shuffled-label control; a shuffled-label control scores far better than chance (judged by
-   its interval); predictions are (near-)constant; test beats train by an implausible margin or
-   a test score is perfect (possible leakage); a classifier's initial loss is far from the
-   chance loss log K. These come first because a broken run can produce a convincing "effect".
+   its interval); predictions are (near-)constant; test beats train by an implausible margin
+   (by default scaled to the metric: a fraction of a bounded metric's range, or of an unbounded
+   metric's train value) or a test score is perfect (possible leakage); a classifier's initial
+   loss is far from the chance loss log K. These come first because a broken run can produce a
+   convincing "effect".
 2. ``effect``: the Welch interval of the difference of means excludes zero, i.e. Welch's t-test
    rejects "no difference" at ``alpha`` (the interval and the test are one computation, so the
    printed interval and the label cannot disagree). ``direction_matches_claim`` says whether
@@ -22,6 +24,8 @@ Comparison` of the per-seed values and the ``results.json`` dicts of the runs be
    be shown negligible, so a comparison is never called noise.
 4. ``insufficient_evidence``: everything else: the interval includes zero but equivalence is
    not shown (an underpowered comparison looks exactly like this), or the interval is undefined.
+   Too few seeds (``enough_seeds``) is this, not a bug: a side run once has no interval, and the
+   reason suggests ``deterministic = true`` for a baseline run once that does not depend on the seed.
    The reason gives the seeds per group that the same rule would need, as an estimate from the
    effect size measured on these seeds.
 
