@@ -416,7 +416,7 @@ def test_a_baseline_run_once_and_not_declared_is_insufficient_evidence_with_a_hi
     hint = ("ols_undeclared was run with one seed and is not declared deterministic; if its result "
             "does not depend on the seed by design")
     assert hint in out["reason"] and "declare deterministic = true" in out["reason"]
-    assert hint in seeds["detail"]
+    assert hint in seeds["detail"] and "Only 1 seed in the smaller group (minimum 5)." in out["reason"]
     resolved = _resolved(out)
     assert resolved["supported"] is False and resolved["decided_by"] == "interval"
     for text in (resolved["why"], resolved["why_reader"]):

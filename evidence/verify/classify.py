@@ -752,8 +752,9 @@ def classify(
                        "Until this is explained the difference is not evidence either way.",
                        checks)
 
-    few = (f" Only {n_min} seeds in the smaller group (minimum {t.min_seeds})." if len(seeded) == 2
-           else f" Only {n_min} seeds (minimum {t.min_seeds})." if seeded else "") \
+    only = f" Only {n_min} seed{'s' if n_min != 1 else ''}"
+    few = (f"{only} in the smaller group (minimum {t.min_seeds})." if len(seeded) == 2
+           else f"{only} (minimum {t.min_seeds})." if seeded else "") \
         if seeded and n_min < t.min_seeds else ""
     few += once_hint
     if exact_within:
