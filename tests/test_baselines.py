@@ -12,6 +12,7 @@ import importlib.util
 import json
 import math
 import struct
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -309,6 +310,13 @@ def test_no_zero_width_interval_from_fewer_than_twenty_runs(n_a: int, n_b: int, 
     intervals += [stats.t_interval_mean(a), stats.wilson_interval(data.draw(st.integers(0, n_a)), n_a)]
     for k in range(0, 2 * n_a * n_b + 1):
         intervals.append(stats.prob_improvement_interval(k / (2 * n_a * n_b), n_a, n_b))
+    # the bootstrap too (the IQM has no t interval): equal values, or nearly, give none
+    for method in ("percentile", "bca"):
+        intervals.append(stats.bootstrap_ci(a, stats.iqm, rng=np.random.default_rng(0), n_resamples=200,
+                                            method=method))  # type: ignore[arg-type]
+        intervals.append(stats.stratified_bootstrap_ci({"a": a, "b": b}, stats.iqm,
+                                                       rng=np.random.default_rng(0), n_resamples=200,
+                                                       method=method))  # type: ignore[arg-type]
     for interval in intervals:
         assert not interval.defined or interval.high > interval.low, interval
 
@@ -345,3 +353,197 @@ def test_the_wrong_direction_disclosure_names_the_direction(tmp_path: Path) -> N
     for text in (finding.reader, not_shown(resolved)):
         assert "verify:" not in text and "effect" not in text.replace("effects", "")
     assert "the data show the opposite direction: control is better than linear" in not_shown(resolved)
+
+
+# --------------------------------------------------------------------------- the outside test
+# An outside tester, reading only the docs, ran verify on a regression project (`evidence init
+# --template files`: diabetes, test RMSE, lower is better) with a closed-form least-squares
+# baseline (ols), a mean predictor with no parameters (meanpred) and a seed-ignoring model. These
+# are their situations, with their sealed numbers (test and train RMSE per run).
+
+LINEAR = [57.102, 57.301, 57.560, 57.790, 57.770]  # 5 seeds; mean about 57.50, sd about 0.33
+OLS = 57.3034  # closed-form least squares: the same for every seed
+MEANPRED = (70.4846, 78.4612)  # (test, train): predicting the training mean, no parameters
+NO_PARAMETERS = Fixed("established", "every seed gives bit-identical metrics and its sealed weights "
+                      "hold no parameters")
+
+
+def regression(group: str, tests: Sequence[float], *, train: Sequence[float] | None = None,
+               role: str = "model") -> list[Any]:
+    """Schema-valid results.json of regression runs: rmse (lower is better) on train, val, test."""
+    from evidence.core.hashing import digest_json
+    from evidence.core.schema import validate
+    from evidence.verify.report import RunResult
+
+    out = []
+    for seed, test in enumerate(tests):
+        fit = train[seed] if train is not None else test - 1.5  # a model fits train better
+        key = digest_json([group, seed])
+        results = {
+            "schema_version": 1, "run_id": key[:16], "key": key, "experiment": "main",
+            "label": f"{group}-s{seed}", "group": group, "role": role, "trainer": group, "seed": seed,
+            "config": {}, "selection_metric": "rmse",
+            "metrics": {"rmse": {"direction": "lower", "values": {"train": fit, "val": test, "test": test}}},
+            "evaluations": [{"split": "test", "when": "final", "purpose": "report"}],
+            "diagnostics": {}, "epochs": 1, "steps": 1,
+        }
+        validate(results, "results", "test results")
+        out.append(RunResult.from_results(results, digest_json(results)))
+    return out
+
+
+def rmse_comparison(a: str, b: str, **overrides: Any) -> Any:
+    return comparison(id=f"{a}_vs_{b}", a={"experiment": "main", "where": {"group": a}},
+                      b={"experiment": "main", "where": {"group": b}}, metric="rmse", **overrides)
+
+
+def _resolved(entry: dict[str, Any], claim_id: str = "c", **claim: Any) -> dict[str, Any]:
+    cited = {"id": claim_id, "statement": "linear beats the baseline by {value}.",
+             "evidence": {"ref": f"verify:{entry['id']}", "quantity": "improvement"}, **claim}
+    return resolve_claim(cited, _report(entry))
+
+
+def test_a_baseline_run_once_and_not_declared_is_insufficient_evidence_with_a_hint() -> None:
+    """D1 + D8: too few seeds is insufficient evidence (not a bug, as the docs now say), the reason
+    says how to declare the baseline deterministic, and the claim's reason does not call an
+    undefined interval one "which includes zero"."""
+    out = evaluate_comparison(rmse_comparison("linear", "ols_undeclared"), regression("linear", LINEAR),
+                              regression("ols_undeclared", [OLS]))
+    assert out["class"] == "insufficient_evidence"
+    seeds = next(c for c in out["checks"] if c["name"] == "enough_seeds")
+    assert seeds["passed"] is False and not [c for c in out["checks"] if c["passed"] is False
+                                             and c["name"] != "enough_seeds"]
+    hint = ("ols_undeclared was run with one seed and is not declared deterministic; if its result "
+            "does not depend on the seed by design")
+    assert hint in out["reason"] and "declare deterministic = true" in out["reason"]
+    assert hint in seeds["detail"] and "Only 1 seed in the smaller group (minimum 5)." in out["reason"]
+    resolved = _resolved(out)
+    assert resolved["supported"] is False and resolved["decided_by"] == "interval"
+    for text in (resolved["why"], resolved["why_reader"]):
+        assert "no defined interval" in text and "includes zero" not in text, text
+
+
+def test_an_iqm_over_equal_values_has_no_interval_and_the_summary_one_period() -> None:
+    """D2 + the doubled period: 5 identical runs gave "IQM 57.45 ([57.45, 57.45], 95% CI,
+    percentile bootstrap)" and "... not evidence.."."""
+    from evidence.verify.report import evaluate_aggregate
+
+    noseed = {"experiment": "main", "where": {"group": "noseed"}}
+    raw = {"aggregate": [{"id": "noseed_rmse", "selection": noseed, "metric": "rmse", "n_resamples": 500}]}
+    entry = config(raw).aggregates[0]
+    out = stats.jsonable(evaluate_aggregate(entry, [regression("noseed", [57.45] * 5)]))
+    for method in ("percentile", "bca"):
+        iqm = out["intervals"]["iqm"][method]
+        assert iqm["low"] is None and iqm["high"] is None and "every resample gives 57.45" in iqm["note"]
+    labels = ("effect", "noise", "insufficient_evidence", "suspected_bug")
+    report = {"comparisons_file": "comparisons.toml", "counts": dict.fromkeys(labels, 0), "comparisons": [],
+              "aggregates": [out], "expected_max": [], "references": []}
+    text = render_summary(report)
+    line = next(x for x in text.splitlines() if x.startswith("- **noseed_rmse**"))
+    assert "[57.45, 57.45]" not in line and "IQM 57.45 (CI undefined: every resample gives 57.45" in line
+    assert line.endswith("these runs are not evidence.") and ".." not in line
+
+
+def test_the_default_leakage_limit_follows_the_metrics_scale() -> None:
+    """D4: a mean predictor whose test RMSE (70.48) is below its train RMSE (78.46) by chance was
+    flagged as leakage against the absolute default 0.05, once per identical run."""
+    mlp = [56.39, 55.80, 57.10, 55.95, 57.35]
+    meanpred = regression("meanpred", [MEANPRED[0]] * 3, train=[MEANPRED[1]] * 3)
+    out = evaluate_comparison(rmse_comparison("mlp", "meanpred"), regression("mlp", mlp), meanpred,
+                              fixed_b=NO_PARAMETERS)
+    gap = next(c for c in out["checks"] if c["name"] == "train_test_gap")
+    assert gap["passed"] is True and out["class"] == "effect", out["reason"]
+    # a gap of a quarter of the train value still is one (an unbounded metric: relative limit) ...
+    swapped = regression("meanpred", [50.0] * 3, train=[MEANPRED[1]] * 3)
+    flagged = evaluate_comparison(rmse_comparison("mlp", "meanpred"), regression("mlp", mlp), swapped,
+                                  fixed_b=NO_PARAMETERS)
+    assert flagged["class"] == "suspected_bug" and "25% of the train value" in flagged["reason"]
+    # ... said once for the three identical runs of a fixed value, not three times
+    assert flagged["reason"].count("better on test than on train") == 1
+    assert "all 3 runs of meanpred (meanpred-s0, meanpred-s1, meanpred-s2) score better" in flagged["reason"]
+    # a limit the project sets is one absolute limit in metric units, as before
+    strict = evaluate_comparison(rmse_comparison("mlp", "meanpred", thresholds={"leakage_margin": 0.05}),
+                                 regression("mlp", mlp), meanpred, fixed_b=NO_PARAMETERS)
+    assert strict["class"] == "suspected_bug" and "limit 0.05)" in strict["reason"]
+    # a bounded metric keeps its limit: 5% of accuracy's range [0, 1] is 0.05
+    leaky = runs("b", [0.9] * 5)
+    for run in leaky:
+        run.results["metrics"]["accuracy"]["values"]["train"] = 0.83
+    bounded = evaluate_comparison(comparison(), runs("a", GRU), leaky, fixed_b=DECLARED)
+    assert "limit 0.05, 5% of its range [0, 1]" in bounded["reason"]
+
+
+def test_the_papers_words_for_a_failed_guard_carry_no_run_labels_or_group_names() -> None:
+    """D5: why_reader printed "all 5 runs of ols_undeclared (seeds 0, 1, 2, 3, 4) give ..." and
+    "run 'meanpred-s0' of meanpred ..." into the paper."""
+    out = evaluate_comparison(rmse_comparison("linear", "ols_undeclared"), regression("linear", LINEAR),
+                              regression("ols_undeclared", [OLS] * 5))
+    assert out["class"] == "suspected_bug"
+    resolved = _resolved(out, predicate={"kind": "greater_than", "value": -100, "of": "ci_low"})
+    assert resolved["decided_by"] == "guard" and "ols_undeclared" in resolved["why"]
+    reader = resolved["why_reader"]
+    assert reader == ("a sanity check on the runs failed (every seed gives bit-identical results, so "
+                      "the seed does not reach the model), so the difference is not evidence either way")
+    for word in ("ols_undeclared", "linear", "-s0", "seed_applied", "["):
+        assert word not in reader
+    # every guard verify runs has the paper's words; the evidence checks are no guard
+    from evidence.deliver.claims import _GUARD_WORDS
+
+    evidence_checks = {"enough_seeds", "difference_ci_excludes_zero", "equivalence_shown", "prob_improvement"}
+    assert {c["name"] for c in out["checks"]} - evidence_checks <= set(_GUARD_WORDS)
+    assert "difference of means" not in resolved["why"]  # an interval is not a failed guard
+
+
+def test_seeds_needed_against_a_fixed_value_are_the_seeded_sides_not_per_group(tmp_path: Path) -> None:
+    """D6 + the cosmetic: against a fixed value only one side varies, and "over 5 seeds of linear"
+    stood after the baseline's description."""
+    out = evaluate_comparison(rmse_comparison("linear", "ols"), regression("linear", LINEAR),
+                              regression("ols", [OLS]), fixed_b=DECLARED)
+    assert out["class"] == "insufficient_evidence" and out["seeds_needed"]
+    assert "(linear 57.5 over 5 seeds vs ols 57.3, a fixed value: declared deterministic" in out["reason"]
+    resolved = _resolved(out)
+    needed = f"about {out['seeds_needed']} seeds of linear would be needed"
+    for text in (resolved["why"], resolved["why_reader"]):
+        assert needed in text and "per group" not in text, text
+    report = _report(out)
+    audit = disclose._Audit(Project.at(tmp_path), {"claims": [resolved]}, report, 5)
+    audit.seeds()
+    finding = audit.findings[f"seeds:verify:{out['id']}"]
+    assert "5 seeds of linear against a fixed value" in finding.reader
+    assert needed in finding.reader and "per group" not in finding.reader + finding.message
+
+
+def test_a_published_value_with_sd_and_n_is_a_summary_in_the_disclosure_too(tmp_path: Path) -> None:
+    """D7 + D9: the seeds disclosure called a published mean with its sd and n "a fixed value" and
+    said no number of seeds could be estimated, where verify says the published number's own
+    uncertainty is too large for any number of seeds; and a published value alone had no
+    ``fixed`` in report.json."""
+    from evidence.core.schema import validate
+
+    raw = {"reference": [{"id": "ref_sd", "value": 58.0, "sd": 1.0, "n": 10,
+                          "citation": "Smith et al. (2023), Table 2"},
+                         {"id": "ref_value", "value": 58.0, "citation": "Efron et al. (2004), Table 1"}],
+           "comparison": [{"id": f"linear_vs_{r}", "a": {"experiment": "main", "where": {"group": "linear"}},
+                           "b": {"reference": r}, "metric": "rmse", "claimed": "a_better"}
+                          for r in ("ref_sd", "ref_value")]}
+    summary_entry, value_entry = config(raw).comparisons
+    summary = stats.jsonable(evaluate_comparison(summary_entry, regression("linear", LINEAR), []))
+    assert summary["numbers"]["test"] == "welch-summary" and summary["class"] == "insufficient_evidence"
+    assert "too large for any number of seeds" in summary["reason"]
+    assert "fixed" not in summary["b"]  # a published mean with its spread is a summary, not a constant
+    assert "too large for any number of seeds" in summary["seeds_needed_note"]
+    value = stats.jsonable(evaluate_comparison(value_entry, regression("linear", LINEAR), []))
+    assert value["b"]["fixed"] == {"how": "published", "detail": "published in Efron et al. (2004), Table 1"}
+    for entry in (summary, value):
+        validate({"schema_version": 1, "comparisons_file": "comparisons.toml", "comparisons_digest": "0" * 64,
+                  "counts": {"effect": 0, "noise": 0, "insufficient_evidence": 0, "suspected_bug": 0},
+                  "comparisons": [entry], "aggregates": [], "expected_max": [], "references": []},
+                 "verify_report", "report.json")
+    resolved = _resolved(summary)
+    audit = disclose._Audit(Project.at(tmp_path), {"claims": [resolved]}, _report(summary), 5)
+    audit.seeds()
+    finding = audit.findings["seeds:verify:linear_vs_ref_sd"]
+    assert "a fixed value" not in finding.reader and "could not be estimated" not in finding.reader
+    assert ("5 seeds of linear against the published mean with its spread of Smith et al. (2023), "
+            "Table 2") in finding.reader
+    assert "the published number's own uncertainty is too large for any number of seeds" in finding.reader

@@ -204,6 +204,11 @@ def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Pa
     (root / "EVIDENCE.json").write_text(json.dumps(evidence, indent=2))
     paper = root / "paper" / "paper.md.j2"
     paper.write_text(paper.read_text() + PAPER)
+    # the template's figure and table show the model and its control (their order names no other
+    # group, and a selection that picks more groups than the order is refused)
+    for spec in (root / "figures" / "results" / "figure.toml", root / "tables" / "results" / "table.toml"):
+        spec.write_text(spec.read_text().replace('experiment = "main"', 'experiment = "main"\n'
+                                                 'where = { group = ["model", "control"] }'))
 
     delivered = doit(root, "-n", "2", "deliver")
     assert delivered.returncode == 0, delivered.stdout + delivered.stderr
@@ -258,8 +263,9 @@ def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Pa
     assert "Street, Wolberg and Mangasarian (1993), Table 3 report a test accuracy of 95.1%." in text
     assert "The model beats the majority-class baseline by +" in text
     assert "We could not show that the model beats the majority class by" in text
-    assert "a sanity check on the runs failed (all 2 runs of forgotten (seeds 0, 1) give bit-identical" \
-        in text
+    assert "a sanity check on the runs failed (every seed gives bit-identical results, so the seed " \
+        "does not reach the model)" in text
+    assert "forgotten-s0" not in text and "all 2 runs of forgotten" not in text  # no run labels
     # the paper speaks its own words: verify ids and labels stay in DISCLOSURES.md
     for word in ("verify:", "suspected_bug", "insufficient_evidence", "aggregate:"):
         assert word not in text, word
@@ -268,3 +274,229 @@ def test_a_deterministic_baseline_and_a_published_number_end_to_end(tmp_path: Pa
     assert "\\newcommand{\\evPublishedAccuracy}{95.1\\%}" in tex
     assert "\\newcommand{\\evPublishedAccuracyCitation}{Street, Wolberg and Mangasarian (1993), Table 3}" \
         in tex
+
+
+# --------------------------------------------------------------------------- the outside test
+# A regression project as an outside tester built it from the docs (`evidence init --template
+# files`: test RMSE, lower is better): a mean predictor with no parameters, a closed-form fit
+# declared deterministic and the same fit run once without the declaration, a published RMSE with
+# its sd and n, and claim ids with digits, as a new user writes them.
+
+MEANPRED_TRAINER = '''
+"""Predict the training mean: no parameters at all."""
+
+import torch
+
+
+def _metrics(mean, data):
+    out = {}
+    for s in ("train", "val", "test"):
+        y = torch.as_tensor(data[s].y, dtype=torch.float64)
+        out[s] = float(((y - mean) ** 2).mean().sqrt())
+    return {"rmse": out}
+
+
+def train(ctx):
+    mean = float(torch.as_tensor(ctx.data["train"].y, dtype=torch.float64).mean())
+    return {"weights": {}, "metrics": _metrics(mean, ctx.data), "directions": {"rmse": "lower"},
+            "selection_metric": "rmse"}
+
+
+def evaluate(weights, ctx):
+    return _metrics(float(torch.as_tensor(ctx.data["train"].y, dtype=torch.float64).mean()), ctx.data)
+'''
+
+OLS_TRAINER = '''
+"""Closed-form least squares: no seed enters."""
+
+import torch
+
+
+def _metrics(w, data):
+    out = {}
+    for s in ("train", "val", "test"):
+        x = torch.as_tensor(data[s].x, dtype=torch.float64).reshape(len(data[s].x), -1)
+        x = torch.cat([x, torch.ones(len(x), 1, dtype=torch.float64)], 1)
+        y = torch.as_tensor(data[s].y, dtype=torch.float64)
+        out[s] = float(((x @ w - y) ** 2).mean().sqrt())
+    return {"rmse": out}
+
+
+def train(ctx):
+    x = torch.as_tensor(ctx.data["train"].x, dtype=torch.float64).reshape(len(ctx.data["train"].x), -1)
+    x = torch.cat([x, torch.ones(len(x), 1, dtype=torch.float64)], 1)
+    y = torch.as_tensor(ctx.data["train"].y, dtype=torch.float64)
+    w = torch.linalg.lstsq(x, y.unsqueeze(1)).solution.squeeze(1)
+    return {"weights": {"w": w}, "metrics": _metrics(w, ctx.data), "directions": {"rmse": "lower"},
+            "selection_metric": "rmse"}
+
+
+def evaluate(weights, ctx):
+    return _metrics(weights["w"], ctx.data)
+'''
+
+REGRESSION_VARIANTS = '''
+[[variants]]
+name = "meanpred"            # predicts the training mean: no parameters, not declared
+trainer = "meanpred"
+role = "baseline"
+seeds = [0, 1, 2]
+
+[[variants]]
+name = "ols"                 # closed-form least squares: declared deterministic, run once
+trainer = "ols"
+role = "baseline"
+deterministic = true
+seeds = [0]
+
+[[variants]]
+name = "ols_once"            # the same fit run once, NOT declared
+trainer = "ols"
+role = "baseline"
+seeds = [0]
+config = { tag = "once" }
+'''
+
+REGRESSION_COMPARISONS = '''
+[[comparison]]
+id = "linear_vs_meanpred"
+a = { experiment = "main", where = { group = "linear" } }
+b = { experiment = "main", where = { group = "meanpred" } }
+metric = "rmse"
+claimed = "a_better"
+
+[[comparison]]
+id = "linear_vs_ols_once"
+a = { experiment = "main", where = { group = "linear" } }
+b = { experiment = "main", where = { group = "ols_once" } }
+metric = "rmse"
+claimed = "a_better"
+
+[[comparison]]
+id = "linear_vs_ols"
+a = { experiment = "main", where = { group = "linear" } }
+b = { experiment = "main", where = { group = "ols" } }
+metric = "rmse"
+claimed = "a_better"
+
+[[aggregate]]
+id = "meanpred_rmse"
+selection = { experiment = "main", where = { group = "meanpred" } }
+metric = "rmse"
+
+[[reference]]
+id = "ref_sd"
+value = 30.0
+sd = 20.0
+n = 3
+citation = "Smith et al. (2023), Table 2"
+
+[[comparison]]
+id = "linear_vs_ref_sd"
+a = { experiment = "main", where = { group = "linear" } }
+b = { reference = "ref_sd" }
+metric = "rmse"
+claimed = "a_better"
+'''
+
+REGRESSION_CLAIMS = [
+    {"id": "c1_linear_beats_meanpred", "statement": "Linear regression beats the mean by {value}.",
+     "evidence": {"ref": "verify:linear_vs_meanpred", "quantity": "improvement"},
+     "format": {"style": "number", "decimals": 1}, "tolerance": 0.5},
+    {"id": "c2_linear_beats_ols_once", "statement": "Linear regression beats least squares by {value}.",
+     "evidence": {"ref": "verify:linear_vs_ols_once", "quantity": "improvement"},
+     "format": {"style": "number", "decimals": 2}, "tolerance": 0.5},
+    {"id": "c3_linear_beats_ols", "statement": "Linear regression beats least squares by {value}.",
+     "evidence": {"ref": "verify:linear_vs_ols", "quantity": "improvement"},
+     "format": {"style": "number", "decimals": 2}, "tolerance": 0.5},
+    {"id": "c4_linear_vs_published", "statement": "Linear regression beats {citation} by {value}.",
+     "evidence": {"ref": "verify:linear_vs_ref_sd", "quantity": "improvement"},
+     "format": {"style": "number", "decimals": 1}, "tolerance": 0.5},
+]
+
+REGRESSION_PAPER = '''
+{{ statement("c1_linear_beats_meanpred") }}
+
+{{ statement("c2_linear_beats_ols_once") }}
+
+{{ statement("c3_linear_beats_ols") }}
+
+{{ statement("c4_linear_vs_published") }}
+'''
+
+
+def test_a_regression_project_as_an_outside_user_wrote_it(tmp_path: Path) -> None:
+    """The outside test of issue 31, its defects each asserted on the real build: D1 (a baseline
+    run once gets the hint to declare it), D2 (no zero-width IQM interval), D3 (claim ids with
+    digits), D4 (the mean predictor is no leakage suspect), D5/D6/D7 (the paper's words), D9."""
+    root = tmp_path / "regression"
+    created = subprocess.run([sys.executable, "-m", "evidence.cli", "init", str(root), "--template", "files"],
+                             capture_output=True, text=True)
+    assert created.returncode == 0, created.stderr
+    (root / "trainers" / "meanpred.py").write_text(MEANPRED_TRAINER)
+    (root / "trainers" / "ols.py").write_text(OLS_TRAINER)
+    with (root / "experiments" / "main.toml").open("a") as handle:
+        handle.write(REGRESSION_VARIANTS)
+    with (root / "comparisons.toml").open("a") as handle:
+        handle.write(REGRESSION_COMPARISONS)
+    evidence = json.loads((root / "EVIDENCE.json").read_text())
+    evidence["claims"] += REGRESSION_CLAIMS
+    (root / "EVIDENCE.json").write_text(json.dumps(evidence, indent=2))
+    paper = root / "paper" / "paper.md.j2"
+    paper.write_text(paper.read_text() + REGRESSION_PAPER)
+    for spec in (root / "figures" / "results" / "figure.toml", root / "tables" / "results" / "table.toml"):
+        spec.write_text(spec.read_text().replace('experiment = "main"', 'experiment = "main"\n'
+                                                 'where = { group = ["linear", "mlp", "control"] }'))
+
+    # D3: ids with digits passed the schema but failed `doit verify` with exit 3
+    verified = doit(root, "-n", "2", "verify")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    report = json.loads((root / "build/verify/report.json").read_text())
+    validate(report, "verify_report", "report.json")
+    by_id = {c["id"]: c for c in report["comparisons"]}
+    # D4: the mean predictor's test RMSE is below its train RMSE by chance, not by leakage
+    meanpred = by_id["linear_vs_meanpred"]
+    gap = next(c for c in meanpred["checks"] if c["name"] == "train_test_gap")
+    assert gap["passed"] is True and "25% of the train value" not in gap["detail"], gap["detail"]
+    assert meanpred["b"]["fixed"]["how"] == "established", meanpred["b"]
+    assert meanpred["class"] == "effect", meanpred["reason"]
+    # D1: a baseline run once and not declared is insufficient evidence, with the way out
+    once = by_id["linear_vs_ols_once"]
+    assert once["class"] == "insufficient_evidence"
+    assert "ols_once was run with one seed and is not declared deterministic" in once["reason"]
+    assert "declare deterministic = true for that variant" in once["reason"]
+    # D9: a published value with its spread is a summary; D2: equal values give no IQM interval
+    assert "fixed" not in by_id["linear_vs_ref_sd"]["b"]
+    aggregate = next(g for g in report["aggregates"] if g["id"] == "meanpred_rmse")
+    assert aggregate["intervals"]["iqm"]["percentile"]["low"] is None
+    summary = (root / "build/verify/summary.md").read_text()
+    assert "CI undefined: every resample gives" in summary and ".." not in summary.replace("...", "")
+
+    delivered = doit(root, "-n", "2", "deliver")
+    assert delivered.returncode == 0, delivered.stdout + delivered.stderr
+    out = root / "build" / "deliver"
+    claims = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
+    assert claims["c1_linear_beats_meanpred"]["supported"] is True
+    tex = (out / "claims.tex").read_text()
+    assert "\\newcommand{\\evCOneLinearBeatsMeanpred}" in tex
+    text = (out / "paper.md").read_text()
+    assert "We could not show that linear regression beats least squares by" in text
+    # D8: an undefined interval is not one "which includes zero"
+    assert "has no defined interval" in claims["c2_linear_beats_ols_once"]["why_reader"]
+    assert "includes zero" not in claims["c2_linear_beats_ols_once"]["why_reader"]
+    # D6: against a fixed value only the seeded side needs more seeds
+    fixed = by_id["linear_vs_ols"]
+    assert fixed["numbers"]["test"] == "one-sample-t" and fixed["class"] == "insufficient_evidence"
+    assert claims["c3_linear_beats_ols"]["supported"] is False
+    assert f"about {fixed['seeds_needed']} seeds of linear would be needed" in \
+        claims["c3_linear_beats_ols"]["why_reader"]
+    for claim_id in ("c2_linear_beats_ols_once", "c3_linear_beats_ols"):
+        assert "per group" not in claims[claim_id]["why_reader"], claims[claim_id]["why_reader"]
+    disclosures = (out / "DISCLOSURES.md").read_text()
+    # D7: the published mean with its spread is no "fixed value" in the seeds disclosure
+    published = next(line for line in disclosures.splitlines() if "verify:linear_vs_ref_sd compares" in line)
+    assert "against the published mean with its spread of Smith et al. (2023), Table 2" in published
+    assert "a fixed value" not in published and "could not be estimated" not in published
+    # D5: the paper names no run
+    for word in ("meanpred-s0", "ols_once-s0", "[seed_applied]", "verify:"):
+        assert word not in text, word

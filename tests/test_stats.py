@@ -93,11 +93,17 @@ def test_bootstrap_ci_agrees_with_scipy_within_monte_carlo_error_on_other_stream
     assert ours.high == pytest.approx(ref.high, abs=0.02)
 
 
-def test_bca_falls_back_to_percentile_when_all_values_are_equal() -> None:
-    ci = stats.bootstrap_ci([2.0, 2.0, 2.0, 2.0], stats.mean, rng=np.random.default_rng(0),
-                            n_resamples=200, method="bca")
-    assert (ci.low, ci.high, ci.method) == (2.0, 2.0, "percentile")
-    assert "acceleration is undefined" in ci.note
+def test_a_bootstrap_of_equal_values_gives_no_interval_never_a_zero_width_one() -> None:
+    # every resample of equal values gives the same number: a "95% CI [2, 2]" would overstate
+    # certainty (issue 31's outside test found IQM [57.45, 57.45] over 5 identical runs)
+    for method in ("bca", "percentile"):
+        ci = stats.bootstrap_ci([2.0, 2.0, 2.0, 2.0], stats.mean, rng=np.random.default_rng(0),
+                                n_resamples=200, method=method)  # type: ignore[arg-type]
+        assert not ci.defined and ci.method == "none" and ci.estimate == 2.0
+        assert "every resample gives 2" in ci.note
+    iqm = stats.bootstrap_ci([57.45] * 5, stats.iqm, rng=np.random.default_rng(0), n_resamples=500,
+                             method="percentile")
+    assert not iqm.defined and "every resample gives 57.45" in iqm.note
 
 
 def test_bootstrap_ci_of_one_value_is_undefined() -> None:
@@ -123,9 +129,10 @@ def test_stratified_bootstrap_equals_scipy_multi_sample_bootstrap(method: stats.
 def test_stratified_bootstrap_keeps_every_group_at_its_size() -> None:
     # Group x is all 0 and group y all 1, so every stratified resample has 3 zeros and 2 ones
     # and the mean is exactly 2/5 in every resample; pooled resampling would vary.
+    # (so it gives no interval: a zero-width one from five runs would overstate certainty).
     ci = stats.stratified_bootstrap_ci({"x": [0.0, 0.0, 0.0], "y": [1.0, 1.0]}, stats.mean,
                                        rng=np.random.default_rng(0), n_resamples=500)
-    assert ci.low == pytest.approx(0.4) and ci.high == pytest.approx(0.4)
+    assert not ci.defined and "every resample gives 0.4 " in ci.note
 
 
 def test_aggregate_fields_and_fallbacks() -> None:

@@ -65,7 +65,7 @@ def _read_evidence(path: Path) -> dict[str, Any]:
         macro = texnames.macro_base(claim["id"])
         if macro is None:
             raise BadInputError(path, f"claim id {claim['id']!r} cannot become a LaTeX macro name "
-                                "(use letters separated by '_', '-' or '.'; no digits)",
+                                "(use letters, digits and '_', as the evidence schema allows)",
                                 field=f"claims[{index}].id")
         if macro in macros:
             raise BadInputError(path, f"claim ids {macros[macro]!r} and {claim['id']!r} both become "
@@ -290,14 +290,50 @@ def _interval_words(entry: Mapping[str, Any], fmt: Format) -> tuple[str, str]:
 
 
 def _failed_guards(entry: Mapping[str, Any]) -> str:
-    failed = [c for c in entry.get("checks") or [] if c.get("passed") is False]
+    """The details of the failed guards (not of the evidence checks, such as an interval that
+    includes zero, which are no sanity check)."""
+    failed = [c for c in entry.get("checks") or [] if c.get("passed") is False
+              and c.get("name") in _GUARD_WORDS]
     return "; ".join(f"{c['detail']}" for c in failed) or str(entry.get("reason") or "a sanity check failed")
 
 
+#: What each guard found, in the paper's words: no run labels, group names or check names
+#: (the details, which name them, stay in DISCLOSURES.md and the verify report).
+_GUARD_WORDS = {
+    "finite_metrics": "a metric is not a finite number",
+    "metric_in_range": "a metric lies outside its possible range",
+    "seed_applied": "every seed gives bit-identical results, so the seed does not reach the model",
+    "deterministic_agrees": "a variant declared deterministic gives different results for different seeds",
+    "beats_shuffled_control": "the model does not beat the same model trained on shuffled labels",
+    "control_at_chance": "the shuffled-label control scores well above chance",
+    "prediction_diversity": "the predictions are (nearly) constant",
+    "train_test_gap": "a model scores better on the test split than on the training split by more "
+                      "than is plausible (possible leakage)",
+    "perfect_score": "a test score is perfect (possible leakage)",
+    "initial_loss": "the loss before training is far from the chance loss",
+}
+
+
+def _failed_guards_reader(entry: Mapping[str, Any]) -> str:
+    """The failed guards for the paper: what went wrong, without the labels that name it."""
+    failed = [str(c.get("name")) for c in entry.get("checks") or [] if c.get("passed") is False]
+    words = list(dict.fromkeys(_GUARD_WORDS[name] for name in failed if name in _GUARD_WORDS))
+    return "; ".join(words) or "a check of the runs failed"
+
+
 def _seeds_tail(entry: Mapping[str, Any]) -> str:
+    """"; about 36 seeds ... would be needed": per group for two seeded groups; against a fixed or
+    published value only the seeded side varies, so the number is that side's seeds."""
     needed = entry.get("seeds_needed")
-    return (f"; about {needed} seeds per group would be needed (an estimate from these seeds)"
-            if needed else "")
+    if not needed:
+        return ""
+    test = (entry.get("numbers") or {}).get("test")
+    if test in ("one-sample-t", "welch-summary"):
+        seeded = next((side["name"] for side in (entry["a"], entry["b"])
+                       if not side.get("fixed") and not side.get("reference")), None)
+        of = f" of {seeded}" if seeded else ""
+        return f"; about {needed} seeds{of} would be needed (an estimate from these seeds)"
+    return f"; about {needed} seeds per group would be needed (an estimate from these seeds)"
 
 
 def _comparison_support(entry: Mapping[str, Any], ref: str, predicate: Mapping[str, Any] | None,
@@ -320,8 +356,8 @@ def _comparison_support(entry: Mapping[str, Any], ref: str, predicate: Mapping[s
         return Support(False, "guard",
                        f"verify classified {ref} as suspected_bug, which supports no claim whatever its "
                        f"predicate: {guards}",
-                       f"a sanity check on the runs failed ({guards}), so the difference is not evidence "
-                       "either way")
+                       f"a sanity check on the runs failed ({_failed_guards_reader(entry)}), so the "
+                       "difference is not evidence either way")
     if label == "insufficient_evidence":
         if equivalence:
             why_margin = (f", and nothing shows it lies within the declared margin {margin_words}"
@@ -329,7 +365,9 @@ def _comparison_support(entry: Mapping[str, Any], ref: str, predicate: Mapping[s
                           "negligible, so its absence cannot be shown")
         else:
             why_margin = ", so no difference is shown"
-        shown = f"has {interval}, which includes zero"
+        # an undefined interval includes nothing: say only that it is undefined
+        shown = f"has {interval}" if interval.startswith("no defined interval") \
+            else f"has {interval}, which includes zero"
         return Support(False, "margin" if equivalence else "interval",
                        f"the improvement of {a} over {b}, {value}, {shown}{why_margin}; verify "
                        f"classified {ref} as insufficient_evidence, which supports no claim"
@@ -383,7 +421,8 @@ def support(claim: Mapping[str, Any], resolved: Mapping[str, Any], entry: Mappin
     elif kind == "aggregate" and entry.get("class") == "suspected_bug":
         guards = _failed_guards(entry)
         return Support(False, "guard", f"a guard of verify flagged the runs of {reference}: {guards}",
-                       f"a sanity check on the runs failed ({guards}), so they are not evidence")
+                       f"a sanity check on the runs failed ({_failed_guards_reader(entry)}), so they "
+                       "are not evidence")
     checked = resolved.get("predicate")
     if checked is not None and not checked["holds"]:
         return Support(False, "predicate", f"its predicate fails ({checked['detail']})",

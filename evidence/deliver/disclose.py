@@ -135,6 +135,29 @@ def _seeded_sides(entry: Mapping[str, Any], n_a: int, n_b: int) -> dict[str, int
     return sides or None
 
 
+def _other_side(entry: Mapping[str, Any], seeded: str) -> str:
+    """What a seeded side is compared against, as the disclosure names it: a published summary
+    (value with its spread), a published value, or a fixed value (a deterministic variant)."""
+    for key in ("a", "b"):
+        group = entry.get(key) or {}
+        if group.get("name") == seeded:
+            continue
+        reference = group.get("reference")
+        if reference:
+            spread = reference.get("sd") is not None or reference.get("interval") is not None
+            what = "the published mean with its spread" if spread else "the published value"
+            return f"{what} of {reference.get('citation') or group.get('name')}"
+    return "a fixed value"
+
+
+def _no_seeds_estimate(entry: Mapping[str, Any]) -> str:
+    """Why verify gave no number of seeds, in its own words (lower-cased into the sentence)."""
+    note = str(entry.get("seeds_needed_note") or "").strip().rstrip(".")
+    if not note:
+        return "no number of seeds needed could be estimated"
+    return note[0].lower() + note[1:]
+
+
 def _jsonable(value: Any) -> Any:
     """Plain JSON (sets sorted, NaN as None, other objects as text): evidence never fails to write."""
     if isinstance(value, Mapping):
@@ -457,14 +480,19 @@ class _Audit:
                     continue  # neither side varies with the seed: there is nothing to add
                 if min(seeded.values()) >= minimum and entry.get("class") != "insufficient_evidence":
                     continue
-                need = (f"about {needed} seeds per group would be needed to settle it (an estimate from "
+                # per group only when both sides vary; against a fixed or published value only the
+                # seeded side gets more seeds
+                per = "seeds per group" if len(seeded) == 2 else \
+                    " and ".join(f"seeds of {name}" for name in seeded)
+                need = (f"about {needed} {per} would be needed to settle it (an estimate from "
                         "the effect size measured on these seeds)") if needed else \
-                    "no number of seeds needed could be estimated"
+                    _no_seeds_estimate(entry)
                 open_ = ", which shows neither a difference nor its absence" \
                     if entry.get("class") == "insufficient_evidence" else ""
                 fewer = f" (minimum {minimum})"
                 counted = f"{n_a} and {n_b} seeds" if len(seeded) == 2 else \
-                    " and ".join(f"{n} seeds of {name} against a fixed value" for name, n in seeded.items())
+                    " and ".join(f"{n} seeds of {name} against {_other_side(entry, name)}"
+                                 for name, n in seeded.items())
                 verdict = "shows neither a difference nor its absence" \
                     if entry.get("class") == "insufficient_evidence" else \
                     f"rests on fewer seeds than the minimum of {minimum}"

@@ -8,9 +8,11 @@ Comparison` of the per-seed values and the ``results.json`` dicts of the runs be
    a metric is NaN/inf or outside its declared range (:mod:`evidence.core.metrics`); every seed
    of a group gives bit-identical metrics (the seed is not applied); A does not beat its
    shuffled-label control; a shuffled-label control scores far better than chance (judged by
-   its interval); predictions are (near-)constant; test beats train by an implausible margin or
-   a test score is perfect (possible leakage); a classifier's initial loss is far from the
-   chance loss log K. These come first because a broken run can produce a convincing "effect".
+   its interval); predictions are (near-)constant; test beats train by an implausible margin
+   (by default scaled to the metric: a fraction of a bounded metric's range, or of an unbounded
+   metric's train value) or a test score is perfect (possible leakage); a classifier's initial
+   loss is far from the chance loss log K. These come first because a broken run can produce a
+   convincing "effect".
 2. ``effect``: the Welch interval of the difference of means excludes zero, i.e. Welch's t-test
    rejects "no difference" at ``alpha`` (the interval and the test are one computation, so the
    printed interval and the label cannot disagree). ``direction_matches_claim`` says whether
@@ -22,6 +24,8 @@ Comparison` of the per-seed values and the ``results.json`` dicts of the runs be
    be shown negligible, so a comparison is never called noise.
 4. ``insufficient_evidence``: everything else: the interval includes zero but equivalence is
    not shown (an underpowered comparison looks exactly like this), or the interval is undefined.
+   Too few seeds (``enough_seeds``) is this, not a bug: a side run once has no interval, and the
+   reason suggests ``deterministic = true`` for a baseline run once that does not depend on the seed.
    The reason gives the seeds per group that the same rule would need, as an estimate from the
    effect size measured on these seeds.
 
@@ -49,7 +53,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from evidence.core.metrics import out_of_range
+from evidence.core.metrics import metric_range, out_of_range
 from evidence.verify.determinism import fingerprint
 from evidence.verify.stats import (
     MAX_SEEDS,
@@ -80,7 +84,8 @@ class Verdict:
     every check run, in order. ``direction_matches_claim`` is set only for ``effect``;
     ``seeds_needed`` (``insufficient_evidence`` and ``noise`` only) estimates the seeds per group
     the decision rule would need at the effect size measured here, to show an effect or, with a
-    margin, equivalence, whichever the data point to (None where no finite number suffices).
+    margin, equivalence, whichever the data point to (None where no finite number suffices);
+    ``seeds_needed_note`` then says why no number is given.
     """
 
     label: Label
@@ -88,12 +93,13 @@ class Verdict:
     checks: list[Check] = field(default_factory=list)
     direction_matches_claim: bool | None = None
     seeds_needed: int | None = None
+    seeds_needed_note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"label": self.label, "reason": self.reason,
                 "checks": [dict(c) for c in self.checks],
                 "direction_matches_claim": self.direction_matches_claim,
-                "seeds_needed": self.seeds_needed}
+                "seeds_needed": self.seeds_needed, "seeds_needed_note": self.seeds_needed_note}
 
 
 # --------------------------------------------------------------------------- formatting
@@ -395,43 +401,82 @@ def _oriented(x: float, direction: str) -> float:
     return x if direction == "higher" else -x
 
 
-def check_leakage(runs: Runs, *, metric: str | None = None, margin: float = 0.05,
-                  perfect_scores: Mapping[str, float] | None = None) -> list[Check]:
-    """Two leakage signs: test beats train by more than ``margin``, or a perfect test score.
+def _leakage_limit(name: str, entry: Mapping[str, Any], train: float, *, margin: float | None,
+                   fraction: float, relative: float) -> tuple[float, str]:
+    """How far test may beat train on metric ``name`` before it looks like leakage, and how the
+    limit is worded.
 
-    A model almost never generalises *better* than it fits; test - train > margin (oriented
-    by the metric's direction, in the metric's unit) suggests test data in training or a
-    swapped split. ``metric`` restricts the gap check to the compared metric (None: all).
-    ``perfect_scores`` maps metric name to its perfect value (default accuracy 1.0).
+    A fixed margin in metric units cannot fit every metric: 0.05 is a large gap in accuracy but
+    nothing in an RMSE of 70, where a mean predictor on a small test split beats its train RMSE by
+    8 by chance. So by default the limit follows the metric's scale: ``fraction`` of a bounded
+    metric's range (0.05 for accuracy in [0, 1]), or ``relative`` times the train value of an
+    unbounded one. A ``margin`` the project sets is one absolute limit in metric units.
+    """
+    if margin is not None:
+        return margin, f"limit {_num(margin)}"
+    low, high = metric_range(name, entry)
+    if math.isfinite(low) and math.isfinite(high):
+        limit = fraction * (high - low)
+        return limit, f"limit {_num(limit)}, {_pct(fraction)} of its range [{_num(low)}, {_num(high)}]"
+    limit = relative * abs(train)
+    return limit, f"limit {_num(limit)}, {_pct(relative)} of the train value"
+
+
+def check_leakage(runs: Runs, *, metric: str | None = None, margin: float | None = None,
+                  perfect_scores: Mapping[str, float] | None = None, fraction: float = 0.05,
+                  relative: float = 0.25) -> list[Check]:
+    """Two leakage signs: test beats train by more than a limit, or a perfect test score.
+
+    A model almost never generalises *better* than it fits by much; test - train above the limit
+    (oriented by the metric's direction; see :func:`_leakage_limit` for its scale) suggests test
+    data in training or a swapped split. ``metric`` restricts the gap check to the compared metric
+    (None: all). ``perfect_scores`` maps metric name to its perfect value (default accuracy 1.0).
+    Runs of one group with the same values (a fixed value's identical seeds) are one sentence.
     """
     perfect = DEFAULT_PERFECT_SCORES if perfect_scores is None else perfect_scores
-    gaps: list[str] = []
+    gaps: dict[tuple[str, str], list[str]] = {}
+    found: dict[tuple[str, str], str] = {}
     perfects: list[str] = []
     n_gap = n_perfect = 0
-    for who, result in _runs(runs):
-        for name, entry in _metrics(result).items():
-            if not isinstance(entry, Mapping):
-                continue
-            values = entry.get("values") or {}
-            test, train = _number(values, "test"), _number(values, "train")
-            if name in perfect and test is not None:
-                n_perfect += 1
-                if test == perfect[name]:
-                    perfects.append(f"{who} has a perfect test {name} of {_num(test)}, "
-                                    "possible leakage")
-            if (metric is not None and name != metric) or test is None or train is None:
-                continue
-            if result.get("role") == "control":
-                # A shuffled-label control fits noise: its train score is meaningless, so a
-                # test score above it says nothing about leakage.
-                continue
-            n_gap += 1
-            gap = _oriented(test - train, str(entry.get("direction", "higher")))
-            if gap - margin > 1e-12:  # not 1.0 - 0.95 = 0.05000000000000004 > 0.05
-                gaps.append(f"{who} scores better on test than on train by {_num(gap)} {name} "
-                            f"(test {_num(test)}, train {_num(train)}; limit {_num(margin)}), "
-                            "possible leakage")
-    return [_summarise("train_test_gap", gaps, n_gap, "train and test values"),
+    for group, results in runs.items():
+        for index, result in enumerate(results):
+            who = str(result.get("label") or result.get("run_id") or f"#{index + 1}")
+            for name, entry in _metrics(result).items():
+                if not isinstance(entry, Mapping):
+                    continue
+                values = entry.get("values") or {}
+                test, train = _number(values, "test"), _number(values, "train")
+                if name in perfect and test is not None:
+                    n_perfect += 1
+                    if test == perfect[name]:
+                        perfects.append(f"run '{who}' of {group} has a perfect test {name} of "
+                                        f"{_num(test)}, possible leakage")
+                if (metric is not None and name != metric) or test is None or train is None:
+                    continue
+                if result.get("role") == "control":
+                    # A shuffled-label control fits noise: its train score is meaningless, so a
+                    # test score above it says nothing about leakage.
+                    continue
+                n_gap += 1
+                gap = _oriented(test - train, str(entry.get("direction", "higher")))
+                limit, limit_text = _leakage_limit(name, entry, train, margin=margin,
+                                                   fraction=fraction, relative=relative)
+                if gap - limit > 1e-12:  # not 1.0 - 0.95 = 0.05000000000000004 > 0.05
+                    key = (group, f"{name} {test!r} {train!r}")
+                    gaps.setdefault(key, []).append(who)
+                    found[key] = (f"better on test than on train by {_num(gap)} {name} (test "
+                                  f"{_num(test)}, train {_num(train)}; {limit_text}), possible leakage")
+    sentences = []
+    for (group, _), names in gaps.items():
+        total = len(runs[group])
+        if len(names) == 1:
+            who = f"run '{names[0]}' of {group} scores"
+        elif len(names) == total:
+            who = f"all {total} runs of {group} ({', '.join(names)}) score"
+        else:
+            who = f"{len(names)} runs of {group} ({', '.join(names)}) score"
+        sentences.append(f"{who} {found[(group, _)]}")
+    return [_summarise("train_test_gap", sentences, n_gap, "train and test values"),
             _summarise("perfect_score", perfects, n_perfect, "a metric with a perfect value")]
 
 
@@ -554,6 +599,20 @@ def _power_sentence(c: Comparison, *, margin: float | None,
             f"alpha {alpha:g}) would need {_seeds_text(n)} {per} ({estimate}).", n)
 
 
+def _run_once_hint(names: Sequence[str]) -> str:
+    """For a side run with one seed and not declared deterministic: how to compare it as the fixed
+    value it probably is (a baseline run once is usually a rule, a closed-form fit or a pretrained
+    model used as is, whose result does not depend on the seed)."""
+    if not names:
+        return ""
+    who = " and ".join(names)
+    was, are = ("was", "is") if len(names) == 1 else ("were", "are")
+    return (f" {who} {was} run with one seed and {are} "
+            "not declared deterministic; if its result does not depend on the seed by design (a rule, "
+            "a closed-form fit, a pretrained model used as is), declare deterministic = true for that "
+            "variant in its experiment and it is compared as a fixed value.")
+
+
 def _group_is_control(results: Sequence[Mapping[str, Any]]) -> bool:
     return bool(results) and all(r.get("role") == "control" for r in results)
 
@@ -569,10 +628,11 @@ def _side(c: Comparison) -> Side:
     return _diff_side(c.diff_ci, c.direction)
 
 
-def _describe(name: str, mean: float, fixed: str | None) -> str:
-    """``cnn 0.9867`` (seeded) or ``persistence 21.5, a fixed value: declared deterministic ...``."""
+def _describe(name: str, mean: float, fixed: str | None, n: int) -> str:
+    """``cnn 0.9867 over 5 seeds`` (seeded) or ``persistence 21.5, a fixed value: declared
+    deterministic ...``."""
     if fixed is None:
-        return f"{name} {_num(mean)}"
+        return f"{name} {_num(mean)} over {n} seed{'s' if n != 1 else ''}"
     return f"{name} {_num(mean)}, {fixed}"
 
 
@@ -635,7 +695,8 @@ def classify(
         check_predictions(runs, entropy_fraction=t.entropy_fraction,
                           majority_share=t.majority_share),
         *check_leakage(runs, metric=metric, margin=t.leakage_margin,
-                       perfect_scores=t.perfect_scores),
+                       perfect_scores=t.perfect_scores, fraction=t.leakage_fraction,
+                       relative=t.leakage_relative),
         check_initial_loss(runs, tolerance=t.initial_loss_tolerance),
     ]
     on = f" on {metric}" if metric else ""
@@ -647,11 +708,11 @@ def classify(
     if c.test == "welch":
         who = f"{name_a} {_num(c.mean_a)} vs {name_b} {_num(c.mean_b)}, {c.n_a} and {c.n_b} seeds"
     else:
-        parts = [_describe(name, mean, fixed.get(name)) for name, mean in
-                 ((name_a, c.mean_a), (name_b, c.mean_b))]
-        seeds = " over ".join(["", *[f"{n} seeds of {name}" for n, name in
-                                     ((c.n_a, name_a), (c.n_b, name_b)) if name not in fixed]])
-        who = f"{parts[0]} vs {parts[1]}{seeds}"
+        # each side says what it is beside its own number: "linear 57.5 over 5 seeds vs ols
+        # 57.3, a fixed value: ..." (the seed count is the seeded side's, never the fixed one's)
+        parts = [_describe(name, mean, fixed.get(name), n) for name, mean, n in
+                 ((name_a, c.mean_a, c.n_a), (name_b, c.mean_b, c.n_b))]
+        who = f"{parts[0]} vs {parts[1]}"
     if c.test == "exact":
         diff_text = f"the difference {_signed(c.diff)} ({who}) is exact: nothing varies with the seed"
     else:
@@ -664,14 +725,17 @@ def classify(
         (f"the exact difference {_signed(c.diff)} against +/-{_num(margin)}" if c.test == "exact"
          else f"TOST against +/-{_num(margin)}: p = {_num(tost)} (alpha {t.alpha:g})")
     exact_within = c.test == "exact" and margin is not None and abs(c.diff) < margin
+    once_hint = _run_once_hint([name for n, name in ((c.n_a, name_a), (c.n_b, name_b))
+                                if n == 1 and name not in fixed])
     checks = [
         *bug_checks,
         _check("enough_seeds", None if not seeded else n_min >= t.min_seeds,
-               f"{c.n_a} seeds for {name_a} and {c.n_b} for {name_b} (minimum {t.min_seeds})"
-               if not fixed else
-               "; ".join(f"{n} seeds for {name}" + (" (a fixed value)" if name in fixed else "")
-                         for n, name in ((c.n_a, name_a), (c.n_b, name_b)))
-               + f" (minimum {t.min_seeds} for a side that varies with the seed)"),
+               (f"{c.n_a} seeds for {name_a} and {c.n_b} for {name_b} (minimum {t.min_seeds})"
+                if not fixed else
+                "; ".join(f"{n} seeds for {name}" + (" (a fixed value)" if name in fixed else "")
+                          for n, name in ((c.n_a, name_a), (c.n_b, name_b)))
+                + f" (minimum {t.min_seeds} for a side that varies with the seed)")
+               + once_hint),
         _check("difference_ci_excludes_zero", None if side == "undefined" else side in ("a", "b"),
                diff_text + (f" ({test_name})" if c.test != "welch" else "")),
         _check("equivalence_shown",
@@ -688,9 +752,11 @@ def classify(
                        "Until this is explained the difference is not evidence either way.",
                        checks)
 
-    few = (f" Only {n_min} seeds in the smaller group (minimum {t.min_seeds})." if len(seeded) == 2
-           else f" Only {n_min} seeds (minimum {t.min_seeds})." if seeded else "") \
+    only = f" Only {n_min} seed{'s' if n_min != 1 else ''}"
+    few = (f"{only} in the smaller group (minimum {t.min_seeds})." if len(seeded) == 2
+           else f"{only} (minimum {t.min_seeds})." if seeded else "") \
         if seeded and n_min < t.min_seeds else ""
+    few += once_hint
     if exact_within:
         return Verdict("noise",
                        f"No difference between {name_a} and {name_b}{on} larger than the declared "
@@ -711,6 +777,7 @@ def classify(
         return Verdict("effect", text + few, checks, direction_matches_claim=matches)
 
     power_text, needed = _power_sentence(c, margin=margin, thresholds=t)
+    note = power_text if needed is None and power_text else None
     power_text = f" {power_text}" if power_text else ""
     if c.test == "exact":
         return Verdict("insufficient_evidence",
@@ -720,8 +787,8 @@ def classify(
         why = "; ".join(c.notes) or c.diff_ci.note
         return Verdict("insufficient_evidence",
                        f"The comparison of {name_a} with {name_b}{on} has no defined interval "
-                       f"({why}), so it cannot establish anything.{power_text}", checks,
-                       seeds_needed=needed)
+                       f"({why}), so it cannot establish anything.{few}{power_text}", checks,
+                       seeds_needed=needed, seeds_needed_note=note)
 
     if margin is not None and tost < t.alpha:
         inner = 1 - 2 * t.alpha
@@ -740,4 +807,4 @@ def classify(
     return Verdict("insufficient_evidence",
                    f"Not shown either way{on}: {diff_text}, which includes zero, so no difference "
                    f"is shown ({stats_text}); {why_not}. {p_text}.{power_text}", checks,
-                   seeds_needed=needed)
+                   seeds_needed=needed, seeds_needed_note=note)

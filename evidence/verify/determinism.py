@@ -40,7 +40,7 @@ TRAINER_FLAG = "DETERMINISTIC"
 class Fixed:
     """A group that is a fixed value, and how that is known (said in the verify reason)."""
 
-    how: Literal["declared", "established"]
+    how: Literal["declared", "established", "published"]
     detail: str
 
     def to_dict(self) -> dict[str, Any]:

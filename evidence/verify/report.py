@@ -252,6 +252,8 @@ def evaluate_comparison(entry: ComparisonEntry, a: Sequence[RunResult], b: Seque
         assert ref is not None
         b_group = {"name": b_name, "reference": ref.to_dict(), "runs": []}
     a_group = _group(entry.a, a, entry.metric, entry.split)
+    if ref is not None and not ref.has_spread:  # a published value alone is a fixed value
+        fixed_b = Fixed("published", f"published in {ref.citation}")
     for group, f in ((a_group, fixed_a), (b_group, fixed_b)):
         if f is not None:
             group["fixed"] = f.to_dict()
@@ -268,7 +270,8 @@ def evaluate_comparison(entry: ComparisonEntry, a: Sequence[RunResult], b: Seque
             "numbers": control_cmp.to_dict()},
         "class": verdict.label, "reason": verdict.reason, "checks": verdict.checks,
         "direction_matches_claim": verdict.direction_matches_claim,
-        "seeds_needed": verdict.seeds_needed, "numbers": comparison.to_dict(),
+        "seeds_needed": verdict.seeds_needed, "seeds_needed_note": verdict.seeds_needed_note,
+        "numbers": comparison.to_dict(),
     }
 
 
@@ -531,7 +534,7 @@ def _aggregate_line(g: Mapping[str, Any]) -> str:
                  f"{verb[ref['ci_contains']]} it and lies within +/-{_n(ref['ci_max_distance'])} of it")
     if g.get("class") == "suspected_bug":
         text += f". **suspected_bug**: {g['reason']}"
-    return text + "."
+    return text if text.endswith(".") else text + "."  # the reason ends its own sentence
 
 
 def _reference_line(r: Mapping[str, Any]) -> str:

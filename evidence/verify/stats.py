@@ -272,6 +272,12 @@ def _bootstrap(samples: Sequence[FloatArray], statistic: _MultiStatistic, *,
         else:
             levels, used = bca, "bca"
     low, high = np.quantile(theta_b, levels)
+    if not float(high) > float(low):
+        # e.g. the IQM of five equal values: every resample gives the same number, and a
+        # "95% CI [57.45, 57.45]" from a handful of runs would claim a certainty they cannot give
+        return _undefined(estimate, confidence, n_resamples,
+                          f"every resample gives {float(low):.6g} (the values are (nearly) all "
+                          "equal), so the bootstrap has no spread to turn into an interval")
     return Interval(float(low), float(high), estimate, confidence, used, n_resamples, note)
 
 
@@ -288,8 +294,9 @@ def bootstrap_ci(values: npt.ArrayLike, statistic: Statistic, *, rng: np.random.
     bootstrap interval undercovers (about 85% for a "95%" interval of a mean at n = 5), so
     means and differences of means use :func:`t_interval_mean` and :func:`welch_interval`
     instead; the bootstrap serves statistics without a t interval (IQM, P(A better)). Where BCa is
-    undefined (e.g. all values equal) the percentile interval is returned and ``note`` says
-    so. With n = 1 there is no sampling variation to resample and the interval is NaN.
+    undefined the percentile interval is returned and ``note`` says so. With n = 1 there is no
+    sampling variation to resample, and where every resample gives the same value (all values
+    equal) a zero-width interval would overstate certainty: the interval is NaN in both cases.
     """
     x = _as_1d(values)
     estimate = float(statistic(x))
