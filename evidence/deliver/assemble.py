@@ -46,7 +46,7 @@ from evidence.deliver import claims as claims_module
 from evidence.deliver import reconcile
 from evidence.deliver.layout import paper_sources
 
-HAND_TYPED = "hand_typed"
+HAND_TYPED = claims_module.HAND_TYPED
 
 
 def deliver_dir(project: Project) -> Path:
@@ -240,9 +240,9 @@ def disclose_action(project_root: str) -> None:
     evidence = claims_module.load_evidence(project)
     resolved = _read_output(project, claims_module.claims_path(project))
     waivers = _waivers(evidence)
-    hand_typed, _ = hand_typed_numbers(project, waivers)
+    hand_typed, hand_waived = hand_typed_numbers(project, waivers)
     findings = disclose.audit(project, resolved, load_report(project), hand_typed=hand_typed,
-                              waivers=waivers,
+                              waivers=waivers, hand_waived=hand_waived,
                               min_seeds=int(evidence.get("disclosure", {}).get("min_seeds", 5)))
     disclose.write_disclosures(project, findings, project.disclosures_dir,
                                resolved_claims=resolved)

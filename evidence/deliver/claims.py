@@ -33,6 +33,8 @@ from evidence.deliver.reconcile import ClaimQuantity, NumberFormat
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 PLACEHOLDERS = ("value", "ci", "low", "high", "n", "class", "p")
+#: The ``claim`` of a waiver that accepts a number typed by hand into a paper source (no claim's).
+HAND_TYPED = "hand_typed"
 
 
 def load_evidence(project: Project) -> dict[str, Any]:
