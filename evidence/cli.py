@@ -94,7 +94,8 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     from evidence.store.runs import RunStore
 
     project = _project(args)
-    chosen = [s for s in expand_all(project) if fnmatch.fnmatch(s.task_name, args.pattern)]
+    chosen = list({s.key: s for s in reversed(expand_all(project))
+                   if fnmatch.fnmatch(s.task_name, args.pattern)}.values())[::-1]  # a shared run once
     if not chosen:
         raise EvidenceError(f"no run matches {args.pattern!r}", hint="see `doit list --all`")
     for spec in chosen:
