@@ -94,8 +94,11 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     from evidence.store.runs import RunStore
 
     project = _project(args)
-    chosen = list({s.key: s for s in reversed(expand_all(project))
-                   if fnmatch.fnmatch(s.task_name, args.pattern)}.values())[::-1]  # a shared run once
+    chosen, keys = [], set()
+    for spec in expand_all(project):  # a run two experiments share is trained once
+        if fnmatch.fnmatch(spec.task_name, args.pattern) and spec.key not in keys:
+            keys.add(spec.key)
+            chosen.append(spec)
     if not chosen:
         raise EvidenceError(f"no run matches {args.pattern!r}", hint="see `doit list --all`")
     for spec in chosen:

@@ -35,7 +35,7 @@ def _why_command() -> Any:
     """A doit command that records the status of a task, or of every task under a group."""
     from doit.cmd_info import Info
 
-    class Why(Info):  # type: ignore[misc]
+    class Why(Info):
         name = "evidence-why"
         found: list[TaskStatus] | None = None
         group = False
@@ -86,7 +86,7 @@ def task_statuses(project: Project, task: str) -> tuple[bool, list[TaskStatus]]:
 
     command = _why_command()
 
-    class Main(DoitMain):  # type: ignore[misc]
+    class Main(DoitMain):
         def get_cmds(self) -> Any:
             cmds = super().get_cmds()
             cmds[command.name] = command
