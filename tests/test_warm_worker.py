@@ -278,3 +278,38 @@ def test_a_forked_run_never_re_executes_itself(make_project: Callable[..., Path]
     assert code == 1, err
     assert "the warm worker imported torch without the run's numerics profile" in err
     assert RunStore(root / "runs").find(spec.key) is None
+
+
+@slow
+def test_a_worker_leaves_no_lock_file_behind_and_stale_ones_are_swept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29, item 17: every worker left its ``.sock.lock`` in the runtime folder for good
+    (83 after an hour of a few projects). The worker removes it when it exits; a start-up sweeps
+    those of workers that are gone."""
+    import tempfile
+
+    runtime = Path(tempfile.mkdtemp(prefix="ev", dir="/tmp"))  # short: a socket path has ~100 bytes
+    try:
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+        monkeypatch.setenv("EVIDENCE_WARM_WORKER_IDLE", "1")
+        project = Project.at(tmp_path / "proj")
+        project.root.mkdir()
+        folder = warm.runtime_dir()
+        assert folder is not None
+        stale = folder / "0123456789abcdef01234567.sock.lock"  # a worker long gone left it
+        stale.write_text("")
+        path = warm.socket_path(project, warm.worker_key({}))
+        assert path is not None
+        conn = warm._start(project, path, {})
+        assert conn is not None
+        conn.close()
+        assert not stale.exists()  # swept when the worker was started
+        deadline = time.monotonic() + 60
+        while path.exists() and time.monotonic() < deadline:  # idle for a second, then it exits
+            time.sleep(0.05)
+        assert not path.exists()
+        while any(folder.iterdir()) and time.monotonic() < deadline:  # the lock goes after the socket
+            time.sleep(0.05)
+        assert sorted(p.name for p in folder.iterdir()) == []
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)

@@ -31,6 +31,7 @@ from typing import Any
 
 from evidence.core.hashing import digest_json
 from evidence.core.project import Project
+from evidence.train.worker import LOCK_SUFFIX, remove_lock_file
 
 #: Seconds a worker waits for its next run before it exits (``EVIDENCE_WARM_WORKER_IDLE``).
 IDLE_SECONDS = 120.0
@@ -143,10 +144,11 @@ def _start(project: Project, path: Path, profile_env: Mapping[str, str]) -> sock
     conn = _connect(path)
     if conn is not None:
         return conn
-    with FileLock(str(path) + ".lock"):
+    with FileLock(str(path) + LOCK_SUFFIX):
         conn = _connect(path)
         if conn is not None:
             return conn
+        sweep_stale_locks(path.parent, keep=path)
         log = project.state_dir / "worker" / "worker.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         pid = _spawn(project, path, profile_env, log)
@@ -159,6 +161,19 @@ def _start(project: Project, path: Path, profile_env: Mapping[str, str]) -> sock
     print(f"the warm worker did not start (see {project.relative(log)}); starting the run's own "
           "process instead", file=sys.stderr, flush=True)
     return None
+
+
+def sweep_stale_locks(folder: Path, keep: Path) -> list[Path]:
+    """Remove the start locks of workers that are gone (no socket beside them, nobody holding
+    them): a worker killed before it could remove its own leaves one; the removed paths."""
+    removed = []
+    for lock in sorted(folder.glob(f"*.sock{LOCK_SUFFIX}")):
+        socket_file = lock.with_name(lock.name.removesuffix(LOCK_SUFFIX))
+        if socket_file == keep or socket_file.exists():
+            continue
+        if remove_lock_file(str(lock)):
+            removed.append(lock)
+    return removed
 
 
 def _spawn(project: Project, path: Path, profile_env: Mapping[str, str], log: Path) -> int | None:
