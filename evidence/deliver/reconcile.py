@@ -43,7 +43,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Literal
 
-from evidence.core.errors import BadInputError, DriftError
+from evidence.core.errors import DriftError
+from evidence.core.readers import read_text
 
 #: Documents scanned when the project does not say otherwise.
 DEFAULT_INCLUDE = (
@@ -757,11 +758,7 @@ def read_document(path: Path) -> str:
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInputError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-                            hint="save the document as UTF-8") from exc
+    return read_text(path, kind="document")
 
 
 def scan_documents(
