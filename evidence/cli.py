@@ -67,16 +67,75 @@ def cmd_status(args: argparse.Namespace) -> int:
         shown_step = "-" if step is None else f"{step}/{total}" if total else str(step)
         checkpoint = status.get("last_checkpoint")
         rows.append((f"{status.get('experiment')}/{status.get('label')}", status_file.parent.name,
-                     shown_step, "none yet" if checkpoint is None else str(checkpoint),
-                     f"{age:.0f}s", state))
+                     str(pid) if alive else "-", shown_step,
+                     "none yet" if checkpoint is None else str(checkpoint), f"{age:.0f}s", state))
     if not rows:
         print("no runs in progress")
         return 0
-    header = ("run", "id", "step", "checkpoint", "heartbeat", "state")
+    header = ("run", "id", "pid", "step", "checkpoint", "heartbeat", "state")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
     return 0
+
+
+def _run_process(pid: int) -> bool:
+    """Whether ``pid`` is a run of this engine (a runner, or a child forked from the warm worker),
+    not a process that reused the pid of a run that has ended."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return _alive(pid)  # no /proc (macOS): the recorded pid of a live run is all we have
+    return b"evidence" in cmdline
+
+
+def cmd_stop(args: argparse.Namespace) -> int:
+    """Stop runs in progress cleanly: SIGTERM, so each writes a checkpoint and exits as interrupted
+    (the next `doit train` resumes it); PATTERN selects runs by name, e.g. 'digits/cnn-*'."""
+    import signal
+
+    project = _project(args)
+    work = project.work_dir
+    chosen = []
+    for status_file in sorted(work.glob("*/status.json")) if work.is_dir() else []:
+        try:
+            status = json.loads(status_file.read_text("utf-8"))
+            pid = int(status.get("pid", 0))
+        except (OSError, ValueError, TypeError):
+            continue
+        name = f"{status.get('experiment')}/{status.get('label')}"
+        if pid and status.get("state") not in ("failed", "interrupted", "sealed") \
+                and fnmatch.fnmatch(name, args.pattern) and _run_process(pid):
+            chosen.append((name, pid, status_file))
+    if not chosen:
+        which = "" if args.pattern == "*" else f" matches {args.pattern!r}"
+        print(f"no run in progress{which}" if which else "no runs in progress")
+        return 0
+    for name, pid, _ in chosen:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            continue
+        print(f"stopping {name} (pid {pid}): SIGTERM, it writes a checkpoint and exits")
+    deadline = time.monotonic() + args.timeout
+    still = []
+    for name, pid, status_file in chosen:
+        while _alive(pid) and _run_process(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if _alive(pid) and _run_process(pid):
+            still.append(pid)
+            print(f"{name} (pid {pid}) is still running after {args.timeout:.0f} s; `kill -9 {pid}` "
+                  "stops it at once (the next `doit train` resumes from its last checkpoint)")
+            continue
+        try:
+            status = json.loads(status_file.read_text("utf-8"))
+        except (OSError, ValueError):
+            status = {}
+        at = status.get("last_checkpoint")
+        print(f"stopped {name} (pid {pid}): {status.get('state', 'ended')}"
+              + (f", last checkpoint at step {at}" if at is not None else "")
+              + "; `doit train` resumes it")
+    return 1 if still else 0
 
 
 def cmd_fsck(args: argparse.Namespace) -> int:
@@ -231,6 +290,11 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--stale-after", type=float, default=120.0,
                         help="seconds without a heartbeat before a live run counts as stalled")
     status.set_defaults(func=cmd_status)
+    stop = sub.add_parser("stop", help=cmd_stop.__doc__)
+    stop.add_argument("pattern", nargs="?", default="*", help="run name or glob (default: every run)")
+    stop.add_argument("--timeout", type=float, default=120.0,
+                      help="seconds to wait for each run to checkpoint and exit")
+    stop.set_defaults(func=cmd_stop)
     sub.add_parser("fsck", help=cmd_fsck.__doc__).set_defaults(func=cmd_fsck)
     export = sub.add_parser("export", help=cmd_export.__doc__)
     export.add_argument("run_ids", nargs="*", help="sealed run ids")

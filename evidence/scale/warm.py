@@ -223,7 +223,7 @@ def _lines(conn: socket.socket) -> Any:
 
 
 def run_warm(project: Project, argv: list[str], env: Mapping[str, str], profile_env: Mapping[str, str],
-             pass_fds: list[int], outcome: Path) -> int | None:
+             pass_fds: list[int], outcome: Path, label: str = "") -> int | None:
     """Run ``python -m evidence.train.runner <argv>`` in a child of the warm worker; its exit code."""
     path = socket_path(project, worker_key(profile_env))
     if path is None:
@@ -254,7 +254,7 @@ def run_warm(project: Project, argv: list[str], env: Mapping[str, str], profile_
         if not first or "pid" not in first:  # gone before forking, or retired: nothing ran
             return None
         pid = int(first["pid"])
-        with _forwarding_signals(pid), contextlib.suppress(ValueError):
+        with _forwarding_signals(pid, label or "a run"), contextlib.suppress(ValueError):
             for reply in replies:
                 if "exit" in reply:
                     return int(reply["exit"])
@@ -275,11 +275,24 @@ def _fd(stream: Any, default: int) -> int:
 
 
 @contextlib.contextmanager
-def _forwarding_signals(pid: int) -> Any:
-    """SIGINT and SIGTERM sent to this process go to the run's process (which checkpoints)."""
+def _forwarding_signals(pid: int, label: str) -> Any:
+    """SIGINT and SIGTERM sent to this process go to the run's process (which checkpoints).
+
+    The run is a child of the warm worker, not of doit: it is not in doit's process group, and
+    outlives doit by the moment it takes to checkpoint. So the first signal also says so, with
+    its pid (killing doit with SIGKILL says nothing, and the worker stops the run all the same)."""
+    told: list[int] = []
+
     def forward(signum: int, _frame: Any) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signum)
+        if not told:
+            told.append(signum)
+            with contextlib.suppress(OSError, ValueError):
+                print(f"{label} (pid {pid}, forked from the warm worker, so not in doit's process "
+                      f"group) was sent {signal.Signals(signum).name} too: it writes a checkpoint and "
+                      "stops; `evidence status` shows it while it does, `evidence stop` stops runs "
+                      "still going, and `doit train` resumes it", file=sys.stderr, flush=True)
 
     previous = {}
     try:
