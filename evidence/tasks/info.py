@@ -31,7 +31,7 @@ class TaskStatus:
     always: bool  # builds nothing and says uptodate=False: it runs every time by design (a summary)
 
 
-def _why_command() -> Any:
+def _why_command(project_root: str) -> Any:
     """A doit command that records the status of a task, or of every task under a group."""
     from doit.cmd_info import Info
 
@@ -67,11 +67,11 @@ def _why_command() -> Any:
             found = []
             for task in leaves:
                 status = self.dep_manager.get_status(task, tasks, get_log=True)
-                # a task that builds nothing (no targets, no files) and says uptodate=False: by design
-                always = not task.targets and not task.file_dep and any(
+                # a task that builds nothing (no targets) and says uptodate=False: by design
+                always = not task.targets and any(
                     utd is False for utd, _, _ in status.reasons.get("uptodate_false", []))
                 reasons = () if status.status == "up-to-date" else tuple(
-                    self.get_reasons(status.reasons).splitlines())
+                    explain(status.reasons, project_root))
                 found.append(TaskStatus(task.name, status.status, reasons, always))
             Why.found = found
             return 0
@@ -79,12 +79,45 @@ def _why_command() -> Any:
     return Why
 
 
+def _check_name(check: Any) -> str:
+    """An uptodate check in words: the first line of its docstring, else its class name."""
+    inner = getattr(check, "check", check)
+    doc = (getattr(type(inner), "__doc__", None) or "").strip().splitlines()
+    text = doc[0].removeprefix("doit uptodate check: ").rstrip(".") if doc else type(inner).__name__
+    return text or type(inner).__name__
+
+
+def explain(reasons: dict[str, Any], root: str) -> list[str]:
+    """doit's reasons for running a task, in words and project-relative paths (doit prints its
+    check objects' reprs: ``<...UnlessInputsChanged object at 0x...>``)."""
+    def rel(path: str) -> str:
+        return os.path.relpath(path, root) if os.path.isabs(path) else path
+
+    lines = []
+    changed = reasons.get("changed_file_dep") or []
+    if reasons.get("has_no_dependencies"):
+        lines.append("it has no dependencies, so it runs every time")
+    for what, label in (("changed_file_dep", "changed"), ("missing_file_dep", "missing input"),
+                        ("added_file_dep", "a new input"), ("removed_file_dep", "no longer an input"),
+                        ("missing_target", "missing output")):
+        for path in reasons.get(what) or []:
+            lines.append(f"{label}: {rel(str(path))}")
+    for check, _, _ in reasons.get("uptodate_false") or []:
+        if check is False:
+            lines.append("it runs every time by design (uptodate = False)")
+        elif not changed:  # with a changed input, the check was not even asked (tasks.moot)
+            lines.append(f"no longer true: {_check_name(check)}")
+    if reasons.get("checker_changed"):
+        lines.append("doit's file checker changed since the last run")
+    return lines or ["doit gives no reason"]
+
+
 def task_statuses(project: Project, task: str) -> tuple[bool, list[TaskStatus]]:
     """(whether ``task`` is a group, the status of it or of every task under it), from doit."""
     from doit.cmd_base import DodoTaskLoader
     from doit.doit_cmd import DoitMain
 
-    command = _why_command()
+    command = _why_command(str(project.root))
 
     class Main(DoitMain):
         def get_cmds(self) -> Any:
