@@ -17,4 +17,6 @@ manifest    MANIFEST.json: written only over what the build wrote, checked befor
 assemble    the steps of delivery and build/deliver/
 layout      where the paper step reads and writes
 summary     the one-screen summary printed on every `doit deliver`
+checklist   the NeurIPS checklist items 7 and 8 answered from the evidence
+evidencepage  evidence.html: the table of the runs the claims use, linked from the paper
 """

@@ -474,6 +474,9 @@ def assembled_files(project: Project) -> dict[Path, Path]:
             project.reconcile_dir / "report.md": out / "reconcile.md",
             compute_dir(project) / "compute.json": out / "compute.json",
             compute_dir(project) / "compute.md": out / "compute.md",
+            project.checklist_dir / "checklist.md": out / "checklist.md",
+            project.checklist_dir / "checklist.tex": out / "checklist.tex",
+            project.evidence_page_dir / "evidence.html": out / "evidence.html",
             project.evidence_file: out / "EVIDENCE.json"}
 
 

@@ -32,7 +32,7 @@ from evidence.deliver import texnames
 from evidence.deliver.reconcile import ClaimQuantity, NumberFormat
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
-PLACEHOLDERS = ("value", "ci", "low", "high", "n", "class", "p")
+PLACEHOLDERS = ("value", "ci", "low", "high", "n", "class", "p", "citation")
 #: The ``claim`` of a waiver that accepts a number typed by hand into a paper source (no claim's).
 HAND_TYPED = "hand_typed"
 
@@ -108,13 +108,34 @@ class Format:
         return text
 
     def render_interval(self, low: float | None, high: float | None, *, signed: bool = False) -> str:
-        """``[a, b]`` in the claim's format, a "points" unit once at the end: "[+0.1, +0.9] points"."""
+        """``[a, b]`` in the claim's format, a "points" unit once at the end: "[+0.1, +0.9] points".
+
+        A bound that would round to zero but is not zero gets the decimals it needs to show its
+        first digit ("-0.04", not "-0.0": a reader cannot tell which side of zero "-0.0" is on,
+        and which side is the point of an interval); one that is zero at every precision a
+        reader could care about prints as "0.0", without a sign.
+        """
         if low is None or high is None:
             return "n/a"
         if self.style != "points":
-            return f"[{self.render(low, signed=signed)}, {self.render(high, signed=signed)}]"
+            return f"[{self._bound(low, signed)}, {self._bound(high, signed)}]"
         bare = Format("number", self.decimals)
-        return f"[{bare.render(100 * low, signed=signed)}, {bare.render(100 * high, signed=signed)}] points"
+        return f"[{bare._bound(100 * low, signed)}, {bare._bound(100 * high, signed)}] points"
+
+    #: At most this many decimals beyond the claim's own are added to show a bound's first digit.
+    EXTRA_BOUND_DECIMALS = 3
+
+    def _bound(self, value: float, signed: bool) -> str:
+        if not math.isfinite(value):
+            return self.render(value, signed=signed)
+        scaled = self.number_format.scaled(value)
+        if round(scaled, self.decimals) != 0.0:
+            return self.render(value, signed=signed)
+        if scaled != 0.0:
+            needed = -math.floor(math.log10(abs(scaled)))  # decimals that show the first digit
+            if needed <= self.decimals + self.EXTRA_BOUND_DECIMALS:
+                return Format(self.style, max(needed, self.decimals)).render(value, signed=signed)
+        return Format(self.style, self.decimals).render(0.0)  # no "-0.0", no "+0.0"
 
 
 #: The quantities a claim can cite, per kind of report entry (docs/contracts.md describes each).
@@ -122,6 +143,7 @@ QUANTITIES: dict[str, tuple[str, ...]] = {
     "aggregate": ("mean", "median", "sd", "se", "iqm", "distance_to_reference"),
     "verify": ("improvement", "diff", "prob_improvement", "hedges_g"),
     "expected_max": ("expected@<k>",),
+    "reference": ("value",),
 }
 
 
@@ -157,7 +179,10 @@ def _quantity(entry: Mapping[str, Any], kind: str, quantity: str | None,
     elif kind == "verify":
         numbers = entry["numbers"]
         name = quantity or "diff"
-        n = min(numbers["n_a"], numbers["n_b"])
+        # seeds of the sides that vary with the seed: a fixed value or a published number has none
+        seeded = [numbers[f"n_{side}"] for side in ("a", "b")
+                  if not (entry[side].get("fixed") or entry[side].get("reference"))]
+        n = min(seeded) if seeded else None
         if name == "improvement":
             low, high = _oriented_interval(entry)
             return numbers["improvement"], low, high, n
@@ -168,6 +193,10 @@ def _quantity(entry: Mapping[str, Any], kind: str, quantity: str | None,
             return numbers["prob_improvement"], ci["low"], ci["high"], n
         if name == "hedges_g":
             return numbers["hedges_g"], None, None, n
+    elif kind == "reference":
+        if (quantity or "value") == "value":
+            interval = entry.get("interval") or (None, None)
+            return entry["value"], interval[0], interval[1], entry.get("n")
     elif kind == "expected_max":
         name = quantity or f"expected@{entry['n_trials']}"
         if name.startswith("expected@"):
@@ -229,6 +258,138 @@ def _predicate(predicate: Mapping[str, Any] | None, resolved: Mapping[str, Any])
     raise EvidenceError(f"unknown predicate kind {kind!r}")
 
 
+@dataclass(frozen=True)
+class Support:
+    """Whether a claim is supported, what decided it, and why in two registers.
+
+    ``why`` names the verify entry and its label (for DISCLOSURES.md, where a reviewer looks them
+    up); ``why_reader`` says the same in the paper's words, with the numbers a reader sees.
+    """
+
+    supported: bool
+    decided_by: str | None = None
+    why: str | None = None
+    why_reader: str | None = None
+
+
+def _interval_words(entry: Mapping[str, Any], fmt: Format) -> tuple[str, str]:
+    """The improvement (A better > 0) and its interval in the claim's format, with the method:
+    ("+0.6 points", "95% CI [-0.0, +1.1] points, Welch t")."""
+    from evidence.verify.stats import METHOD_NAMES  # scipy behind it: only while resolving
+
+    numbers = entry["numbers"]
+    low, high = _oriented_interval(entry)
+    value = fmt.render(_float(numbers.get("improvement")), signed=True)
+    ci = numbers["diff_ci"]
+    if low is None or high is None:
+        return value, f"no defined interval ({ci.get('note') or 'undefined'})"
+    method = METHOD_NAMES.get(str(ci["method"]), str(ci["method"]))
+    shown = fmt.render_interval(_float(low), _float(high), signed=True)
+    return value, f"{100 * float(ci['confidence']):g}% CI {shown} ({method})"
+
+
+def _failed_guards(entry: Mapping[str, Any]) -> str:
+    failed = [c for c in entry.get("checks") or [] if c.get("passed") is False]
+    return "; ".join(f"{c['detail']}" for c in failed) or str(entry.get("reason") or "a sanity check failed")
+
+
+def _seeds_tail(entry: Mapping[str, Any]) -> str:
+    needed = entry.get("seeds_needed")
+    return (f"; about {needed} seeds per group would be needed (an estimate from these seeds)"
+            if needed else "")
+
+
+def _comparison_support(entry: Mapping[str, Any], ref: str, predicate: Mapping[str, Any] | None,
+                        fmt: Format) -> Support | None:
+    """The gate a claim on a comparison must pass before its predicate counts; None: passed.
+
+    A claim that rests on a comparison is supported only by ``effect`` in the claimed direction
+    (``noise`` for an equivalence claim, one whose predicate asks for noise); a suspected bug or
+    insufficient evidence never supports it, whatever its predicate says.
+    """
+    label = entry.get("class")
+    a, b = entry["a"]["name"], entry["b"]["name"]
+    equivalence = predicate is not None and predicate.get("kind") == "classification" \
+        and predicate.get("equals") == "noise"
+    value, interval = _interval_words(entry, fmt)
+    margin = entry.get("equivalence_margin")
+    margin_words = f"+/-{fmt.render(margin)}" if margin is not None else None
+    if label == "suspected_bug":
+        guards = _failed_guards(entry)
+        return Support(False, "guard",
+                       f"verify classified {ref} as suspected_bug, which supports no claim whatever its "
+                       f"predicate: {guards}",
+                       f"a sanity check on the runs failed ({guards}), so the difference is not evidence "
+                       "either way")
+    if label == "insufficient_evidence":
+        if equivalence:
+            why_margin = (f", and nothing shows it lies within the declared margin {margin_words}"
+                          if margin_words else ", and no margin is declared within which it would be "
+                          "negligible, so its absence cannot be shown")
+        else:
+            why_margin = ", so no difference is shown"
+        shown = f"has {interval}, which includes zero"
+        return Support(False, "margin" if equivalence else "interval",
+                       f"the improvement of {a} over {b}, {value}, {shown}{why_margin}; verify "
+                       f"classified {ref} as insufficient_evidence, which supports no claim"
+                       f"{_seeds_tail(entry)}",
+                       f"the difference, {value}, {shown}{why_margin if equivalence else ''}: the "
+                       f"data show neither a difference nor its absence{_seeds_tail(entry)}")
+    if equivalence and label == "effect":
+        return Support(False, "interval",
+                       f"the improvement of {a} over {b}, {value}, has {interval}, which excludes "
+                       f"zero: verify classified {ref} as effect, a difference, not its absence",
+                       f"the difference, {value}, has {interval}, which excludes zero: the data "
+                       "show a difference, not its absence")
+    if not equivalence and label == "noise":
+        inner = f"{100 * (2 * float(entry.get('confidence', 0.95)) - 1):g}%"
+        shown = (f"lies within the declared margin {margin_words}: its {inner} interval is inside "
+                 "the margin (an equivalence test)")
+        return Support(False, "margin",
+                       f"the improvement of {a} over {b}, {value}, {shown}, so verify classified {ref} "
+                       "as noise, the absence of the claimed difference",
+                       f"the difference, {value}, {shown}, the smallest difference declared to "
+                       "matter: the data show the claimed difference is absent")
+    if not equivalence and label == "effect" and entry.get("direction_matches_claim") is False:
+        claimed = entry.get("claimed")
+        better, worse = (a, b) if claimed == "a_better" else (b, a)
+        winner, loser = (a, b) if (_float(entry["numbers"].get("improvement")) or 0) > 0 else (b, a)
+        return Support(False, "direction",
+                       f"the direction is the opposite of the claim: the claim says {better} is "
+                       f"better than {worse}, but {winner} is better than {loser} (difference "
+                       f"{value} for {a} over {b}, {interval}, which excludes zero; verify:"
+                       f"{entry['id']} is an effect against the claim)",
+                       f"the data show the opposite direction: {winner} is better than {loser} "
+                       f"(difference {value} for {a} over {b}, {interval})")
+    return None
+
+
+def support(claim: Mapping[str, Any], resolved: Mapping[str, Any], entry: Mapping[str, Any],
+            kind: str) -> Support:
+    """Whether a resolved claim is supported, and the reason that decided it.
+
+    Claims on a comparison pass :func:`_comparison_support` first; claims on an aggregate keep
+    their predicates, but not on runs a guard flagged (the entry's ``class`` is
+    ``suspected_bug``). Then the predicate, if any, decides.
+    """
+    predicate = claim.get("predicate")
+    fmt = Format.from_mapping(claim.get("format"))
+    reference = str(resolved["ref"])
+    if kind == "verify":
+        gate = _comparison_support(entry, reference, predicate, fmt)
+        if gate is not None:
+            return gate
+    elif kind == "aggregate" and entry.get("class") == "suspected_bug":
+        guards = _failed_guards(entry)
+        return Support(False, "guard", f"a guard of verify flagged the runs of {reference}: {guards}",
+                       f"a sanity check on the runs failed ({guards}), so they are not evidence")
+    checked = resolved.get("predicate")
+    if checked is not None and not checked["holds"]:
+        return Support(False, "predicate", f"its predicate fails ({checked['detail']})",
+                       f"its stated test fails ({checked['detail']})")
+    return Support(True)
+
+
 def _direction_caveat(predicate: Mapping[str, Any] | None, entry: Mapping[str, Any],
                       kind: str) -> str | None:
     """Why a claim's predicate does not back its comparison's claimed direction, or None.
@@ -245,8 +406,10 @@ def _direction_caveat(predicate: Mapping[str, Any] | None, entry: Mapping[str, A
         return None
     a, b = entry["a"]["name"], entry["b"]["name"]
     better, worse = (a, b) if claimed == "a_better" else (b, a)
-    return (f"the comparison {entry['id']} claims {better} is better than {worse}, but this claim "
-            f"only requires the verdict {equals}, which does not show that direction")
+    shown = "an equivalence test (a difference within the declared margin)" if equals == "noise" \
+        else "evidence that shows neither a difference nor its absence"
+    return (f"{better} was claimed to be better than {worse}, but this claim rests on {shown}, "
+            "which does not show that direction")
 
 
 def _runs_of(entry: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
@@ -255,6 +418,8 @@ def _runs_of(entry: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
         return [run for group in groups for run in group["runs"]]
     if kind == "aggregate":
         return [run for stratum in entry["strata"] for run in stratum["runs"]]
+    if kind == "reference":
+        return []  # a published number rests on no run of this project
     return list(entry["runs"])
 
 
@@ -265,6 +430,11 @@ def resolve_claim(claim: Mapping[str, Any], report: Mapping[str, Any]) -> dict[s
     reference = claim["evidence"]["ref"]
     kind = reference.split(":", 1)[0]
     entry = find_entry(report, reference)
+    if kind == "reference":
+        citation: str | None = entry["citation"]
+    else:
+        cited = (entry.get("b") or {}).get("reference") if kind == "verify" else None
+        citation = cited["citation"] if cited else None
     value, low, high, n = _quantity(entry, kind, claim["evidence"].get("quantity"))
     fmt = Format.from_mapping(claim.get("format"))
     signed = kind == "verify" and (claim["evidence"].get("quantity") or "diff") in ("diff", "improvement")
@@ -282,14 +452,15 @@ def resolve_claim(claim: Mapping[str, Any], report: Mapping[str, Any]) -> dict[s
         "tolerance": float(claim.get("tolerance", 0.0)),
         "keywords": list(claim.get("keywords", [])),
         "format": {"style": fmt.style, "decimals": fmt.decimals},
+        "citation": citation,
     }
     resolved["formatted"] = fmt.render(resolved["value"], signed=signed)
     resolved["ci_formatted"] = fmt.render_interval(_float(low), _float(high), signed=signed)
     resolved["predicate"] = _predicate(claim.get("predicate"), resolved)
-    if resolved["predicate"] is not None:
-        resolved["supported"] = bool(resolved["predicate"]["holds"])
-    else:  # no predicate: the claim stands unless verify found a problem with its evidence
-        resolved["supported"] = resolved["classification"] in (None, "effect")
+    verdict = support(claim, resolved, entry, kind)
+    resolved["supported"] = verdict.supported
+    resolved["decided_by"], resolved["why"], resolved["why_reader"] = \
+        verdict.decided_by, verdict.why, verdict.why_reader
     resolved["caveat"] = _direction_caveat(claim.get("predicate"), entry, kind)
     resolved["runs"] = [{"run_id": r, "results_digest": d} for r, d in resolved["runs"]]
     resolved["statement"] = render_statement(claim["statement"], resolved)
@@ -311,7 +482,7 @@ def render_statement(template: str, resolved: Mapping[str, Any]) -> str:
               "low": resolved["ci_formatted"].strip("[]").split(", ")[0],
               "high": resolved["ci_formatted"].strip("[]").split(", ")[-1],
               "n": str(resolved["n"]), "class": str(resolved["classification"]),
-              "p": "n/a"}
+              "p": "n/a", "citation": str(resolved.get("citation") or "n/a")}
     return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
 

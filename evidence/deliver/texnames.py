@@ -9,7 +9,8 @@ word and is refused when EVIDENCE.json is loaded, naming the claim.
 Each claim has these macros (suffix -> what it expands to):
 ``""`` the formatted value, ``Low``/``High`` the interval's ends, ``Interval`` the whole interval
 text, ``N`` the number of runs, ``Supported`` ``true``/``false``, ``Disclosure`` the findings text
-(empty when there are none). ``\\evProjectDisclosures`` holds the project-wide findings.
+(empty when there are none), ``Citation`` the citation of the published number the claim cites or
+is compared with (empty when none). ``\\evProjectDisclosures`` holds the project-wide findings.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import re
 
 PREFIX = "ev"
-SUFFIXES = ("", "Low", "High", "Interval", "N", "Supported", "Disclosure")
+SUFFIXES = ("", "Low", "High", "Interval", "N", "Supported", "Disclosure", "Citation")
 PROJECT_DISCLOSURES = "evProjectDisclosures"
 _PART = re.compile(r"[A-Za-z]+")
 _SEPARATORS = re.compile(r"[_.\-]")

@@ -21,6 +21,7 @@ from evidence.deliver.reconcile import read_document
 from evidence.deliver.summary import summary_action
 from evidence.tasks.actions import task_action
 from evidence.tasks.base import TaskDict, user_errors
+from evidence.tasks.checklist import checklist_tasks
 from evidence.tasks.moot import SavedValueCheck, UnlessInputsChanged
 
 
@@ -214,13 +215,16 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            "task_dep": ["deliver:reconcile"],
            "targets": papers, "verbosity": 2}
     yield pdf_task(project, claims_file, disclosures_file, presentation)
+    yield from checklist_tasks(project, claims_file, compute_file, presentation, audited_inputs,
+                               StoreUnchanged(project))
     out = steps.deliver_dir(project)
     yield {"name": "exports", "doc": "PROV-JSON and RO-Crate of the deliverable, each validated",
            **step(steps.exports_action, project),
            "file_dep": sorted({claims_file, disclosures_file, compute_file, *presentation,
                                *_evidence_deps(project), str(project.reconcile_dir / "report.json"),
                                *papers, *pdfs}),
-           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:pdf"],
+           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:pdf",
+                        "deliver:checklist", "deliver:evidence_page"],
            "uptodate": [UnlessInputsChanged(StoreUnchanged(project))],
            "targets": [str(staging / "prov.json"), str(staging / "ro-crate-metadata.json")], "verbosity": 2}
     exported = [str(staging / "prov.json"), str(staging / "ro-crate-metadata.json")]
