@@ -107,12 +107,12 @@ def cmd_status(args: argparse.Namespace) -> int:
         shown_step = "-" if step is None else f"{step}/{total}" if total else str(step)
         checkpoint = status.get("last_checkpoint")
         rows.append((f"{status.get('experiment')}/{status.get('label')}", folder.name,
-                     shown_step, "none yet" if checkpoint is None else str(checkpoint),
-                     f"{age:.0f}s", state))
+                     str(pid) if alive else "-", shown_step,
+                     "none yet" if checkpoint is None else str(checkpoint), f"{age:.0f}s", state))
     if not rows:
         print("no runs in progress")
     else:
-        header = ("run", "id", "step", "checkpoint", "heartbeat", "state")
+        header = ("run", "id", "pid", "step", "checkpoint", "heartbeat", "state")
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         for row in [header, *rows]:
             print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
@@ -120,6 +120,65 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"{count} {kind}{'' if count == 1 else 's'} of a run no experiment declares any more "
               "(`evidence gc` lists them, `evidence gc --delete` removes them)")
     return 0
+
+
+def _run_process(pid: int) -> bool:
+    """Whether ``pid`` is a run of this engine (a runner, or a child forked from the warm worker),
+    not a process that reused the pid of a run that has ended."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return _alive(pid)  # no /proc (macOS): the recorded pid of a live run is all we have
+    return b"evidence" in cmdline
+
+
+def cmd_stop(args: argparse.Namespace) -> int:
+    """Stop runs in progress cleanly: SIGTERM, so each writes a checkpoint and exits as interrupted
+    (the next `doit train` resumes it); PATTERN selects runs by name, e.g. 'digits/cnn-*'."""
+    import signal
+
+    project = _project(args)
+    work = project.work_dir
+    chosen = []
+    for status_file in sorted(work.glob("*/status.json")) if work.is_dir() else []:
+        try:
+            status = json.loads(status_file.read_text("utf-8"))
+            pid = int(status.get("pid", 0))
+        except (OSError, ValueError, TypeError):
+            continue
+        name = f"{status.get('experiment')}/{status.get('label')}"
+        if pid and status.get("state") not in ("failed", "interrupted", "sealed") \
+                and fnmatch.fnmatch(name, args.pattern) and _run_process(pid):
+            chosen.append((name, pid, status_file))
+    if not chosen:
+        which = "" if args.pattern == "*" else f" matches {args.pattern!r}"
+        print(f"no run in progress{which}" if which else "no runs in progress")
+        return 0
+    for name, pid, _ in chosen:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            continue
+        print(f"stopping {name} (pid {pid}): SIGTERM, it writes a checkpoint and exits")
+    deadline = time.monotonic() + args.timeout
+    still = []
+    for name, pid, status_file in chosen:
+        while _alive(pid) and _run_process(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if _alive(pid) and _run_process(pid):
+            still.append(pid)
+            print(f"{name} (pid {pid}) is still running after {args.timeout:.0f} s; `kill -9 {pid}` "
+                  "stops it at once (the next `doit train` resumes from its last checkpoint)")
+            continue
+        try:
+            status = json.loads(status_file.read_text("utf-8"))
+        except (OSError, ValueError):
+            status = {}
+        at = status.get("last_checkpoint")
+        print(f"stopped {name} (pid {pid}): {status.get('state', 'ended')}"
+              + (f", last checkpoint at step {at}" if at is not None else "")
+              + "; `doit train` resumes it")
+    return 1 if still else 0
 
 
 def cmd_fsck(args: argparse.Namespace) -> int:
@@ -137,7 +196,11 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     from evidence.store.runs import RunStore
 
     project = _project(args)
-    chosen = [s for s in expand_all(project) if fnmatch.fnmatch(s.task_name, args.pattern)]
+    chosen, keys = [], set()
+    for spec in expand_all(project):  # a run two experiments share is trained once
+        if fnmatch.fnmatch(spec.task_name, args.pattern) and spec.key not in keys:
+            keys.add(spec.key)
+            chosen.append(spec)
     if not chosen:
         raise EvidenceError(f"no run matches {args.pattern!r}", hint="see `doit list --all`")
     for spec in chosen:
@@ -363,6 +426,11 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--stale-after", type=float, default=120.0,
                         help="seconds without a heartbeat before a live run counts as stalled")
     status.set_defaults(func=cmd_status)
+    stop = sub.add_parser("stop", help=cmd_stop.__doc__)
+    stop.add_argument("pattern", nargs="?", default="*", help="run name or glob (default: every run)")
+    stop.add_argument("--timeout", type=float, default=120.0,
+                      help="seconds to wait for each run to checkpoint and exit")
+    stop.set_defaults(func=cmd_stop)
     sub.add_parser("fsck", help=cmd_fsck.__doc__).set_defaults(func=cmd_fsck)
     show = sub.add_parser("show", help=cmd_show.__doc__)
     show.add_argument("--runs", action="store_true", help="one row per run instead of per variant")

@@ -219,3 +219,26 @@ def test_paper_as_a_person_sees_it_in_chromium(delivered: Path, tmp_path: Path) 
                    capture_output=True, timeout=120, check=True)
     assert shot.stat().st_size > 10_000
     probe.unlink()
+
+
+def test_a_waived_hand_typed_number_is_counted_and_disclosed_as_what_it_is(delivered: Path,
+                                                                           tmp_path: Path) -> None:
+    """Issue 29, item 14: reconcile said "1 waived" beside the summary's "waived: 0", and the
+    disclosure read "Reconcile lets paper/paper.md.j2:N state claim hand_typed differently"."""
+    root = tmp_path / "copy"
+    shutil.copytree(delivered, root, symlinks=True)
+    source = root / "paper" / "paper.md.j2"
+    source.write_text(source.read_text() + "\nOur model is 97.3% accurate.\n")
+    line = len(source.read_text().splitlines())
+    evidence = json.loads((root / "EVIDENCE.json").read_text())
+    evidence["waivers"] = [{"file": "paper/paper.md.j2", "line": line, "claim": "hand_typed",
+                            "reason": "the number of an earlier study, quoted"}]
+    (root / "EVIDENCE.json").write_text(json.dumps(evidence))
+    result = doit(root, "deliver")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ", 1 waived, no drift" in result.stdout
+    assert "waived: 1;" in result.stdout  # the summary agrees with reconcile
+    disclosures = (root / "build/deliver/DISCLOSURES.md").read_text()
+    assert "state claim hand_typed" not in disclosures
+    assert (f"paper/paper.md.j2:{line} states a hand-typed number ('97.3%'), not one taken from a "
+            "claim; reconcile accepts it because: the number of an earlier study, quoted") in disclosures

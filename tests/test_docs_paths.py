@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 MODULE_PATH = re.compile(r"\bevidence/[A-Za-z0-9_/]+\.py\b")
 DOTTED_MODULE = re.compile(r"\bevidence(?:\.[a-z_][a-z0-9_]*)+\b")
 #: Names shaped like a dotted module that are something else.
-NOT_MODULES = {"evidence.toml"}
+NOT_MODULES = {"evidence.toml", "evidence.html"}
 
 
 def documents() -> list[Path]:

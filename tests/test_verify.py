@@ -139,7 +139,8 @@ def test_load_config_checks_selections_against_the_project(make_project: Callabl
     root = make_project({"comparisons.toml": cmp.format(experiment="tiny", group="small")}, name="ok")
     parsed = load_config(Project.at(root))
     assert parsed is not None and parsed.comparisons[0].b.name == "small"
-    for experiment, group, field, words in (("tiy", "small", "comparison[0].b.experiment", "does not exist"),
+    for experiment, group, field, words in (("tiy", "small", "comparison[0].b.experiment",
+                                             "there is no experiments/tiy.toml"),
                                             ("tiny", "smal", "comparison[0].b.where", "match no run"),
                                             ("tiny", "wide", "comparison[0].b", "same runs as a")):
         root = make_project({"comparisons.toml": cmp.format(experiment=experiment, group=group)},
@@ -147,7 +148,8 @@ def test_load_config_checks_selections_against_the_project(make_project: Callabl
         with pytest.raises(BadInputError) as caught:
             load_config(Project.at(root))
         assert caught.value.field == field and words in str(caught.value)
-        assert caught.value.path == str(root / "comparisons.toml")
+        # named project-relative when the error is about a missing experiment (issue 29, item 11)
+        assert caught.value.path in (str(root / "comparisons.toml"), "comparisons.toml")
 
 
 # --------------------------------------------------------------------------- comparisons

@@ -143,6 +143,12 @@ class Project:
         return self.build_dir / "deliver"
 
     @property
+    def deliver_staging_dir(self) -> Path:
+        """Where the deliver steps write the next deliverable; published as build/deliver/ (a
+        copy, by one rename) only when every step succeeded (:mod:`evidence.deliver.publish`)."""
+        return self.build_dir / "deliver.staging"
+
+    @property
     def repro_dir(self) -> Path:
         return self.build_dir / "repro"
 

@@ -19,7 +19,8 @@ texnames    the one rule from claim ids to LaTeX macro names
 claimstex   claims.tex: every claim as LaTeX macros, disclosures bound to the values
 latex       the LaTeX paper: paper/*.tex staged with the build's outputs and compiled to PDF
 manifest    MANIFEST.json: written only over what the build wrote, checked before shipping
-assemble    the steps of delivery and build/deliver/
+assemble    the steps of delivery, written into build/deliver.staging/
+publish     build/deliver/ replaced whole by the staged deliverable, only when every step succeeded
 layout      where the paper step reads and writes
 summary     the one-screen summary printed on every `doit deliver`
 checklist   the NeurIPS checklist items 7 and 8 answered from the evidence

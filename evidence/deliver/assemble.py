@@ -18,12 +18,17 @@ The chain, each step a doit task with exact dependencies:
 * ``deliver``: assembles the deliverable folder (paper, figures, tables, claims, verify report,
   disclosures, reconcile report, compute ledger, provenance exports) with a manifest of every
   file's digest and prints a summary.
+
+The paper, pdf, exports and package steps write into ``build/deliver.staging/``; the package
+step publishes it as ``build/deliver/`` (:mod:`evidence.deliver.publish`) only when everything
+before it succeeded, so no failing step leaves build/deliver/ different from its manifest.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 import shutil
 from collections.abc import Mapping
@@ -46,11 +51,27 @@ from evidence.deliver import claims as claims_module
 from evidence.deliver import reconcile
 from evidence.deliver.layout import paper_sources
 
-HAND_TYPED = "hand_typed"
+HAND_TYPED = claims_module.HAND_TYPED
 
 
 def deliver_dir(project: Project) -> Path:
+    """The published deliverable (written only by :func:`package_action`'s publish)."""
     return project.deliver_dir
+
+
+def staging_dir(project: Project) -> Path:
+    """Where the deliver steps write; published as :func:`deliver_dir` when all succeeded."""
+    return project.deliver_staging_dir
+
+
+def copy_atomic(source: Path, target: Path) -> None:
+    """``source`` copied over ``target`` by a rename (with its mtime): never half-written."""
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        shutil.copy2(source, tmp)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _read_json(path: Path) -> Any:
@@ -288,12 +309,12 @@ def disclose_action(project_root: str) -> None:
     evidence = claims_module.load_evidence(project)
     resolved = _read_output(project, claims_module.claims_path(project))
     waivers = _waivers(evidence)
-    hand_typed, _ = hand_typed_numbers(project, waivers)
+    hand_typed, hand_waived = hand_typed_numbers(project, waivers)
     reconciled = project.reconcile_dir / "reconcile.json"
     overstated = [f for f in _read_output(project, reconciled)["findings"]
                   if f["kind"] == "overstated_precision"] if reconciled.is_file() else []
     findings = disclose.audit(project, resolved, load_report(project), hand_typed=hand_typed,
-                              waivers=waivers, overstated=overstated,
+                              waivers=waivers, hand_waived=hand_waived, overstated=overstated,
                               min_seeds=int(evidence.get("disclosure", {}).get("min_seeds", 5)))
     disclose.write_disclosures(project, findings, project.disclosures_dir,
                                resolved_claims=resolved)
@@ -352,7 +373,7 @@ def paper_action(project_root: str) -> None:
     from evidence.deliver.paper import markdown_to_html, render_markdown
 
     project = Project.at(project_root)
-    out = deliver_dir(project)
+    out = staging_dir(project)
     inputs = paper_inputs(project)
     from evidence.deliver.latex import main_sources
 
@@ -425,7 +446,7 @@ def _copy_presentation(project: Project, inputs: Any, out: Path) -> None:
             # second at 100 figures).
             if verified_digest(project.root, target) != memo.digest(project, path):
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(path, target)
+                copy_atomic(path, target)
                 fresh.append(target)
         record_outputs(project.root, fresh)
 
@@ -448,7 +469,7 @@ def exports_action(project_root: str) -> None:
 
     project = Project.at(project_root)
     assemble(project)
-    done = provexport.export(project, deliver_dir(project))
+    done = provexport.export(project, staging_dir(project))
     print(f"exports: {project.relative(done.prov)} (PROV-JSON, valid) and {project.relative(done.crate)} "
           f"(RO-Crate, Process Run Crate profile, read back); {done.built} of the {done.fragments} "
           "parts of runs, figures and tables built, the others unchanged")
@@ -458,22 +479,44 @@ def exports_action(project_root: str) -> None:
 
 
 def package_action(project_root: str) -> None:
-    """Assemble the deliverable and write its manifest (every file by digest)."""
-    from evidence.deliver.manifest import write_manifest
+    """Assemble the deliverable in staging, write its manifest (every file by digest), publish it."""
+    from evidence.deliver.manifest import certified_files, write_manifest
+    from evidence.deliver.publish import publish, recover
 
     project = Project.at(project_root)
     out = assemble(project)
     # the figure and table copies again from their sources: a copy edited by hand is restored
     _copy_presentation(project, paper_inputs(project), out)
-    files = write_manifest(project, out)["files"]
-    print(f"package: {project.relative(out)}/ ({len(files)} files) and its MANIFEST.json")
+    published = deliver_dir(project)
+    recover(published)
+    certified = certified_files(published)
+    carry_over_pdfs(project, published, certified, out)
+    files = write_manifest(project, out, certified=certified)["files"]
+    publish(project, out, published)
+    print(f"package: {project.relative(published)}/ ({len(files)} files) and its MANIFEST.json, "
+          f"published from {project.relative(out)}/")
+
+
+def carry_over_pdfs(project: Project, published: Path, certified: dict[str, str], out: Path) -> None:
+    """Without a TeX toolchain, the published PDFs its manifest certifies go into the next
+    deliverable as they are (a fresh clone keeps its committed paper.pdf)."""
+    from evidence.core.hashing import digest_file
+    from evidence.deliver.latex import main_sources, toolchain
+
+    if toolchain() is not None:
+        return
+    for main in main_sources(project):
+        name = f"{main.stem}.pdf"
+        source, target = published / name, out / name
+        if not target.exists() and source.is_file() and certified.get(name) == digest_file(source):
+            copy_atomic(source, target)
 
 
 def assembled_files(project: Project) -> dict[Path, Path]:
     """Report -> its copy in the deliverable folder."""
     from evidence.deliver.ledger import compute_dir
 
-    out = deliver_dir(project)
+    out = staging_dir(project)
     return {project.claims_dir / "claims.json": out / "claims.json",
             project.verify_dir / "report.json": out / "verify" / "report.json",
             project.verify_dir / "summary.md": out / "verify" / "summary.md",
@@ -490,10 +533,10 @@ def assembled_files(project: Project) -> dict[Path, Path]:
 
 
 def assemble(project: Project) -> Path:
-    """Copy the reports into the deliverable folder (the paper task wrote the paper, figures, tables)."""
+    """Copy the reports into the staging folder (the paper task wrote the paper, figures, tables)."""
     for source, target in assembled_files(project).items():
         target.parent.mkdir(parents=True, exist_ok=True)
         check_output(project.root, source)  # an edited report is not shipped
-        shutil.copy2(source, target)
+        copy_atomic(source, target)
         record_outputs(project.root, [target])
-    return deliver_dir(project)
+    return staging_dir(project)

@@ -17,7 +17,6 @@ Predicates (``"predicate"`` of a claim):
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -27,12 +26,15 @@ from typing import Any
 
 from evidence.core.errors import BadInputError, EvidenceError
 from evidence.core.project import Project
+from evidence.core.readers import read_json
 from evidence.core.schema import validate
 from evidence.deliver import texnames
 from evidence.deliver.reconcile import ClaimQuantity, NumberFormat
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 PLACEHOLDERS = ("value", "ci", "low", "high", "n", "class", "p", "citation")
+#: The ``claim`` of a waiver that accepts a number typed by hand into a paper source (no claim's).
+HAND_TYPED = "hand_typed"
 
 
 def load_evidence(project: Project) -> dict[str, Any]:
@@ -46,13 +48,10 @@ def load_evidence(project: Project) -> dict[str, Any]:
 
 def _read_evidence(path: Path) -> dict[str, Any]:
     try:
-        raw: dict[str, Any] = json.loads(path.read_text("utf-8"))
+        raw: dict[str, Any] = read_json(path)
     except FileNotFoundError:
         raise BadInputError(path, "EVIDENCE.json is missing",
                             hint="create it (see docs/contracts.md) or run `evidence init`") from None
-    except json.JSONDecodeError as error:
-        raise BadInputError(path, f"not valid JSON: {error.msg} at line {error.lineno} column "
-                            f"{error.colno}") from None
     validate(raw, "evidence", path)
     seen: set[str] = set()
     macros: dict[str, str] = {}

@@ -29,6 +29,7 @@ functions of the findings and the claims: sorted, no timestamps, project-relativ
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 from collections import Counter, defaultdict
@@ -44,6 +45,7 @@ from evidence.core.hashing import digest_file, digest_json, write_bytes_atomic
 from evidence.core.project import Project
 from evidence.core.provenance import environment_fingerprint
 from evidence.core.schema import validate
+from evidence.deliver.claims import HAND_TYPED
 from evidence.deliver.reconcile import HandTypedNumber, Waiver
 from evidence.experiments.select import Selection, select
 from evidence.experiments.spec import expand_all
@@ -722,9 +724,17 @@ class _Audit:
                      f"{where} states {f['stated']!r} for claim {f['claim']}: {f['reason']}.",
                      claims=[f["claim"]], file=f["file"], line=f["line"], stated=f["stated"])
 
-    def waivers(self, waivers: Sequence[Waiver]) -> None:
+    def waivers(self, waivers: Sequence[Waiver], hand_waived: Sequence[HandTypedNumber] = ()) -> None:
         for w in waivers:
             where = f"{w.file_glob}:{w.line}" if w.line is not None else w.file_glob
+            if w.claim_id == HAND_TYPED:  # waives a number typed by hand, not a claim's statement
+                texts = [repr(h.text) for h in hand_waived if fnmatch.fnmatch(h.file, w.file_glob)
+                         and w.line in (None, h.line)]
+                self.add("waiver", f"{w.claim_id}@{where}", "info",
+                         f"{where} states a hand-typed number ({', '.join(texts) or 'none found'}), not "
+                         f"one taken from a claim; reconcile accepts it because: {w.reason}",
+                         file=w.file_glob, line=w.line, reason=w.reason, texts=texts)
+                continue
             self.add("waiver", f"{w.claim_id}@{where}", "info",
                      f"Reconcile lets {where} state claim {w.claim_id} differently from its evidence "
                      f"because: {w.reason}", claims=[w.claim_id], file=w.file_glob, line=w.line,
@@ -733,6 +743,7 @@ class _Audit:
 
 def audit(project: Project, resolved_claims: Mapping[str, Any], verify_report: Mapping[str, Any], *,
           hand_typed: Sequence[HandTypedNumber] = (), waivers: Sequence[Waiver] = (),
+          hand_waived: Sequence[HandTypedNumber] = (),
           min_seeds: int = 5, overstated: Sequence[Mapping[str, Any]] = ()) -> list[Finding]:
     """Every finding about the evidence behind the resolved claims, sorted by severity then id.
 
@@ -745,7 +756,7 @@ def audit(project: Project, resolved_claims: Mapping[str, Any], verify_report: M
               "splits": state.splits, "test_in_selection": state.test_in_selection, "seeds": state.seeds,
               "claim_status": state.claim_status, "git": state.git, "environment": state.environment,
               "stale_artifact": state.artifacts, "hand_typed": lambda: state.hand_typed(hand_typed),
-              "waiver": lambda: state.waivers(waivers), "prices": state.prices,
+              "waiver": lambda: state.waivers(waivers, hand_waived), "prices": state.prices,
               "precision": lambda: state.precision(overstated)}
     for name in CHECKS:
         try:

@@ -41,7 +41,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from evidence.core.errors import BadInputError, DriftError
+from evidence.core.errors import DriftError
+from evidence.core.readers import read_text
 from evidence.deliver import prose as prose_module
 from evidence.deliver.attribution import candidates, respectively_order, subject_mentions
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity
@@ -564,11 +565,11 @@ def _relative(path: Path, root: Path) -> str:
 
 def read_document(path: Path) -> str:
     """A document's text; anything but UTF-8 is bad input naming the file (one line, exit 3)."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInputError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-                            hint="save the document as UTF-8") from exc
+    return _read(path)
+
+
+def _read(path: Path) -> str:
+    return read_text(path, kind="document")
 
 
 def scan_documents(

@@ -41,6 +41,7 @@ from evidence.core.codedeps import ENGINE_DIR, code_files, logical_source
 from evidence.core.errors import BadInputError
 from evidence.core.hashing import digest_bytes, digest_json
 from evidence.core.project import Project, safe_name
+from evidence.core.readers import read_text
 from evidence.core.schema import read_toml, validate
 from evidence.experiments import presets as presets_module
 from evidence.numerics import profile as numerics_profile
@@ -132,7 +133,10 @@ def engine_digest() -> str:
 
 def _imported_siblings(path: Path, package_dir: Path) -> set[Path]:
     """Modules of ``package_dir`` imported by ``path`` (``from trainers import x``, ``from . import``)."""
-    tree = ast.parse(path.read_text("utf-8"), filename=str(path))
+    try:
+        tree = ast.parse(read_text(path, kind="Python"), filename=str(path))
+    except SyntaxError as error:  # the trainer's own import would fail the same way, later
+        raise BadInputError(f"{path}:{error.lineno}", f"not valid Python: {error.msg}") from None
     package = package_dir.name
     found: set[Path] = set()
     for node in ast.walk(tree):

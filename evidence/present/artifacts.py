@@ -29,7 +29,6 @@ import io
 import json
 import math
 import os
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property, partial
@@ -42,6 +41,7 @@ from evidence.core.codedeps import ENGINE_DIR, code_files
 from evidence.core.errors import BadInputError, EvidenceError
 from evidence.core.hashing import canonical_json, digest_bytes, digest_file, digest_json, write_bytes_atomic
 from evidence.core.project import Project, safe_name
+from evidence.core.readers import read_toml
 from evidence.core.schema import validate
 from evidence.experiments.select import SelectedRun, Selection, select
 
@@ -154,12 +154,9 @@ def load(project: Project, artifact: str, name: str) -> Artifact:
 
 
 def _parse(project: Project, artifact: str, folder: Path, path: Path, shown: str) -> dict[str, Any]:
-    try:
-        raw = tomllib.loads(path.read_text("utf-8"))
-    except FileNotFoundError as exc:
-        raise BadInputError(shown, f"no {artifact}.toml in {project.relative(folder)}") from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BadInputError(shown, f"not valid TOML: {exc}") from exc
+    raw = read_toml(path, shown)
+    if raw is None:
+        raise BadInputError(shown, f"no {artifact}.toml in {project.relative(folder)}")
     validate(raw, artifact, shown)
     return raw
 

@@ -206,7 +206,8 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            # The compute statement covers every declared run, so delivering trains them all.
            "task_dep": ["train"],
            "targets": [compute_file, str(project.compute_dir / "compute.md")], "verbosity": 2}
-    papers = [str(p) for p in paper_outputs(project)]
+    staging = steps.staging_dir(project)
+    papers = [str(p) for p in paper_outputs(project, staging)]
     from evidence.deliver import latex
 
     pdfs = [str(p) for p in latex.pdf_targets(project)] if latex.toolchain() else []
@@ -227,9 +228,12 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:pdf",
                         "deliver:checklist", "deliver:evidence_page"],
            "uptodate": [UnlessInputsChanged(StoreUnchanged(project))],
-           "targets": [str(out / "prov.json"), str(out / "ro-crate-metadata.json")], "verbosity": 2}
-    exported = [str(out / "prov.json"), str(out / "ro-crate-metadata.json")]
-    yield {"name": "package", "doc": "assemble build/deliver/ with its manifest",
+           "targets": [str(staging / "prov.json"), str(staging / "ro-crate-metadata.json")], "verbosity": 2}
+    exported = [str(staging / "prov.json"), str(staging / "ro-crate-metadata.json")]
+    # What the package step publishes: every file the steps before it wrote into staging, under
+    # build/deliver/ (a published copy edited by hand is named, and the build's copy published again).
+    published = [str(out / Path(p).relative_to(staging)) for p in [*papers, *pdfs, *exported]]
+    yield {"name": "package", "doc": "the deliverable and its manifest, published as build/deliver/",
            **step(steps.package_action, project),
            "file_dep": sorted({*map(str, steps.assembled_files(project)), *papers, *pdfs, *exported,
                                *presentation}),
@@ -238,7 +242,8 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            # every file of the deliverable as its manifest says, else the package step runs and
            # refuses (naming the file) to certify what the build did not write
            "uptodate": [UnlessInputsChanged(DeliverableIntact(project, out))],
-           "targets": [str(out / "MANIFEST.json"), *map(str, steps.assembled_files(project).values())],
+           "targets": [str(out / "MANIFEST.json"), *published,
+                       *(str(out / t.relative_to(staging)) for t in steps.assembled_files(project).values())],
            "verbosity": 2}
     yield {"name": "summary", "doc": "print the one-screen summary of the deliverable",
            **step(summary_action, project), "task_dep": ["deliver:package"],

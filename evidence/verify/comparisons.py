@@ -292,10 +292,8 @@ def load_config(project: Project) -> VerifyConfig | None:
     keys: dict[Named, set[str]] = {}
     for named in config.named():
         experiment = named.selection.experiment
-        if not (project.experiments_dir / f"{experiment}.toml").is_file():
-            raise BadInputError(source, f"experiment {experiment!r} does not exist (no "
-                                f"experiments/{experiment}.toml)", field=f"{named.field}.experiment")
-        matched = {s.key for s in specs_of(project, experiment) if named.selection.matches(s)}
+        matched = {s.key for s in specs_of(project, experiment, source=source)
+                   if named.selection.matches(s)}
         if not matched:
             raise BadInputError(source, f"the filters {named.selection.to_dict()['where']} match no "
                                 f"run of experiment {experiment!r}", field=f"{named.field}.where")
