@@ -84,6 +84,9 @@ class Sample:
     timed_out: bool = False
     #: Seconds the tasks' own actions ran (doit's JSON reporter; NaN where not measured).
     work_s: float = float("nan")
+    #: CPU seconds (user + system) of the command's process tree: less sensitive than the wall
+    #: time to other programs sharing the machine.
+    cpu_s: float = float("nan")
 
 
 @dataclass
@@ -137,7 +140,8 @@ def run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tupl
         rss_kib = float(text[-1]) if text and text[-1].isdigit() else float("nan")
         rss_path.unlink(missing_ok=True)
     sample = Sample(seconds=box["end"] - start, rss_mib=rss_kib / 1024,
-                    rc=proc.returncode, tasks_run=0, timed_out=timed_out)
+                    rc=proc.returncode, tasks_run=0, timed_out=timed_out,
+                    cpu_s=box["usage"].ru_utime + box["usage"].ru_stime)
     return sample, output
 
 

@@ -1,0 +1,210 @@
+"""The edit loop: what one changed input costs, for two engines and plain doit, interleaved.
+
+    python bench/editloop.py --size 1000 --repeats 5 --before REV [--after REV]
+
+Uses the evidence and plain-doit projects of ``bench/harness.py`` (``<workdir>/<N>/``; made with
+``--prepare-only`` if missing). The evidence project is copied once per engine
+(``<workdir>/<N>/evidence@<engine>``: each engine keeps its own doit database, memos and
+up-to-date index), and every sample of every engine and of plain doit is taken in one
+round-robin, so a busy machine slows them alike. What one repeat does, per project:
+
+* **one experiment value changed**: the harness's toggle (one grid value, one run key), then
+  ``doit --reporter json deliver`` (plain doit: one run's config changes);
+* **the first no-op after a build**: after the racily-clean window (2 s) has passed, so that
+  the call takes the full path and records the up-to-date index (no-ops run with doit's console
+  reporter, which is what records the index; their own work is then not split out);
+* **no-op**: the next ``doit deliver``, answered from the index;
+* **one sentence of the paper template changed**: a sentence of ``paper/paper.md.j2`` toggles
+  (after that no-op: a researcher looked at the paper, then edits it);
+* **one figure spec changed**: then the y label of ``figures/b00001/figure.toml`` toggles.
+
+The wall time of a busy machine says little; the CPU time (user + system) of the command's
+process tree is reported beside it.
+
+doit's JSON reporter times each rebuilt task's actions: *own work*; the rest of the wall time is
+*overhead* (start-up, the task list, status checks, saving state). Results replace the
+``edit-loop`` section of ``bench/results.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import common
+import harness
+import projects
+
+SENTENCE = ("This sentence is the one the benchmark edits.", "This sentence is the one the benchmark edited.")
+YLABEL = ('ylabel = "test accuracy"', 'ylabel = "accuracy on the test split"')
+#: (measure, label in the report); the order of one repeat.
+MEASURES = (("experiment", "one experiment value changed"),
+            ("first-noop", "the first no-op after a build (full path, records the index)"),
+            ("noop", "no-op"),
+            ("sentence", "one sentence of the paper template changed"),
+            ("figspec", "one figure spec changed"))
+
+
+def toggle_text(path: Path, pair: tuple[str, str], append: bool = False) -> None:
+    text = path.read_text("utf-8")
+    if pair[0] in text:
+        text = text.replace(pair[0], pair[1])
+    elif pair[1] in text:
+        text = text.replace(pair[1], pair[0])
+    elif append:
+        text = text.rstrip("\n") + "\n\n" + pair[0] + "\n"
+    else:
+        raise SystemExit(f"{path}: neither {pair[0]!r} nor {pair[1]!r} found")
+    projects.replace_text(path, text)
+
+
+def prepare(size: harness.Size, engines: dict[str, Path]) -> dict[str, Path]:
+    """One copy of the built evidence project per engine, built and indexed with that engine."""
+    folders = {}
+    source = size.folder("evidence")
+    for name in engines:
+        folder = size.root / f"evidence@{name}"
+        if not folder.exists():
+            subprocess.run(["cp", "-a", str(source), str(folder)], check=True)
+            for state in ("doit.sqlite3", "upindex.json", "upindex-signatures.bin",
+                          "upindex-database.json"):
+                (folder / ".evidence" / state).unlink(missing_ok=True)
+            shutil.rmtree(folder / ".evidence" / "cache", ignore_errors=True)
+        toggle_text(folder / "paper" / "paper.md.j2", SENTENCE, append=True)
+        folders[name] = folder
+    return folders
+
+
+def run_one(argv: list[str], folder: Path, env: dict[str, str]) -> dict[str, Any]:
+    sample, output = harness.run(argv, folder, env, 3600.0)
+    if sample.rc != 0:
+        raise SystemExit(f"{folder.name}: `{' '.join(argv[-3:])}` failed ({sample.rc}):\n{output[-3000:]}")
+    report = harness.json_report("evidence" if "evidence" in folder.name else "doit", output)
+    ran, work, names = report if report is not None else \
+        (harness.count_tasks("doit", output), float("nan"), [])
+    if any(n.startswith("train:") for n in names) and "evidence" in folder.name:
+        raise SystemExit(f"{folder.name}: training started; regenerate the projects (harness --regenerate)")
+    return {"seconds": sample.seconds, "work": work, "ran": ran, "cpu": sample.cpu_s}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--size", type=int, default=1000)
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--before", required=True, help="git revision of the engine before")
+    p.add_argument("--after", default=None,
+                   help="git revision of the engine after (default: the working tree)")
+    p.add_argument("--workdir", type=Path, default=harness.BENCH / ".work")
+    p.add_argument("--out", type=Path, default=common.RESULTS)
+    args = p.parse_args(argv)
+    args.workdir = args.workdir.resolve()
+    started = dt.datetime.now(dt.UTC)
+    load_at_start = os.getloadavg()
+    engines = {"before": common.snapshot_engine(args.workdir, args.before),
+               "after": common.snapshot_engine(args.workdir, args.after)}
+    states = {"before": common.engine_state(args.before), "after": common.engine_state(args.after)}
+    harness_args = harness.parse(["--sizes", str(args.size), "--tools", "evidence", "doit",
+                                  "--workdir", str(args.workdir)])
+    harness_args.engine = engines["after"]
+    size = harness.Size(args.size, args.workdir / str(args.size), ["evidence", "doit"], harness_args)
+    size.generate()
+    harness.bench_size(size, 0, 0, 3600.0, prepare_only=True)
+    folders = prepare(size, engines)
+    timed = [sys.executable, "-m", "doit", "--reporter", "json", "deliver"]
+    plain = [sys.executable, "-m", "doit", "deliver"]
+    envs = {name: {**size.env, "PYTHONPATH": str(engine)} for name, engine in engines.items()}
+    for name, folder in folders.items():  # settle: build the state and record the index
+        for _ in range(2):
+            run_one(plain, folder, envs[name])
+        time.sleep(harness_racy())
+        run_one(plain, folder, envs[name])
+    samples: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    targets = [*((name, folders[name], envs[name]) for name in folders),
+               ("doit", size.folder("doit"), size.env)]
+    for r in range(args.repeats):
+        for measure, _ in MEASURES:
+            for name, folder, env in harness.rotate(targets, r):
+                if name == "doit" and measure in ("sentence", "figspec", "first-noop"):
+                    continue  # no counterpart in plain doit's project
+                if measure == "experiment":
+                    if name == "doit":
+                        projects.peer_toggle(folder, args.size)
+                    else:
+                        projects.evidence_toggle(folder)
+                elif measure == "sentence":
+                    toggle_text(folder / "paper" / "paper.md.j2", SENTENCE)
+                elif measure == "figspec":
+                    toggle_text(folder / "figures" / "b00001" / "figure.toml", YLABEL)
+                elif measure == "first-noop":
+                    time.sleep(harness_racy())
+                # the index is recorded by evidence's console reporter: the no-ops run without --reporter
+                got = run_one(plain if measure in ("first-noop", "noop") else timed, folder, env)
+                samples.setdefault((name, measure), []).append(got)
+                work = f" own work {got['work']:.3f}" if got["work"] == got["work"] else ""
+                print(f"  {measure:<11} {name:<7} {got['seconds']:7.3f} s{work}  cpu {got['cpu']:.3f} s"
+                      f"  ran {got['ran']}", flush=True)
+    load = os.getloadavg()
+    (args.workdir / "editloop-raw.json").write_text(json.dumps(
+        {"samples": {f"{k[0]}:{k[1]}": v for k, v in samples.items()}, "load": [load_at_start, load]}))
+    write_report(args, samples, states, started, (load_at_start, load))
+    return 0
+
+
+def harness_racy() -> float:
+    """Seconds after which nothing just written is racily clean (see evidence.core.upindex)."""
+    return 2.5
+
+
+def med(values: list[float]) -> float:
+    values = [v for v in values if v == v]
+    return statistics.median(values) if values else float("nan")
+
+
+def write_report(args: argparse.Namespace, samples: dict[tuple[str, str], list[dict[str, Any]]],
+                 states: dict[str, str], started: dt.datetime,
+                 load: tuple[tuple[float, ...], tuple[float, ...]]) -> None:
+    fmt = harness.fmt_s
+    lines = ["## The edit loop: one changed input, two engines and plain doit interleaved", "",
+             f"Produced by: `{common.command_line()}`; {started.strftime('%Y-%m-%d %H:%M UTC')}; "
+             f"{common.machine()}. Engines: *before* {states['before']}, *after* {states['after']}. "
+             f"The harness's projects at N={args.size:,} ({args.size:,} runs, {args.size // 10} figures); "
+             "one copy of "
+             "the evidence project per engine; every sample of both engines and of plain doit taken in one "
+             f"round-robin, {args.repeats} repeats; medians. *Overhead* is the wall time minus the rebuilt "
+             "tasks' own work (doit's JSON reporter). Load average (1, 5, 15 min) at the start "
+             f"{', '.join(f'{x:.1f}' for x in load[0])}, at the end {', '.join(f'{x:.1f}' for x in load[1])} "
+             f"on {os.cpu_count()} cores: compare rows only within this table.", "",
+             "| row | engine | median wall s | own work s | overhead s | overhead min–max s "
+             "| after / before (wall) | median CPU s | after / before (CPU) | tasks run |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for measure, label in MEASURES:
+        walls = {name: med([s["seconds"] for s in samples.get((name, measure), [])])
+                 for name in ("before", "after", "doit")}
+        cpus = {name: med([s.get("cpu", float("nan")) for s in samples.get((name, measure), [])])
+                for name in ("before", "after", "doit")}
+        for name in ("before", "after", "doit"):
+            got = samples.get((name, measure))
+            if not got:
+                continue
+            over = [s["seconds"] - s["work"] for s in got if s["work"] == s["work"]]
+            ratio = f"{walls['after'] / walls['before']:.2f}×" if name == "after" else ""
+            cpu_ratio = f"{cpus['after'] / cpus['before']:.2f}×" if name == "after" else ""
+            lines.append(f"| {label} | {'plain doit' if name == 'doit' else name} | {fmt(walls[name])} "
+                         f"| {fmt(med([s['work'] for s in got]))} | {fmt(med(over))} "
+                         f"| {fmt(min(over)) if over else '–'}–{fmt(max(over)) if over else '–'} | {ratio} "
+                         f"| {fmt(cpus[name])} | {cpu_ratio} "
+                         f"| {'/'.join(map(str, sorted({s['ran'] for s in got})))} |")
+    common.update_section("edit-loop", "\n".join(lines) + "\n", args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
