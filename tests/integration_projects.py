@@ -260,3 +260,51 @@ def train(ctx):
     return {"weights": model.state_dict(), "metrics": {"loss": {"train": 0.0, "val": 0.0, "test": 0.0}},
             "directions": {"loss": "lower"}, "selection_metric": "loss", "epochs": 4}
 '''
+
+# A classifier with dropout trained by transformers.Trainer through evidence.integrations.hf, and
+# a callback (before the engine's) that interrupts the run where the test asks.
+HF_TRAINER = INTERRUPTS + '''
+import torch
+from torch import nn
+from transformers import TrainerCallback
+
+from evidence.integrations import hf
+
+
+class Interrupting(TrainerCallback):
+    def __init__(self, steps_per_epoch):
+        self.per = steps_per_epoch
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if state.global_step > self.per and state.global_step % self.per == 2:
+            interrupt("mid", "before")
+
+    def on_step_begin(self, args, state, control, **kwargs):
+        if state.global_step > self.per and state.global_step % self.per == 2:
+            interrupt("mid", "after")
+
+    def on_epoch_end(self, args, state, control, **kwargs):
+        if state.global_step >= 2 * self.per:
+            interrupt("end", "before")
+
+    def on_epoch_begin(self, args, state, control, **kwargs):
+        if state.global_step >= 2 * self.per:
+            interrupt("end", "after")
+
+
+def make_model(ctx):
+    torch.manual_seed(ctx.seed)
+    return nn.Sequential(nn.Linear(ctx.info.n_features, 16), nn.ReLU(), nn.Dropout(0.3),
+                         nn.Linear(16, ctx.info.n_classes))
+
+
+def train(ctx):
+    n, batch = len(ctx.data["train"].y), int(ctx.config["batch_size"])
+    callbacks = [Interrupting(-(-n // batch))] if n > 64 else []
+    return hf.train(ctx, make_model(ctx), epochs=int(ctx.config["epochs"]), batch_size=batch,
+                    learning_rate=float(ctx.config["lr"]), callbacks=callbacks)
+
+
+def evaluate(weights, ctx):
+    return hf.evaluate(make_model(ctx), weights, ctx)
+'''
