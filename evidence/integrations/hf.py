@@ -83,16 +83,20 @@ class EngineCallback(TrainerCallback):
         self.ctx.log(state.global_step, **row)
 
     def on_save(self, args: TrainingArguments, state: Any, control: Any, **kwargs: Any) -> None:
-        folder = Path(args.output_dir) / f"checkpoint-{state.global_step}"
+        folder = Path(str(args.output_dir)) / f"checkpoint-{state.global_step}"
         try:
-            files = {str(p.relative_to(folder)): torch.frombuffer(bytearray(p.read_bytes()), dtype=torch.uint8)
-                     for p in sorted(folder.rglob("*")) if p.is_file() and p.name not in NOT_KEPT}
+            files = {str(p.relative_to(folder)): _bytes(p) for p in sorted(folder.rglob("*"))
+                     if p.is_file() and p.name not in NOT_KEPT}
             assert self.trainer is not None
             extra = {"tr_loss": self.trainer._tr_loss.detach().cpu().clone(),
                      "last_logged": int(self.trainer._globalstep_last_logged)}
             self.ctx.checkpoint({"files": files, "extra": extra}, state.global_step, force=True)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _bytes(path: Path) -> torch.Tensor:
+    return torch.frombuffer(bytearray(path.read_bytes()), dtype=torch.uint8)
 
 
 def restore_folder(restored: dict[str, Any], directory: Path) -> Path:
@@ -176,8 +180,14 @@ def train(ctx: Any, module: nn.Module, *, epochs: int, batch_size: int, learning
     model = Classifier(module)
     trainer = fit(ctx, model, Rows(ctx.data["train"]), num_train_epochs=epochs,
                   per_device_train_batch_size=batch_size, learning_rate=learning_rate, **training_args)
-    return scores.result(module.state_dict(), evaluate(module, module.state_dict(), ctx),
-                         epochs=epochs, steps=int(trainer.state.global_step))
+    metrics = evaluate(module, module.state_dict(), ctx)
+    module.eval()
+    try:
+        diagnostics = scores.diagnostics(module, ctx)
+    finally:
+        module.train()
+    return scores.result(module.state_dict(), metrics, epochs=epochs, steps=int(trainer.state.global_step),
+                         diagnostics=diagnostics)
 
 
 def evaluate(module: nn.Module, weights: dict[str, Any], ctx: Any) -> dict[str, dict[str, float]]:

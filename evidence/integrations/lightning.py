@@ -247,6 +247,7 @@ def fit(ctx: Any, module: pl.LightningModule, train_data: DataLoader[Any], val_d
     with warnings.catch_warnings():
         # the sampler resumes mid-epoch (ResumableSampler), which Lightning cannot see
         warnings.filterwarnings("ignore", message=".*resuming from a checkpoint that ended before")
+        warnings.filterwarnings("ignore", message=".*isinstance\\(treespec, LeafSpec\\)")  # Lightning's own
         trainer = pl.Trainer(enable_checkpointing=True, plugins=[EngineCheckpointIO(ctx, restored)],
                              callbacks=[*callbacks, EngineCallback(ctx)],
                              default_root_dir=str(ctx.directory), **settings)
@@ -265,8 +266,14 @@ def train(ctx: Any, module: pl.LightningModule, *, epochs: int, batch_size: int,
 
     data = TensorDataset(torch.as_tensor(ctx.data["train"].x), torch.as_tensor(ctx.data["train"].y))
     trainer = fit(ctx, module, loader(data, batch_size, ctx.seed), max_epochs=epochs, **trainer_kwargs)
-    return scores.result(module.state_dict(), evaluate(module, module.state_dict(), ctx),
-                         epochs=epochs, steps=trainer.global_step)
+    metrics = evaluate(module, module.state_dict(), ctx)
+    module.eval()
+    try:
+        diagnostics = scores.diagnostics(module, ctx)
+    finally:
+        module.train()
+    return scores.result(module.state_dict(), metrics, epochs=epochs, steps=trainer.global_step,
+                         diagnostics=diagnostics)
 
 
 def evaluate(module: pl.LightningModule, weights: dict[str, Any], ctx: Any) -> dict[str, dict[str, float]]:

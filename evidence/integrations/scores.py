@@ -6,6 +6,7 @@ sealed weights, exactly the same numbers (verify-by-load); both go through :func
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -29,8 +30,24 @@ def classification(logits_of: Callable[[torch.Tensor], torch.Tensor],
     return out
 
 
+@torch.no_grad()
+def diagnostics(logits_of: Callable[[torch.Tensor], torch.Tensor], ctx: Any) -> dict[str, float]:
+    """What verify's sanity checks read (docs/contracts.md, "Diagnostics"): the classes and the
+    chance loss log K, and how varied the test predictions are (entropy in nats of the
+    predicted-class histogram, its maximum log K, the share of the most predicted class)."""
+    logits = logits_of(torch.as_tensor(ctx.data["test"].x))
+    k = int(logits.shape[1])
+    counts = torch.bincount(logits.argmax(1), minlength=k).double()
+    share = counts / counts.sum()
+    nonzero = share[share > 0]
+    return {"n_classes": float(k), "chance_loss": math.log(k),
+            "prediction_entropy": float(-(nonzero * nonzero.log()).sum()),
+            "max_prediction_entropy": math.log(k), "majority_prediction_share": float(share.max())}
+
+
 def result(weights: dict[str, Any], metrics: dict[str, dict[str, float]], *, epochs: int,
-           steps: int) -> dict[str, Any]:
+           steps: int, diagnostics: dict[str, float] | None = None) -> dict[str, Any]:
     """The return value of ``train(ctx)`` for :func:`classification`'s metrics."""
     return {"weights": weights, "metrics": metrics, "directions": dict(DIRECTIONS),
-            "selection_metric": "accuracy", "epochs": epochs, "steps": max(1, steps)}
+            "selection_metric": "accuracy", "epochs": epochs, "steps": max(1, steps),
+            "diagnostics": dict(diagnostics or {})}

@@ -3,6 +3,7 @@
 You write the LightningModule; evidence.integrations.lightning does the rest: checkpoints through
 the engine (bit-identical resume after SIGTERM or SIGKILL), a resumable data order, metrics.jsonl
 rows from what you `self.log`, quiet output, and the resume self-check before the long run.
+Needs `pip install evidence[lightning]`.
 """
 
 from typing import Any
