@@ -67,12 +67,15 @@ class RunLog:
     def __exit__(self, kind: object, error: BaseException | None, tb: object) -> None:
         self._flush()
         assert self._saved is not None
-        os.dup2(self._saved[0], 1)
+        os.dup2(self._saved[0], 1)  # the pipe's last write ends: the reader sees its end
         os.dup2(self._saved[1], 2)
-        for fd in self._saved:
-            os.close(fd)
         if self._thread is not None:
             self._thread.join(timeout=10)  # a child process may still hold the pipe: do not hang
+        for fd in self._saved:  # only now: the reader echoes through them to its last byte
+            os.close(fd)
+        if error is not None and not isinstance(error, EvidenceError | KeyboardInterrupt):
+            with open(self.path, "a", encoding="utf-8") as log:  # a crash: the runner shows it too
+                log.write("".join(traceback.format_exception(error)))
 
     @contextlib.contextmanager
     def quiet(self, show: bool = True) -> Iterator[None]:
@@ -154,14 +157,15 @@ class RunLog:
         if self.echo and self._saved is not None:
             with contextlib.suppress(OSError):
                 os.write(self._saved[1], data)
-        if self.written + len(data) <= MAX_BYTES:
-            self._file.write(data)
+        room = max(0, MAX_BYTES - self.written)
+        if room:
+            self._file.write(data[:room])
             self._file.flush()
-            self.written += len(data)
-        else:
-            self.dropped += len(data)
-            self.tail.append(data)
-            self.tail_bytes += len(data)
+            self.written += min(room, len(data))
+        if len(data) > room:
+            self.dropped += len(data) - room
+            self.tail.append(data[room:])
+            self.tail_bytes += len(data) - room
             while self.tail_bytes - len(self.tail[0]) >= TAIL_BYTES:
                 self.tail_bytes -= len(self.tail.popleft())
         if self.echo:
@@ -174,7 +178,7 @@ class RunLog:
 
     def _close(self) -> None:
         if self.dropped:
-            tail = b"".join(self.tail)
+            tail = b"".join(self.tail)[-TAIL_BYTES:]
             skipped = self.dropped - len(tail)
             self._file.write(f"\n[... {skipped} bytes of output left out: the log keeps its first "
                              f"{MAX_BYTES} and last {len(tail)} bytes ...]\n".encode() + tail)
