@@ -69,8 +69,10 @@ def test_sigterm_and_sigkill_mid_epoch_and_at_epoch_ends_seal_bit_identically(
     for _ in range(4):
         attempt = runner(root, env)
         outcomes.append(attempt.returncode)
-        if attempt.returncode == EXIT_INTERRUPTED:
+        if attempt.returncode == EXIT_INTERRUPTED:  # Lightning's own SIGTERM exit did not win
             assert "interrupted by SIGTERM" in attempt.stderr and "checkpoint written" in attempt.stderr
+            status = json.loads(next((root / ".evidence" / "work").glob("*/status.json")).read_text())
+            assert status["state"] == "interrupted"  # `evidence status`: not DEAD
     assert outcomes == [EXIT_INTERRUPTED, -9, EXIT_INTERRUPTED, -9]
     assert sorted(p.name for p in marks.iterdir()) == ["kill@end", "kill@mid", "term@end", "term@mid"]
     status = json.loads(next((root / ".evidence" / "work").glob("*/status.json")).read_text())
