@@ -40,6 +40,7 @@ class RunLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.echo = True
+        self.terminal = False
         self.written = 0
         self.dropped = 0
         self.tail: collections.deque[bytes] = collections.deque()
@@ -52,6 +53,7 @@ class RunLog:
     def __enter__(self) -> RunLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._flush()
+        self.terminal = os.isatty(2)  # what the run's output ends on (a progress bar or lines)
         self._saved = (os.dup(1), os.dup(2))
         read, write = os.pipe()
         self._file = open(self.path, "ab")  # closed by the reader thread

@@ -281,7 +281,8 @@ class Execution:
         from evidence.train.checkpoint import CheckpointClock
 
         clock = CheckpointClock(self.cadence)
-        reporter = ProgressReporter(self.spec.task_name, sys.stderr)
+        reporter = ProgressReporter(self.spec.task_name, sys.stderr,
+                                    tty=self.log.terminal if self.log is not None else None)
         reporter.enabled = reporter.enabled and self.group.is_main  # one progress line per run
         last_status = 0.0
 
