@@ -308,3 +308,60 @@ def train(ctx):
 def evaluate(weights, ctx):
     return hf.evaluate(make_model(ctx), weights, ctx)
 '''
+
+# A tiny BERT built from a config (nothing downloaded) on iris as tokens: each feature binned into
+# one of 32 token ids; trained by transformers.Trainer through evidence.integrations.hf.fit.
+TINY_BERT_TRAINER = '''
+import torch
+from transformers import BertConfig, BertForSequenceClassification
+
+from evidence.integrations import hf
+
+
+class Tokens(torch.utils.data.Dataset):
+    def __init__(self, split):
+        x = torch.as_tensor(split.x)
+        lo, hi = x.min(0).values, x.max(0).values
+        self.ids = ((x - lo) / (hi - lo + 1e-9) * 31).long().clamp(0, 31)
+        self.y = torch.as_tensor(split.y)
+
+    def __len__(self):
+        return len(self.y)
+
+    def __getitem__(self, i):
+        return {"input_ids": self.ids[i], "labels": self.y[i]}
+
+
+def make_model(ctx):
+    torch.manual_seed(ctx.seed)
+    config = BertConfig(vocab_size=32, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=8, num_labels=ctx.info.n_classes)
+    return BertForSequenceClassification(config)
+
+
+@torch.no_grad()
+def scores(model, ctx):
+    model.eval()
+    out = {}
+    for split in ("train", "val", "test"):
+        data = Tokens(ctx.data[split])
+        logits = model(input_ids=data.ids).logits
+        out[split] = float((logits.argmax(1) == data.y).double().mean())
+    model.train()
+    return {"accuracy": out}
+
+
+def train(ctx):
+    model = make_model(ctx)
+    trainer = hf.fit(ctx, model, Tokens(ctx.data["train"]), num_train_epochs=int(ctx.config["epochs"]),
+                     per_device_train_batch_size=int(ctx.config["batch_size"]), learning_rate=1e-3)
+    return {"weights": model.state_dict(), "metrics": scores(model, ctx),
+            "directions": {"accuracy": "higher"}, "selection_metric": "accuracy",
+            "epochs": int(ctx.config["epochs"]), "steps": trainer.state.global_step}
+
+
+def evaluate(weights, ctx):
+    model = make_model(ctx)
+    model.load_state_dict(weights)
+    return scores(model, ctx)
+'''

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from integration_projects import EXPERIMENT, HF_TRAINER, needs_transformers
+from integration_projects import EXPERIMENT, HF_TRAINER, TINY_BERT_TRAINER, needs_transformers
 from test_integration_lightning import SEALED, runner, sealed
 
 from evidence.core.errors import EXIT_INTERRUPTED
@@ -45,3 +45,16 @@ def test_sigterm_and_sigkill_mid_epoch_and_at_epoch_ends_seal_bit_identically(
     for name in SEALED:
         assert (sealed(root) / name).read_bytes() == (sealed(reference) / name).read_bytes(), name
     assert json.loads((sealed(root) / "provenance.json").read_text())["resumes"] == 4
+
+
+def test_a_tiny_bert_from_a_config_passes_the_self_check_and_seals_verified(
+        make_project: Callable[..., Path]) -> None:
+    root = make_project({"experiments/tiny.toml": EXPERIMENT.format(trainer="bert", every_steps=4, smoke=""),
+                         "trainers/bert.py": TINY_BERT_TRAINER})
+    done = runner(root)
+    assert done.returncode == 0, done.stderr
+    assert "resume self-check passed" in done.stderr
+    results = json.loads((sealed(root) / "results.json").read_text())
+    assert results["verify_by_load"] == "verified" and results["steps"] == 4 * 6
+    rows = [json.loads(line) for line in (sealed(root) / "metrics.jsonl").read_text().splitlines()]
+    assert [r["epoch"] for r in rows] == [1, 2, 3, 4]
