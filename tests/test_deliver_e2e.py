@@ -114,8 +114,9 @@ def test_drift_among_decoys_fails_then_a_waiver_passes(delivered: Path, tmp_path
     text = DECOYS.format(stated=stale)
     line = next(i for i, row in enumerate(text.splitlines(), 1) if "beats" in row)
     assert len(drift) == 1 and drift[0].startswith(
-        f"DRIFT notes/draft.md:{line}: states '{stale.split()[0]}' for claim "
-        f"model_beats_control, the evidence says {100 * claim['value']:.1f} (")  # then: why this claim
+        f"DRIFT notes/draft.md:{line}:{text.splitlines()[line - 1].index(stale) + 1}: states '{stale}' "
+        f"for claim model_beats_control (value), the evidence says +{100 * claim['value']:.1f} points (")
+    assert "the sentence names" in drift[0]  # then: why this claim
     evidence = json.loads((root / "EVIDENCE.json").read_text())
     evidence["waivers"] = [{"file": "notes/draft.md", "line": line, "claim": "model_beats_control",
                             "reason": "the draft quotes last month's number on purpose"}]

@@ -335,3 +335,13 @@ def test_history_rows_need_a_whole_epoch_and_a_loop_without_one_plots_no_history
     rows = history_rows(mixed, directions, {"run_id": "r"})
     assert [(r["epoch"], r["split"], r["metric"], r["value"]) for r in rows] == [
         (1, "train", "loss", 0.5), (1, "val", "accuracy", 0.8), (2, "train", "loss", 0.3)]
+
+
+def test_generated_caption_sentences_read_as_sentences(source: pd.DataFrame) -> None:
+    """Issue 29 item 19: the generated part of a curves caption began in lower case and named
+    the split by its internal name ("...digits. accuracy on val by epoch")."""
+    curves = make_plot(source, SPECS["curves"]).caption
+    assert curves.startswith(f"{SPECS['curves']['metric'].capitalize()} on the ")
+    assert " split by epoch. Thick lines" in curves
+    points = make_plot(source, SPECS["points"]).caption
+    assert points.startswith("Final ") and " on the " in points and " split by group." in points

@@ -1,7 +1,12 @@
 """Layer 6: the deliverable: claims, their reconciliation, disclosures and the paper.
 
 claims      EVIDENCE.json: claims resolved against the verify report and the runs
-reconcile   every number in every document checked against its claim
+reconcile   every number and comparison in every document checked against its claim
+prose       documents parsed (markdown-it-py, pylatexenc) into sentences and table rows
+statements  numbers in prose: decoys masked, each read with its unit and role
+quantities  what a claim states: value, interval, n, seeds needed, P(better), in every form
+attribution which claim and quantity a number states, by subjects, metric and role
+wording     comparisons asserted in words, held to verify's verdict
 disclose    integrity findings attached to the claims they affect
 paper       rendering the paper (Jinja2 Markdown -> HTML)
 ledger      the compute ledger and statement
@@ -17,4 +22,6 @@ manifest    MANIFEST.json: written only over what the build wrote, checked befor
 assemble    the steps of delivery and build/deliver/
 layout      where the paper step reads and writes
 summary     the one-screen summary printed on every `doit deliver`
+checklist   the NeurIPS checklist items 7 and 8 answered from the evidence
+evidencepage  evidence.html: the table of the runs the claims use, linked from the paper
 """

@@ -97,13 +97,61 @@ def documents(project: Project, evidence: Mapping[str, Any]) -> list[Path]:
 
 def hand_typed_numbers(project: Project, waivers: list[reconcile.Waiver],
                        ) -> tuple[list[reconcile.HandTypedNumber], list[reconcile.HandTypedNumber]]:
-    """Hand-typed numbers of the paper sources, split into (unwaived, waived)."""
-    found = [number for source in paper_sources(project)
+    """Hand-typed numbers of the paper sources (Jinja templates and LaTeX files alike), split into
+    (unwaived, waived)."""
+    found = [number for source in hand_typed_sources(project)
              for number in reconcile.hand_typed_numbers(Path(project.relative(source)),
                                                         reconcile.read_document(source))]
     waived = [n for n in found if any(w.claim_id == HAND_TYPED and fnmatch.fnmatch(n.file, w.file_glob)
                                       and w.line in (None, n.line) for w in waivers)]
     return [n for n in found if n not in waived], waived
+
+
+def hand_typed_sources(project: Project) -> list[Path]:
+    """Every paper source a number must not be typed into: templates and ``paper/**/*.tex``."""
+    tex = sorted(project.paper_dir.rglob("*.tex")) if project.paper_dir.is_dir() else []
+    return sorted({*paper_sources(project), *tex})
+
+
+def strict(evidence: Mapping[str, Any]) -> bool:
+    """``reconcile.require_binding``: every number stating a claim must be bound to it."""
+    return bool(evidence.get("reconcile", {}).get("require_binding", False))
+
+
+def reconcile_findings(project: Project, evidence: Mapping[str, Any], resolved: Mapping[str, Any],
+                       paths: list[Path] | None = None) -> list[reconcile.Finding]:
+    """The findings of the project's documents and captions (or of ``paths`` only)."""
+    quantities = claims_module.claim_quantities(resolved)
+    waivers = [w for w in _waivers(evidence) if w.claim_id != HAND_TYPED]
+    findings = reconcile.scan_documents(documents(project, evidence) if paths is None else paths,
+                                        quantities, root=project.root, waivers=waivers,
+                                        strict=strict(evidence))
+    if paths is None:
+        for name, text in caption_documents(project):
+            findings.extend(reconcile.scan_text(name, text, quantities, waivers, strict=strict(evidence)))
+    return sorted(findings)
+
+
+def quick_reconcile(project: Project, paths: list[Path] | None = None) -> dict[str, Any]:
+    """Reconcile without a delivery: the project's documents (or only ``paths``, which may lie
+    anywhere) against the claims resolved now from EVIDENCE.json and the verify report, as
+    reconcile.json's document. Paper sources among them (templates, ``paper/**/*.tex``) also
+    report their hand-typed numbers. Nothing is written."""
+    evidence = claims_module.load_evidence(project)
+    resolved = claims_module.resolve_all(project)
+    waivers = _waivers(evidence)
+    for path in paths or []:
+        if not path.is_file():
+            raise BadInputError(path, "no such document")
+    findings = reconcile_findings(project, evidence, resolved, paths)
+    sources = {p.resolve() for p in hand_typed_sources(project)}
+    chosen = sources if paths is None else {p.resolve() for p in paths} & sources
+    found = [number for source in sorted(chosen)
+             for number in reconcile.hand_typed_numbers(Path(project.relative(source)),
+                                                        reconcile.read_document(source))]
+    waived = [n for n in found if any(w.claim_id == HAND_TYPED and fnmatch.fnmatch(n.file, w.file_glob)
+                                      and w.line in (None, n.line) for w in waivers)]
+    return reconcile.findings_json(findings, [n for n in found if n not in waived], waived)
 
 
 #: How a paper template cites a claim (its words then need no keywords to be checked).
@@ -158,13 +206,8 @@ def reconcile_action(project_root: str) -> None:
     evidence = claims_module.load_evidence(project)
     resolved = _read_output(project, claims_module.claims_path(project))
     waivers = _waivers(evidence)
-    quantities = claims_module.claim_quantities(resolved)
     number_waivers = [w for w in waivers if w.claim_id != HAND_TYPED]
-    findings = reconcile.scan_documents(documents(project, evidence), quantities, root=project.root,
-                                        waivers=number_waivers)
-    for name, text in caption_documents(project):
-        findings.extend(reconcile.scan_text(name, text, quantities, number_waivers))
-    findings.sort()
+    findings = reconcile_findings(project, evidence, resolved)
     hand_typed, hand_waived = hand_typed_numbers(project, waivers)
     cited = reconcile.cited_claims(findings) | cited_in_sources(project)
     never_cited = sorted(c["id"] for c in resolved["claims"] if c["id"] not in cited)
@@ -177,6 +220,8 @@ def reconcile_action(project_root: str) -> None:
     report = reconcile.format_report(findings, hand_typed)
     report += _extra_report(never_cited, unused, hand_waived)
     write_bytes_atomic(folder / "report.md", report.encode("utf-8"))
+    # every finding, machine-readable (schemas/reconcile.schema.json); written on failure too
+    write_json_atomic(folder / "reconcile.json", reconcile.findings_json(findings, hand_typed, hand_waived))
     drift = reconcile.drift_findings(findings)
     waived = [f for f in findings if f.waived]
     write_json_atomic(folder / "report.json", {
@@ -190,9 +235,10 @@ def reconcile_action(project_root: str) -> None:
         "unused_waivers": [{"file": w.file_glob, "line": w.line, "claim": w.claim_id, "reason": w.reason}
                            for w in unused]})
     for finding in drift:
-        where = "cites" if finding.bound else "states"
-        print(f"DRIFT {finding.file}:{finding.line}: {where} {finding.stated!r} for claim "
-              f"{finding.claim_id}, the evidence says {finding.expected} ({finding.why})")
+        print(reconcile.finding_line(finding))
+    for finding in findings:
+        if finding.kind == "overstated_precision":
+            print(reconcile.finding_line(finding))
     for number in hand_typed:
         print(f"HAND-TYPED {number.file}:{number.line}: {number.text!r} is not produced by any claim, "
               "figure or table")
@@ -204,7 +250,8 @@ def reconcile_action(project_root: str) -> None:
               f"{f':{waiver.line}' if waiver.line else ''}: it waives nothing; remove it")
     if drift or hand_typed:
         (folder / "report.json").unlink()  # no up-to-date record of a failed check
-        raise DriftError(f"reconcile: {len(drift)} drifted number(s), {len(hand_typed)} hand-typed "
+        raise DriftError(f"reconcile: {len(drift)} finding(s) (drifted numbers, unsupported wording, "
+                         f"unbound numbers), {len(hand_typed)} hand-typed "
                          "number(s) in the paper sources; update the documents to the evidence, or "
                          "add a waiver with its reason to EVIDENCE.json")
     print(f"reconcile: {sum(f.kind == 'match' for f in findings)} number(s) in documents match their "
@@ -226,7 +273,8 @@ def _extra_report(never_cited: list[str], unused: list[reconcile.Waiver],
 def _finding_dict(finding: reconcile.Finding) -> dict[str, Any]:
     return {"file": finding.file, "line": finding.line, "claim": finding.claim_id,
             "stated": finding.stated, "expected": finding.expected, "waived": finding.waived,
-            "reason": finding.waiver_reason, "bound": finding.bound, "why": finding.why}
+            "reason": finding.waiver_reason, "bound": finding.bound, "why": finding.why,
+            "kind": finding.kind, "quantity": finding.quantity}
 
 
 # -- disclose --------------------------------------------------------------------------------
@@ -241,8 +289,11 @@ def disclose_action(project_root: str) -> None:
     resolved = _read_output(project, claims_module.claims_path(project))
     waivers = _waivers(evidence)
     hand_typed, _ = hand_typed_numbers(project, waivers)
+    reconciled = project.reconcile_dir / "reconcile.json"
+    overstated = [f for f in _read_output(project, reconciled)["findings"]
+                  if f["kind"] == "overstated_precision"] if reconciled.is_file() else []
     findings = disclose.audit(project, resolved, load_report(project), hand_typed=hand_typed,
-                              waivers=waivers,
+                              waivers=waivers, overstated=overstated,
                               min_seeds=int(evidence.get("disclosure", {}).get("min_seeds", 5)))
     disclose.write_disclosures(project, findings, project.disclosures_dir,
                                resolved_claims=resolved)
@@ -429,8 +480,12 @@ def assembled_files(project: Project) -> dict[Path, Path]:
             project.disclosures_dir / "DISCLOSURES.md": out / "DISCLOSURES.md",
             project.disclosures_dir / "disclosures.json": out / "disclosures.json",
             project.reconcile_dir / "report.md": out / "reconcile.md",
+            project.reconcile_dir / "reconcile.json": out / "reconcile.json",
             compute_dir(project) / "compute.json": out / "compute.json",
             compute_dir(project) / "compute.md": out / "compute.md",
+            project.checklist_dir / "checklist.md": out / "checklist.md",
+            project.checklist_dir / "checklist.tex": out / "checklist.tex",
+            project.evidence_page_dir / "evidence.html": out / "evidence.html",
             project.evidence_file: out / "EVIDENCE.json"}
 
 

@@ -204,6 +204,32 @@ def selected_runs(art: Artifact, *, require_sealed: bool = False,
     return chosen
 
 
+def check_order(art: Artifact) -> None:
+    """Refuse an ``order`` that leaves out groups the selections pick.
+
+    ``order`` orders what is drawn; a selected group missing from it was dropped without a word
+    (the gate then passed on what was left). Selecting is ``[[select]]``'s job, so the error
+    names the groups and both ways out. A group is a selection's ``series`` when it sets one,
+    else the run's group (its variant for an ``expected_max`` source), as in the source data.
+    """
+    order = art.spec.get("order")
+    if order is None:
+        return
+    wanted = {str(g) for g in order}
+    left_out: dict[str, int] = {}
+    for run, series in selected_runs(art):
+        group = series or (run.spec.variant if art.source == "expected_max" else run.spec.group)
+        if group not in wanted:
+            left_out[group] = left_out.get(group, 0) + 1
+    if left_out:
+        n = sum(left_out.values())
+        raise BadInputError(f"{art.shown}/{art.artifact}.toml",
+                            f"the selection picks group(s) {sorted(left_out)} ({n} selected run"
+                            f"{'' if n == 1 else 's'}) that 'order' leaves out; the {art.artifact} "
+                            "would drop them without a word", field="order",
+                            hint="add them to 'order', or narrow [[select]] with where = { group = [...] }")
+
+
 def run_files(art: Artifact) -> list[Path]:
     """results.json and metrics.jsonl of each selected run (predicted where not trained yet)."""
     return [Path(p) for p in run_file_paths(art)]
@@ -349,6 +375,7 @@ def csv_bytes(columns: list[str], rows: list[dict[str, Any]]) -> bytes:
 def build_source(art: Artifact) -> dict[str, Any]:
     """Step one: write source_data.csv and its sidecar; on failure remove both."""
     try:
+        check_order(art)
         columns, rows = (expected_max_rows if art.source == "expected_max" else tidy_rows)(art)
         data = csv_bytes(columns, rows)
         runs = sorted({r.run_id for r, _ in selected_runs(art)})

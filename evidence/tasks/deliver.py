@@ -21,6 +21,7 @@ from evidence.deliver.reconcile import read_document
 from evidence.deliver.summary import summary_action
 from evidence.tasks.actions import task_action
 from evidence.tasks.base import TaskDict, user_errors
+from evidence.tasks.checklist import checklist_tasks
 from evidence.tasks.moot import SavedValueCheck, UnlessInputsChanged
 
 
@@ -185,14 +186,16 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            "task_dep": ["verify:report"], "targets": [claims_file], "verbosity": 2}
     yield {"name": "reconcile", "doc": "numbers in documents vs their evidence; drift fails the build",
            **step(steps.reconcile_action, project),
-           "file_dep": sorted({claims_file, *docs, *sources, str(project.evidence_file)}),
-           "targets": [str(project.reconcile_dir / "report.json"), str(project.reconcile_dir / "report.md")],
+           "file_dep": sorted({claims_file, *docs, *sources, str(project.evidence_file),
+                               *(str(p) for p in steps.hand_typed_sources(project))}),
+           "targets": [str(project.reconcile_dir / "report.json"), str(project.reconcile_dir / "report.md"),
+                       str(project.reconcile_dir / "reconcile.json")],
            "verbosity": 2}
     yield {"name": "disclose", "doc": "audit the evidence behind every claim -> DISCLOSURES.md",
            **step(steps.disclose_action, project),
            "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation,
-                               *audited_inputs, *priced}),
-           "task_dep": ["figures", "tables"],
+                               *audited_inputs, *priced, str(project.reconcile_dir / "reconcile.json")}),
+           "task_dep": ["figures", "tables", "deliver:reconcile"],
            "uptodate": [UnlessInputsChanged(check) for check in
                         (StoreUnchanged(project), PricesUnchanged(project), InputsStateUnchanged(project))],
            "targets": [disclosures_file, str(project.disclosures_dir / "DISCLOSURES.md")], "verbosity": 2}
@@ -213,13 +216,16 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            "task_dep": ["deliver:reconcile"],
            "targets": papers, "verbosity": 2}
     yield pdf_task(project, claims_file, disclosures_file, presentation)
+    yield from checklist_tasks(project, claims_file, compute_file, presentation, audited_inputs,
+                               StoreUnchanged(project))
     out = steps.deliver_dir(project)
     yield {"name": "exports", "doc": "PROV-JSON and RO-Crate of the deliverable, each validated",
            **step(steps.exports_action, project),
            "file_dep": sorted({claims_file, disclosures_file, compute_file, *presentation,
                                *_evidence_deps(project), str(project.reconcile_dir / "report.json"),
                                *papers, *pdfs}),
-           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:pdf"],
+           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:pdf",
+                        "deliver:checklist", "deliver:evidence_page"],
            "uptodate": [UnlessInputsChanged(StoreUnchanged(project))],
            "targets": [str(out / "prov.json"), str(out / "ro-crate-metadata.json")], "verbosity": 2}
     exported = [str(out / "prov.json"), str(out / "ro-crate-metadata.json")]
