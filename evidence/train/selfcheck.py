@@ -22,7 +22,8 @@ and every offer's RNG digest must be equal bit for bit. When they are not, the r
 any long compute with the likely cause: a lost or repeated log row, the global RNG drawn
 differently (a loader without a generator), or a state the checkpoint does not hold. A loop
 that never offers a checkpoint cannot be interrupted cleanly or resumed by the engine and is
-stopped too. ``[smoke] resume_check = false`` turns the check off.
+stopped too, unless it trains nothing (it returns ``"steps": 0``: a baseline has nothing to
+resume). ``[smoke] resume_check = false`` turns the check off.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ class Probe:
     saved: bytes | None = None
     restore_called: bool = False
     finished: bool = False
+    returned_steps: Any = None
 
 
 def rng_digest() -> str:
@@ -196,6 +198,7 @@ def _run(execution: Any, context: ProbeContext) -> Probe:
                              f"{type(error).__name__}: {error}",
                              hint=f"fix {execution.source}, or set [smoke] resume_check = false") from error
     context.probe.finished = True
+    context.probe.returned_steps = result.get("steps") if isinstance(result, dict) else None
     weights = result.get("weights") if isinstance(result, dict) else None
     context.probe.state = fingerprint(weights if weights is not None else {}, "weights")
     return context.probe
@@ -220,6 +223,10 @@ def check(execution: Any, real: Any) -> None:
     try:
         straight = probe(OFFERS - 1, interrupt=False)
         offers = straight.offers
+        if not offers and straight.finished and straight.returned_steps == 0:
+            print("resume self-check: train(ctx) trains nothing (it returned steps 0): nothing to "
+                  "resume", file=sys.stderr, flush=True)
+            return
         if not offers:
             raise _failure(execution, "train(ctx) never offered a checkpoint (ctx.checkpoint): a "
                            "signal cannot stop it cleanly and a killed run cannot be resumed by the "
