@@ -477,9 +477,11 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--paper", choices=("markdown", "latex", "both"), default="markdown",
                       help="the paper as a Markdown template (paper.md/.html), LaTeX sources "
                            "(paper.tex -> paper.pdf, citing claims.tex), or both")
-    init.add_argument("--template", choices=("table", "files"), default="table",
+    init.add_argument("--template", choices=("table", "files", "lightning", "hf"), default="table",
                       help="table: a classifier on a built-in scikit-learn table; files: your own "
-                      "data from CSV/files (a dataset loader and a float-target regression)")
+                      "data from CSV/files (a dataset loader and a float-target regression); "
+                      "lightning / hf: the classifier as a LightningModule / for the Hugging Face "
+                      "Trainer (needs evidence[lightning] / evidence[hf])")
     init.add_argument("--no-git", action="store_true",
                       help="do not make the folder a git repository with the template committed")
     init.set_defaults(func=cmd_init)

@@ -453,3 +453,17 @@ def test_only_malformed_input_raises(trained: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(disclose, "environment_fingerprint", broken)
     gap = by_id(disclose.audit(project, resolved, report))["environment:incomplete"]
     assert gap.severity == "serious" and gap.scope == "project" and "unreadable" in gap.message
+
+
+def test_a_run_resumed_outside_the_engine_is_disclosed(trained: Path, tmp_path: Path) -> None:
+    root = copy_project(trained, tmp_path)
+    project, resolved, report = inputs(root)
+    victim = run_of(resolved, "small_accuracy")
+    outside = reseal(root, victim, lambda staging: edit_json(
+        staging / "results.json", lambda r: r.update(resumed_outside_engine=True, loop="own")))
+    add_claim(resolved, "hurried", [outside])
+    found = by_id(disclose.audit(project, resolved, report))
+    finding = found["integrity:resumed-outside-engine"]
+    assert finding.severity == "warning" and finding.runs == (outside["run_id"],)
+    assert "resumed outside the engine: not verified" in finding.message
+    assert finding.claims == ("hurried",)

@@ -324,6 +324,19 @@ def test_gate_rejects_data_outside_the_view(source: pd.DataFrame, tmp_path: Path
         render_figure(source, spec, tmp_path / "figure")
 
 
+def test_history_rows_need_a_whole_epoch_and_a_loop_without_one_plots_no_history() -> None:
+    from evidence.present.artifacts import history_rows
+
+    directions = {"loss": "lower", "accuracy": "higher"}
+    per_step = [{"step": 1, "train/loss": 0.9}, {"step": 2, "train/loss": 0.7}]
+    assert history_rows(per_step, directions, {"run_id": "r"}) == []  # was KeyError: 'epoch'
+    mixed = [{"step": 3, "epoch": 1, "train/loss": 0.5, "val/accuracy": 0.8, "lr": 0.1},
+             {"step": 4, "epoch": 1.5, "train/loss": 0.4}, {"step": 6, "epoch": 2.0, "train/loss": 0.3}]
+    rows = history_rows(mixed, directions, {"run_id": "r"})
+    assert [(r["epoch"], r["split"], r["metric"], r["value"]) for r in rows] == [
+        (1, "train", "loss", 0.5), (1, "val", "accuracy", 0.8), (2, "train", "loss", 0.3)]
+
+
 def test_generated_caption_sentences_read_as_sentences(source: pd.DataFrame) -> None:
     """Issue 29 item 19: the generated part of a curves caption began in lower case and named
     the split by its internal name ("...digits. accuracy on val by epoch")."""

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import git
 import pytest
+from conftest import doit
 
 from evidence.core.errors import BadInputError
 from evidence.core.project import Project
@@ -81,3 +84,34 @@ def test_readme_names_only_paper_files_this_layout_has(tmp_path: Path, template:
     assert ("paper/paper.tex" in readme) == latex
     assert ("build/deliver/paper.html" in readme) == markdown
     assert ("build/deliver/paper.pdf" in readme) == latex
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("lightning") is None,
+                    reason="lightning is not installed (pip install evidence[lightning])")
+def test_lightning_template_delivers_end_to_end_with_quiet_output(tmp_path: Path) -> None:
+    root = tmp_path / "lit"
+    assert init(root, "--template", "lightning").returncode == 0
+    user_code = (root / "trainers" / "model.py").read_text()
+    assert "class Model(pl.LightningModule)" in user_code and "integration.train(ctx" in user_code
+    done = doit(root, "deliver")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stderr.count("resume self-check passed") == 10
+    assert "GPU available" not in done.stderr and "LitLogger" not in done.stderr  # quiet
+    assert len(list((root / ".evidence" / "logs").glob("*.log"))) == 10
+    results = [json.loads((run / "results.json").read_text()) for run in (root / "runs").iterdir()]
+    assert {r["loop"] for r in results} == {"own"} and {r["verify_by_load"] for r in results} == {"verified"}
+    assert (root / "build" / "deliver" / "paper.html").is_file()
+
+
+@pytest.mark.parametrize(("template", "integration"), [
+    ("lightning", "evidence.integrations import lightning"), ("hf", "evidence.integrations import hf")])
+def test_integration_templates_are_an_own_loop_trainer_and_nothing_else(tmp_path: Path, template: str,
+                                                                        integration: str) -> None:
+    written = init_project(tmp_path / template, template, git=False)
+    base = init_project(tmp_path / "base", git=False)
+    assert sorted(written) == sorted(base)  # the same project, with another trainer and config
+    trainer = (tmp_path / template / "trainers" / "model.py").read_text()
+    assert integration in trainer and "def train(ctx" in trainer and "def evaluate(weights" in trainer
+    [spec, *_] = expand_all(Project.at(tmp_path / template))
+    assert spec.config["dropout"] > 0

@@ -77,6 +77,30 @@ def test_changing_one_value_changes_only_affected_keys(make_project: Callable[..
     assert changed == ["tiny/wide-s0", "tiny/wide-s1"]
 
 
+def test_trainer_digest_holds_the_integration_it_trains_through(make_project: Callable[..., Path],
+                                                                 tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from evidence.experiments import spec as spec_module
+
+    root = make_project({"trainers/lit.py": "from evidence.integrations import lightning as integration\n"
+                                            "def train(ctx): ...\n",
+                         "trainers/plain.py": "def train(ctx): ...\n"})
+    project = Project.at(root)
+    files = trainer_sources(project, "lit", "x")
+    assert [m.name for m in spec_module.integration_sources(files)] == ["lightning.py", "scores.py"]
+    assert spec_module.integration_sources(trainer_sources(project, "plain", "x")) == []
+    copy = tmp_path / "integrations"
+    copy.mkdir()
+    for module in spec_module.INTEGRATIONS_DIR.glob("*.py"):
+        (copy / module.name).write_text(module.read_text())
+    monkeypatch.setattr(spec_module, "INTEGRATIONS_DIR", copy)
+    before = spec_module.trainer_digest(project, "lit", "x")
+    plain = spec_module.trainer_digest(project, "plain", "x")
+    (copy / "scores.py").write_text((copy / "scores.py").read_text() + "\n# edited\n")
+    assert spec_module.trainer_digest(project, "lit", "x") != before  # re-trains what uses it
+    assert spec_module.trainer_digest(project, "plain", "x") == plain
+
+
 def test_trainer_digest_follows_imported_sibling(make_project: Callable[..., Path]) -> None:
     root = make_project({"trainers/helpers.py": "WIDTH = 3\n",
                          "trainers/uses.py": "from trainers.helpers import WIDTH\n"

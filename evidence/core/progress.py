@@ -16,7 +16,10 @@ from typing import Any, TextIO
 class ProgressReporter:
     """Reports step/total, epoch and running loss of one run."""
 
-    def __init__(self, name: str, stream: TextIO, *, interval: float = 10.0) -> None:
+    def __init__(self, name: str, stream: TextIO, *, interval: float = 10.0,
+                 tty: bool | None = None) -> None:
+        """``tty``: whether the output ends on a terminal, when ``stream`` cannot tell (a run's
+        output goes through its log's pipe to the terminal: evidence.train.runlog)."""
         self.name = name
         self.stream = stream
         self.interval = interval
@@ -25,7 +28,7 @@ class ProgressReporter:
         self.bar: Any = None
         quiet = os.environ.get("EVIDENCE_PROGRESS", "auto") == "off"
         self.enabled = not quiet
-        self.tty = self.enabled and stream.isatty()
+        self.tty = self.enabled and (stream.isatty() if tty is None else tty)
 
     def update(self, step: int, total: int, epoch: int, loss: float) -> None:
         if not self.enabled:

@@ -86,6 +86,11 @@ class Project:
         return Path(override) if override else self.state_dir / "work"
 
     @property
+    def logs_dir(self) -> Path:
+        """Each run's own log (its process's output, bounded; kept after sealing, not evidence)."""
+        return self.state_dir / "logs"
+
+    @property
     def cache_dir(self) -> Path:
         return self.state_dir / "cache"
 

@@ -460,6 +460,18 @@ class _Audit:
                      "here agreed with their reported numbers within the stated cross-platform "
                      "tolerance, not bit for bit (see each run's import.json).",
                      claims=self.claims_of(tolerated), runs=tolerated)
+        outside = []
+        for run_id in self.present():
+            results = self.read(run_id, "results.json")
+            if isinstance(results, Mapping) and results.get("resumed_outside_engine") is True:
+                outside.append(run_id)
+        if outside:
+            self.add("integrity", "resumed-outside-engine", "warning",
+                     f"{_runs_word(len(outside))} ({_some(outside)}) resumed outside the engine: not "
+                     "verified. A retry found a checkpoint (the engine's, or files a library wrote to "
+                     "ctx.directory) and never called ctx.restore(), so the loop resumed from state the "
+                     "engine did not write or check; such a run may differ from an uninterrupted one.",
+                     claims=self.claims_of(outside), runs=outside)
         if unverified:
             self.add("integrity", "verify-by-load", "warning",
                      f"{_runs_word(len(unverified))} ({_some(unverified)}) trained with the project's "

@@ -6,7 +6,7 @@ a cartesian grid of overrides and a list of seeds. Each variant x grid point x s
 that determines its result, computed *before* anything trains:
 
 * the trainer's name and the digest of its source files (the module and the sibling trainer
-  modules it imports),
+  modules it imports, and the ``evidence.integrations`` modules it trains through),
 * the digest of the engine's numerical code (training loop and data preparation),
 * the resolved config (``[config]``, the preset's values, the variant's config, the grid point,
   then ``[early_stopping]``; see :func:`run_config`), the data identity (raw file digest, split
@@ -211,9 +211,46 @@ def check_trainer_config(project: Project, trainer: str, config: Mapping[str, An
                             field=field, hint=f"see {project.relative(schema_path)}")
 
 
+#: The adapters of training libraries (evidence.integrations): a trainer that imports one trains
+#: with its loop, so its code is part of that trainer's fingerprint.
+INTEGRATIONS_DIR = ENGINE_DIR / "integrations"
+
+
+def _integrations_imported(path: Path) -> set[str]:
+    """Names of the ``evidence.integrations`` modules ``path`` imports (any import form)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"), filename=str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "evidence.integrations":
+                found.update(alias.name for alias in node.names)
+            elif node.module.startswith("evidence.integrations."):
+                found.add(node.module.split(".")[2])
+        elif isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[2] for alias in node.names
+                         if alias.name.startswith("evidence.integrations."))
+    return {name for name in found if (INTEGRATIONS_DIR / f"{name}.py").is_file()}
+
+
+def integration_sources(files: list[Path]) -> list[Path]:
+    """The integration modules ``files`` import, transitively (lightning imports scores)."""
+    todo = sorted({name for f in files for name in _integrations_imported(f)})
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(_integrations_imported(INTEGRATIONS_DIR / f"{name}.py") - seen)
+    return [INTEGRATIONS_DIR / f"{name}.py" for name in sorted(seen)]
+
+
 def trainer_digest(project: Project, trainer: str, source: object) -> str:
+    """The trainer's files and, when it imports any, the integration modules it trains through
+    (keyed by logical name: a trainer without them keeps exactly its former digest)."""
     files = trainer_sources(project, trainer, source)
-    return digest_json({project.relative(p): digest_bytes(logical_source(p)) for p in files})
+    digests = {project.relative(p): digest_bytes(logical_source(p)) for p in files}
+    for module in integration_sources(files):
+        digests[f"evidence.integrations.{module.stem}"] = digest_bytes(logical_source(module))
+    return digest_json(digests)
 
 
 def load_experiment(path: Path) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 Templates live in ``evidence/templates`` (installed with the package): ``project`` is the base
 (a classifier on a built-in scikit-learn table); ``files`` is laid over it for "my own data from
-CSV/files" (a dataset loader, a CSV and a regression trainer with float targets). Every file is
+CSV/files" (a dataset loader, a CSV and a regression trainer with float targets); ``lightning``
+and ``hf`` replace the trainer with a LightningModule or a model for the Hugging Face Trainer,
+trained through :mod:`evidence.integrations` (the user's code is the model, nothing else). Every file is
 copied as is, except ``gitignore`` which becomes ``.gitignore`` (a dot-file would be dropped by
 some packaging tools). Nothing is ever overwritten: an existing file is an error, and the check
 happens before the first file is written, so a refused init leaves the folder as it was.
@@ -23,7 +25,8 @@ from evidence.core.errors import BadInputError
 
 RENAMES = {"gitignore": ".gitignore"}
 #: Template name -> the template folders laid over each other, base first.
-TEMPLATES = {"table": ("project",), "files": ("project", "files")}
+TEMPLATES = {"table": ("project",), "files": ("project", "files"), "lightning": ("project", "lightning"),
+             "hf": ("project", "hf")}
 #: Paper layouts ``evidence init --paper`` offers: the Markdown template, LaTeX sources, or both.
 PAPER_LAYOUTS = ("markdown", "latex", "both")
 MARKDOWN_PAPER = "paper/paper.md.j2"

@@ -266,12 +266,30 @@ def _flatten(config: Mapping[str, Any], prefix: str = "config.") -> dict[str, st
     return out
 
 
+def history_rows(history: list[dict[str, Any]], directions: Mapping[str, str],
+                 base: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The per-epoch rows of one run's metrics.jsonl: one per ``<split>/<metric>`` key (with a
+    direction) of every row that has a whole ``epoch``. Rows without one (an own loop that logs
+    per step, or never says the epoch) stay in metrics.jsonl and are not plotted."""
+    rows = []
+    for record in history:
+        epoch = record.get("epoch")
+        if isinstance(epoch, bool) or not isinstance(epoch, int | float) or epoch != int(epoch):
+            continue
+        for key, value in record.items():
+            split, _, metric = key.partition("/")
+            if metric in directions and isinstance(value, int | float):
+                rows.append({**base, "epoch": int(epoch), "split": split, "metric": metric,
+                             "value": float(value), "direction": directions[metric]})
+    return rows
+
+
 def tidy_rows(art: Artifact) -> tuple[list[str], list[dict[str, Any]]]:
     """Columns and rows of a ``runs`` source: final values, then per-epoch history.
 
     One row per run x split x metric of results.json (``epoch`` empty) and one per run x
-    epoch x ``<split>/<metric>`` key of metrics.jsonl (keys whose metric has no direction in
-    results.json are left out: the plotting code needs a direction). ``group`` is the
+    epoch x ``<split>/<metric>`` key of metrics.jsonl (:func:`history_rows`; keys whose metric
+    has no direction in results.json are left out: the plotting code needs a direction). ``group`` is the
     selection's ``series`` when it sets one, else the run's group.
     """
     rows: list[dict[str, Any]] = []
@@ -288,13 +306,7 @@ def tidy_rows(art: Artifact) -> tuple[list[str], list[dict[str, Any]]]:
             for split, value in entry["values"].items():
                 rows.append({**base, "epoch": None, "split": split, "metric": metric,
                              "value": float(value), "direction": directions[metric]})
-        for record in run.run.metrics_history():
-            for key, value in record.items():
-                split, _, metric = key.partition("/")
-                if metric in directions and isinstance(value, int | float):
-                    rows.append({**base, "epoch": int(record["epoch"]), "split": split,
-                                 "metric": metric, "value": float(value),
-                                 "direction": directions[metric]})
+        rows.extend(history_rows(run.run.metrics_history(), directions, base))
     rows.sort(key=lambda r: (r["experiment"], r["group"], r["seed"], r["run_id"],
                              r["epoch"] is not None, r["epoch"] or 0, r["split"], r["metric"]))
     columns = ["run_id", "experiment", "label", "group", "seed", "epoch", "split", "metric",

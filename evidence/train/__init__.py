@@ -2,6 +2,8 @@
 
 runner       the run's life: prepare, smoke, resume, train, verify by load, seal
 ownloop      the second trainer contract: the project's own loop, given a run context
+selfcheck    the resume self-check of an own loop: straight vs interrupted-and-resumed, bit for bit
+runlog       each run's own log: its process's output, bounded, quiet while an own loop runs
 checkpoint   atomic, digest-verified checkpoints and resume
 meter        time, memory peaks and compute of a run (recorded in its provenance)
 baseline     a regression's floor: its metrics when predicting the training mean

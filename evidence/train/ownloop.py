@@ -16,6 +16,9 @@ The loop talks to the engine only through :class:`RunContext`:
 * ``ctx.checkpoint(state)``: cheap to call after every step; it writes (atomically,
   digest-verified, like every checkpoint) when the experiment's ``[checkpoint]`` cadence says
   so, and when a signal has arrived it writes and then stops the run (resumable, exit 75);
+  ``state`` may be a function that builds it, called only when it is written, and
+  ``ctx.checkpoint_due(step)`` says beforehand whether an offer would write (for a library
+  that must first save its own files);
 * ``ctx.log(step, **metrics)``: a row of ``metrics.jsonl`` (kept in every checkpoint, so a
   resumed run's log is whole).
 
@@ -25,18 +28,29 @@ The loop talks to the engine only through :class:`RunContext`:
 {name: {"train": v, "val": v, "test": v}}`` in the module, the sealed weights are re-read from
 disk and must give exactly those metrics, or the seal is refused; without it the run records
 ``verify_by_load = "not_possible"`` and the deliverable discloses it.
+
+Before the loop runs for real, the resume self-check (:mod:`evidence.train.selfcheck`) runs it
+for a few steps on a sliver of the data, straight and interrupted, and stops the run when a
+resume would differ. Every attempt at a run is counted (:class:`Attempts`): a retry that found a
+checkpoint (the engine's, or files a library left in ``ctx.directory``) and never called
+``ctx.restore()`` resumed outside the engine, which the run records and the deliverable
+discloses; the run's wall time is that of every attempt.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from evidence.core.errors import RunFailedError
+from evidence.core.hashing import write_json_atomic
 
 #: Keys a loop's return value may have.
 RESULT_KEYS = {"weights", "metrics", "directions", "selection_metric", "epochs", "steps",
@@ -70,11 +84,14 @@ class RunContext:
         self.history: list[dict[str, Any]] = []
         self.steps = 0
         self.restored = False
+        self.restore_called = False
+        self.attempts: Attempts | None = None
 
     def restore(self) -> dict[str, Any] | None:
         """The newest checkpoint that verifies (its RNG states re-applied), or None."""
         from evidence.numerics import training
 
+        self.restore_called = True
         found = self._checkpoints.load_latest()
         if found is None:
             return None
@@ -84,7 +101,8 @@ class RunContext:
         training.set_rng_state(state["rng"])
         self.history = list(state["history"])
         self.steps = checkpoint.step
-        self._execution.meta = dict(state["meta"])
+        timing = {k: self._execution.meta[k] for k in ("wall_seconds", "cpu_seconds", "started_at")}
+        self._execution.meta = {**dict(state["meta"]), **timing}  # every attempt's time counts
         self._execution.meta["resumes"] = int(self._execution.meta["resumes"]) + 1
         self._execution.last_checkpoint = checkpoint.step
         self.restored = True
@@ -92,16 +110,26 @@ class RunContext:
               file=sys.stderr)
         return dict(state["state"])
 
-    def checkpoint(self, state: dict[str, Any], step: int | None = None, *, force: bool = False) -> bool:
+    def checkpoint_due(self, step: int | None = None) -> bool:
+        """Whether an offer at ``step`` (default: one more than the last) would write now: the
+        cadence says so or a signal has arrived. Asking changes nothing."""
+        at = self.steps + 1 if step is None else int(step)
+        return bool(self._execution.signals.received or self._clock.due(at))
+
+    def checkpoint(self, state: dict[str, Any] | Callable[[], dict[str, Any]], step: int | None = None,
+                   *, force: bool = False) -> bool:
         """Write ``state`` when due (or ``force``); after a signal, write and stop the run.
 
-        ``step`` defaults to one more than the last call's. Returns whether it wrote.
+        ``state`` may be a function returning it (called only when it is written). ``step``
+        defaults to one more than the last call's. Returns whether it wrote.
         """
         self.steps = self.steps + 1 if step is None else int(step)
         received = self._execution.signals.received
+        if self.attempts is not None:
+            self.attempts.beat(self._execution)
         if not (force or received or self._clock.due(self.steps)):
             return False
-        self._write(state)
+        self._write(state() if callable(state) else state)
         self._clock.saved()
         if received:
             raise self._execution._interrupt(received, self.steps, None)
@@ -116,17 +144,76 @@ class RunContext:
                   "meta": self._execution.elapsed()}
         self._execution._write_checkpoint(self._checkpoints, record, self.steps, 0, t0)
 
+    def row(self, step: int, metrics: dict[str, Any]) -> dict[str, Any]:
+        """The row of metrics.jsonl that ``log(step, **metrics)`` appends (see :func:`log_row`)."""
+        return log_row(self._execution.source, step, metrics)
+
     def log(self, step: int, **metrics: float) -> None:
         """One row of the run's metrics.jsonl (ints stay ints); values must be finite numbers."""
-        row: dict[str, Any] = {"step": int(step)}
-        for name, value in metrics.items():
-            row[name] = value if isinstance(value, int) and not isinstance(value, bool) else float(value)
-            if not math.isfinite(row[name]):
-                raise RunFailedError(f"{self._execution.source}: ctx.log({step}, {name}={value!r}): "
-                                     "metrics must be finite numbers")
-        self.history.append(row)
+        self.history.append(self.row(step, metrics))
+        if self.attempts is not None:
+            self.attempts.beat(self._execution)
         self._execution.status("training", step=int(step),
                                last_checkpoint=self._execution.last_checkpoint)
+
+
+def log_row(source: str, step: int, metrics: dict[str, Any]) -> dict[str, Any]:
+    """A row of metrics.jsonl from ``ctx.log(step, **metrics)``: ints stay ints, the rest floats;
+    a value that is not a finite number is an error naming the trainer."""
+    row: dict[str, Any] = {"step": int(step)}
+    for name, value in metrics.items():
+        row[name] = value if isinstance(value, int) and not isinstance(value, bool) else float(value)
+        if not math.isfinite(row[name]):
+            raise RunFailedError(f"{source}: ctx.log({step}, {name}={value!r}): "
+                                 "metrics must be finite numbers")
+    return row
+
+
+class Attempts:
+    """Every attempt at a run in progress (``attempts.json`` in its work folder).
+
+    Why: a run killed before its first checkpoint (or a loop that checkpoints only through a
+    library's own files) left no record in any checkpoint, yet it was tried and took time. Each
+    attempt's wall and CPU seconds are written at every sign of life (``ctx.log``,
+    ``ctx.checkpoint``, at most every :attr:`BEAT_SECONDS`), so a retry knows how many attempts
+    came before and what they cost, whatever killed them.
+    """
+
+    FILE = "attempts.json"
+    BEAT_SECONDS = 2.0
+
+    def __init__(self, work: Path) -> None:
+        self.path = work / self.FILE
+        try:
+            records = json.loads(self.path.read_text("utf-8"))["attempts"]
+            self.records = [{"wall_seconds": float(r["wall_seconds"]), "cpu_seconds": float(r["cpu_seconds"])}
+                            for r in records]
+        except (OSError, ValueError, KeyError, TypeError):
+            self.records = []
+        self.previous = len(self.records)
+        self.wall_seconds = sum(r["wall_seconds"] for r in self.records)
+        self.cpu_seconds = sum(r["cpu_seconds"] for r in self.records)
+        self.records.append({"wall_seconds": 0.0, "cpu_seconds": 0.0})
+        self.last = -math.inf
+
+    def beat(self, execution: Any, *, now: bool = False) -> None:
+        """Record this attempt's time so far (advisory: a full disk must not stop the run)."""
+        if not now and time.monotonic() - self.last < self.BEAT_SECONDS:
+            return
+        self.last = time.monotonic()
+        self.records[-1] = {"wall_seconds": round(time.time() - execution.started, 3),
+                            "cpu_seconds": round(time.process_time() - execution.cpu_started, 3)}
+        with contextlib.suppress(OSError):
+            write_json_atomic(self.path, {"attempts": self.records})
+
+
+def quiet_output(execution: Any) -> Any:
+    """While the loop runs, its output goes to the run's log only (a library's progress bars
+    would flood doit); the end of it is shown once the loop is done."""
+    log = getattr(execution, "log", None)
+    if log is None:
+        return contextlib.nullcontext()
+    return log.quiet()
 
 
 def _checked_result(raw: Any, source: str) -> dict[str, Any]:
@@ -186,13 +273,32 @@ def run(execution: Any) -> Any:
     checkpoints.clean_temporaries()
     execution.last_checkpoint = checkpoints.latest_step()
     context = RunContext(execution, checkpoints, CheckpointClock(execution.cadence))
+    attempts = Attempts(execution.work)
+    execution.meta["wall_seconds"] += attempts.wall_seconds
+    execution.meta["cpu_seconds"] += attempts.cpu_seconds
+    attempts.beat(execution, now=True)
+    context.attempts = attempts
+    leftovers = execution.last_checkpoint is not None or any(context.directory.iterdir())
+    if not leftovers and execution.execution.get("smoke", {}).get("resume_check", True):
+        execution.status("smoke")
+        from evidence.train import selfcheck
+
+        selfcheck.check(execution, context)
     training.seed_everything(execution.spec.seed)
     execution.status("training", step=0, last_checkpoint=execution.last_checkpoint)
     try:
-        raw = execution.trainer.train(context)
+        with quiet_output(execution):
+            raw = execution.trainer.train(context)
     except (RuntimeError, ValueError, TypeError, IndexError, KeyError) as error:
         raise RunFailedError(f"{execution.spec.task_name}: train(ctx) failed: {error}",
                              hint=f"fix {execution.source}") from error
+    attempts.beat(execution, now=True)
+    outside = bool(attempts.previous and leftovers and not context.restore_called)
+    if outside:  # a library resumed from its own files: the engine could not check that resume
+        execution.meta["resumes"] = int(execution.meta["resumes"]) + 1
+        print(f"WARNING: {execution.spec.task_name} resumed outside the engine: a checkpoint existed "
+              "but train(ctx) never called ctx.restore(), so the resume is not verified (disclosed)",
+              file=sys.stderr)
     result = _checked_result(raw, execution.source)
     final = _float_metrics(result["metrics"])
     execution.status("evaluating", step=context.steps)
@@ -212,6 +318,8 @@ def run(execution: Any) -> Any:
                                  "what train(ctx) returned")
         verified = "verified"
     results = _results(execution, result, final, context, verified)
+    if outside:
+        results["resumed_outside_engine"] = True
     return execution._seal(staging, results, context.history)
 
 

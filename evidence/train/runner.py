@@ -116,6 +116,7 @@ class Execution:
         self.trainer: Any = None
         self.dataset: Any = None
         self.meta: dict[str, Any] = {}
+        self.log: Any = None  # the run's RunLog when its output is kept (evidence.train.runlog)
 
     def status(self, state: str, **extra: Any) -> None:
         if not self.group.is_main:
@@ -280,7 +281,8 @@ class Execution:
         from evidence.train.checkpoint import CheckpointClock
 
         clock = CheckpointClock(self.cadence)
-        reporter = ProgressReporter(self.spec.task_name, sys.stderr)
+        reporter = ProgressReporter(self.spec.task_name, sys.stderr,
+                                    tty=self.log.terminal if self.log is not None else None)
         reporter.enabled = reporter.enabled and self.group.is_main  # one progress line per run
         last_status = 0.0
 
@@ -448,8 +450,11 @@ class Execution:
 
 def execute(project: Project, spec: RunSpec, *, force: bool = False,
             on_wait: Callable[[], None] | None = None,
-            group: distributed.Group = distributed.LOCAL) -> Outcome:
+            group: distributed.Group = distributed.LOCAL, log: bool = False) -> Outcome:
     """Train ``spec`` unless a sealed run of its key exists (or ``force``); return the run.
+
+    ``log``: keep the run's output in its own log (:mod:`evidence.train.runlog`); the runner's
+    process does, a caller inside another program (a test) need not.
 
     Under DDP only rank 0 takes the run's lock and looks at the store; the other ranks wait for
     its decision (cached, or the run id to train under).
@@ -480,8 +485,12 @@ def execute(project: Project, spec: RunSpec, *, force: bool = False,
         run_id = store.next_run_id(spec.key)
         group.broadcast((False, run_id))
         execution = Execution(project, spec, run_id, group)
+        from evidence.train.runlog import RunLog
+
+        logging = RunLog(project.logs_dir / f"{run_id}.log") if log else contextlib.nullcontext()
         try:
-            return Outcome(execution.run(), cached=False)
+            with logging as execution.log:
+                return Outcome(execution.run(), cached=False)
         except RunInterruptedError:
             execution.status("interrupted", last_checkpoint=execution.last_checkpoint)
             raise
@@ -601,7 +610,7 @@ def main(argv: list[str] | None = None) -> int:
         from evidence.train.devices import pin_to_cpus
 
         pin_to_cpus(group.local_rank, int(spec.execution.get("threads", 1)))
-        outcome = execute(project, spec, force=args.force, group=group,
+        outcome = execute(project, spec, force=args.force, group=group, log=group.is_main,
                           on_wait=lambda: print(f"waiting: another process is training "
                                                 f"{spec.task_name}", file=sys.stderr))
         code, message = 0, f"{'cached' if outcome.cached else 'sealed'} {spec.task_name} -> " \
@@ -610,6 +619,12 @@ def main(argv: list[str] | None = None) -> int:
         code, message = EXIT_INTERRUPTED, error.format()
     except EvidenceError as error:
         code, message = error.exit_code, error.format()
+    except BaseException as error:  # a library's SystemExit included: never a crash without its why
+        import traceback
+
+        traceback.print_exc()
+        code = EXIT_TASK_ERROR
+        message = f"the runner crashed with {type(error).__name__}: {error} (the traceback is above)"
     finally:
         if args.outcome and group.is_main:
             write_json_atomic(args.outcome, {"exit_code": code, "message": message})
