@@ -277,7 +277,7 @@ def test_killed_on_a_resumes_on_b_from_the_remote_bit_identical(tmp_path: Path,
 def test_a_second_machine_does_not_train_a_run_under_lease(tmp_path: Path,
                                                            folder_remote: tuple[Path, str]) -> None:
     store, settings = folder_remote
-    a = project(tmp_path, "a", LONG_RUN, settings)
+    a = project(tmp_path, "a", LONG_RUN.replace("epochs = 6", "epochs = 40"), settings)
     b = clone(a, tmp_path / "b", runs=False)
     env = {**os.environ, "EVIDENCE_PROGRESS": "off", "EVIDENCE_WARM_WORKER": "0"}
     training = subprocess.Popen([sys.executable, "-m", "doit", "train"], cwd=a, env=env,
@@ -287,7 +287,8 @@ def test_a_second_machine_does_not_train_a_run_under_lease(tmp_path: Path,
         assert training.poll() is None and time.monotonic() < deadline
         time.sleep(0.01)
     second = doit(b, "train")
-    out_a, err_a = training.communicate(timeout=300)
+    assert training.poll() is None, "A must still be training while B tries"
+    _, err_a = training.communicate(timeout=300)
     assert training.returncode == 0, err_a
     assert second.returncode != 0
     assert "another machine is training this run" in second.stdout + second.stderr

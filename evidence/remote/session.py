@@ -50,6 +50,11 @@ class RunRemote:
             store = RemoteStore(location)
             seconds = float(options.get("lease_seconds", leases.DEFAULT_SECONDS))
             lease = leases.acquire(store, run_id, task, seconds)
+            if store.manifests(run_id):  # sealed elsewhere since `doit train` looked
+                lease.release()
+                raise leases.LeaseHeld(f"{task}: another machine sealed runs/{run_id} on the remote "
+                                       "just now; not training it here",
+                                       hint="run `doit train` again: it pulls the run")
         except RemoteError as error:
             _warn(f"{task}: {error.message}; training without the remote (no lease, no mirror)")
             return None
