@@ -2,7 +2,7 @@
 
 Usage: python scripts/lock.py   (from the repository root, with pip >= 22.2)
 
-pip resolves the project with its [dev] extras plus torch's CPU build (pinned first, as the
+pip resolves the project with its [dev] and [remote] extras plus torch's CPU build (pinned first, as the
 setup does) without installing anything (``--dry-run --report``); the report names every
 distribution it would install with the hash of the exact file. The lock is for the platform
 it was made on (Linux x86-64, CPython 3.11); ``pip install --require-hashes`` refuses any
@@ -30,7 +30,7 @@ def main() -> int:
         report_path = Path(tmp) / "report.json"
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--dry-run",
                         "--ignore-installed", "--report", str(report_path), "torch==2.13.0",
-                        "-e", f"{root}[dev]"], check=True)
+                        "-e", f"{root}[dev,remote]"], check=True)
         report = json.loads(report_path.read_text("utf-8"))
     lines = []
     for item in report["install"]:
