@@ -111,8 +111,11 @@ def start_sshd(base: Path) -> Sshd:
 
 def start_s3() -> tuple[object, str]:
     """moto's S3 server on a free port of 127.0.0.1; (server, endpoint URL)."""
+    import logging
+
     from moto.server import ThreadedMotoServer
 
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
     server.start()
     host, port = server.get_host_and_port()
