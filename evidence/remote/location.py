@@ -168,8 +168,8 @@ def _open(url: str, settings: Settings, project: Project) -> tuple[Any, str]:
     scheme = parts.scheme.lower()
     if scheme in ("", "file") or (len(scheme) == 1 and os.name == "nt"):
         path = Path(parts.path if scheme == "file" else url).expanduser()
-        if not path.is_absolute():
-            path = project.root / path
+        if not path.is_absolute():  # relative to the project, as every path in evidence.toml
+            path = Path(os.path.normpath(project.root.absolute() / path))
         return fsspec.filesystem("file"), path.as_posix()
     if scheme in ("sftp", "ssh"):
         return _open_sftp(url)
