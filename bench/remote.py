@@ -10,9 +10,10 @@ checkpoints costs a training run.
    fresh clone, which also re-evaluates every run's weights (verify by load, one child process
    per run): that part does not depend on the kind of remote.
 2. **The checkpoint mirror's overhead**: one run of the MLP (``--hidden`` 1024, ``--epochs`` 12)
-   checkpointing every ``--every-seconds`` (or ``--every-steps``), trained by ``doit train`` without a remote and
-   with one (interleaved repeats); the runner's own wall time (``provenance.json``) with the
-   mirror thread copying each checkpoint, against the same run without it.
+   checkpointing every ``--every-seconds`` (or ``--every-steps``), trained by ``doit train``
+   without a remote and with one (interleaved repeats); the runner's own wall time
+   (``provenance.json``) with the mirror thread copying each checkpoint, against the same run
+   without it.
 
 Usage: ``python bench/remote.py [--kinds folder sftp s3] [--import-kinds folder] [--repeats 3]``
 (from the repository root, with the project's ``.venv``; needs ``pip install -e '.[remote,dev]'``
@@ -36,7 +37,7 @@ from typing import Any
 import common
 
 sys.path.insert(0, str(common.REPO / "tests"))
-from remote_servers import ALIAS, sshd_missing, start_s3, start_sshd  # noqa: E402
+from remote_servers import ALIAS, sshd_missing, start_s3, start_sshd
 
 TRAIN_DODO = '''
 from pathlib import Path
@@ -91,7 +92,8 @@ def example(dest: Path, *, runs: bool) -> Path:
 def command(root: Path, args: list[str], env: dict[str, str]) -> tuple[float, str]:
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "evidence.cli", "--project", str(root), *args],
-                          capture_output=True, text=True, env={**os.environ, "EVIDENCE_PROGRESS": "off", **env})
+                          capture_output=True, text=True,
+                          env={**os.environ, "EVIDENCE_PROGRESS": "off", **env})
     wall = time.perf_counter() - t0
     if done.returncode != 0:
         raise SystemExit(f"evidence {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
@@ -147,7 +149,8 @@ def remotes(work: Path, kinds: list[str]) -> tuple[dict[str, tuple[str, dict[str
         else:
             sshd = start_sshd(work / "sshd-state")
             servers.append(sshd)
-            found["sftp"] = (f'[remote]\nurl = "sftp://{ALIAS}{work / "over-ssh"}"\n', {"HOME": str(sshd.home)})
+            found["sftp"] = (f'[remote]\nurl = "sftp://{ALIAS}{work / "over-ssh"}"\n',
+                             {"HOME": str(sshd.home)})
     if "s3" in kinds:
         server, endpoint = start_s3()
         servers.append(server)
@@ -204,7 +207,7 @@ def train_once(root: Path, env: dict[str, str]) -> tuple[float, float]:
 
 def overhead(work: Path, kinds: dict[str, tuple[str, dict[str, str]]], cadence: dict[str, Any],
              repeats: int) -> tuple[list[str], int]:
-    variants: dict[str, tuple[Path, dict[str, str]]] = {}
+    variants: dict[str, tuple[Path, dict[str, str], str]] = {}
     for name, (settings, env) in [("no remote", ("", {})), *kinds.items()]:
         root = work / f"mirror-{name.replace(' ', '-')}"
         if root.exists():
@@ -214,16 +217,17 @@ def overhead(work: Path, kinds: dict[str, tuple[str, dict[str, str]]], cadence: 
         (root / "experiments").mkdir()
         (root / "experiments" / "mirror.toml").write_text(MIRRORED_RUN.format(**cadence))
         (root / "dodo.py").write_text(TRAIN_DODO)
-        if settings:
-            (root / "evidence.toml").write_text(settings.replace('"\n', f'/mirror-{name}"\n', 1)
-                                                if "endpoint_url" not in settings else
-                                                settings.replace("evidence", f"mirror-{name}", 1))
-        variants[name] = (root, env)
+        variants[name] = (root, env, settings)
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
     for repeat in range(repeats):
         order = list(variants)[repeat % len(variants):] + list(variants)[:repeat % len(variants)]
         for name in order:
-            root, env = variants[name]
+            root, env, settings = variants[name]
+            if settings:  # an empty remote each time: the run must train, not be pulled
+                where = f"mirror-{name}-{repeat}"
+                (root / "evidence.toml").write_text(
+                    settings.replace('"\n', f'/{where}"\n', 1) if "endpoint_url" not in settings
+                    else settings.replace("evidence", where, 1))
             samples[name].append(train_once(root, env))
             print(name, samples[name][-1], flush=True)
     base_run = statistics.median(s[0] for s in samples["no remote"])
@@ -282,8 +286,8 @@ def main(argv: list[str] | None = None) -> int:
         body += [
             "### The example's sealed runs (`runs/`)",
             "",
-            "| remote | runs | MB sent | `evidence push` s | MB/s | push again s | fetch + re-hash every object s "
-            "| `evidence pull` (import, verify by load) s |",
+            "| remote | runs | MB sent | `evidence push` s | MB/s | push again s "
+            "| fetch + re-hash every object s | `evidence pull` (import, verify by load) s |",
             "|---|---:|---:|---:|---:|---|---|---|",
             *rows,
             "",

@@ -125,7 +125,7 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
 
 @pytest.fixture(scope="module")
 def s3() -> Iterator[str]:
-    pytest.importorskip("moto.server", reason="moto[server] is not installed (pip install 'evidence[remote]')")
+    pytest.importorskip("moto.server", reason="moto[server] is not installed (pip install -e '.[dev]')")
     pytest.importorskip("s3fs", reason="s3fs is not installed (pip install 'evidence[remote]')")
     server, endpoint = start_s3()
     import boto3
@@ -211,7 +211,7 @@ def test_push_pull_round_trip_with_dedupe(trained: Path, tmp_path: Path,
 
 def test_teardown_gate_then_a_fresh_clone_trains_nothing(trained: Path, tmp_path: Path,
                                                          folder_remote: tuple[Path, str]) -> None:
-    store, settings = folder_remote
+    _store, settings = folder_remote
     a = clone(trained, tmp_path / "a", runs=True)
     (a / "evidence.toml").write_text(settings)
 

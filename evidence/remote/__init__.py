@@ -1,4 +1,4 @@
-"""Layer 3 (between experiments and train): the remote, where runs outlive this machine (``[remote] url`` in evidence.toml).
+"""Between experiments and train: the remote, where runs outlive this machine (``[remote] url``).
 
 location  the fsspec file system a URL names (path, SFTP, S3, ...), credentials from the usual places
 store     the content-addressed, append-only layout: objects, run manifests, checkpoint pointers
