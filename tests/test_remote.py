@@ -211,7 +211,7 @@ def test_push_pull_round_trip_with_dedupe(trained: Path, tmp_path: Path,
 
 def test_teardown_gate_then_a_fresh_clone_trains_nothing(trained: Path, tmp_path: Path,
                                                          folder_remote: tuple[Path, str]) -> None:
-    _store, settings = folder_remote
+    store, settings = folder_remote
     a = clone(trained, tmp_path / "a", runs=True)
     (a / "evidence.toml").write_text(settings)
 
@@ -224,6 +224,27 @@ def test_teardown_gate_then_a_fresh_clone_trains_nothing(trained: Path, tmp_path
     gate = evidence(a, "remote", "status", "--deep")
     assert gate.returncode == 0, gate.stdout
     assert "safe to destroy this machine: 2/2 runs and 0 running" in gate.stdout
+
+    # retention: nothing to collect while the experiment declares both runs; a run it no longer
+    # declares is listed (a dry run) unless a claim uses it, and removed only with --delete
+    dry = evidence(a, "gc", "--remote")
+    assert dry.returncode == 0 and "0 unreferenced run(s)" in dry.stdout
+    kept, dropped = RunStore(a / "runs").run_ids()
+    edited = clone(a, tmp_path / "edited", runs=False)
+    spec = json.loads((a / "runs" / kept / "spec.json").read_text())
+    (edited / "experiments" / "tiny.toml").write_text(TWO_RUNS.replace(
+        "seeds = [0, 1]", f"seeds = [{spec['identity']['seed']}]"))
+    dry = evidence(edited, "gc", "--remote")
+    assert f"unreferenced remote runs/{dropped}" in dry.stdout and kept not in dry.stdout
+    (edited / "build" / "deliver").mkdir(parents=True)
+    (edited / "build" / "deliver" / "claims.json").write_text(json.dumps(
+        {"claims": [{"id": "c", "runs": [{"run_id": dropped, "results_digest": "x"}]}]}))
+    assert "0 unreferenced run(s)" in evidence(edited, "gc", "--remote").stdout  # a claim uses it
+    (edited / "build" / "deliver" / "claims.json").unlink()
+    deleted = evidence(edited, "gc", "--remote", "--delete")
+    assert f"deleting remote runs/{dropped}" in deleted.stdout
+    assert not (store / "runs" / dropped).exists() or not list((store / "runs" / dropped).iterdir())
+    assert evidence(a, "push").returncode == 0  # the owner's push publishes it again
 
     b = clone(a, tmp_path / "b", runs=False)
     done = doit(b, "train")

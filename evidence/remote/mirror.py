@@ -52,15 +52,12 @@ class CheckpointMirror:
         self.last_error: str | None = None
         self.seconds = 0.0
         self.bytes_sent = 0
-        self._idle = threading.Event()
-        self._idle.set()
         self._thread = threading.Thread(target=self._work, name=f"mirror-{run_id}", daemon=True)
         self._thread.start()
 
     # -- the training side (never blocks) ------------------------------------------------
 
     def submit(self, path: Path) -> None:
-        self._idle.clear()
         while True:
             try:
                 self.pending.put_nowait(path)
@@ -68,15 +65,26 @@ class CheckpointMirror:
             except queue.Full:
                 with contextlib.suppress(queue.Empty):
                     self.pending.get_nowait()  # superseded by this newer checkpoint
+                    self.pending.task_done()
 
     def flush(self, timeout: float = 120.0) -> bool:
-        """Wait until every submitted checkpoint is mirrored (at the end of a run, or on a stop)."""
-        return self._idle.wait(timeout)
+        """Wait until every submitted checkpoint is mirrored or superseded (at the end of a run, or
+        on a stop); False if that took longer than ``timeout``."""
+        deadline = time.monotonic() + timeout
+        with self.pending.all_tasks_done:
+            while self.pending.unfinished_tasks:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not self._thread.is_alive():
+                    return False
+                self.pending.all_tasks_done.wait(min(remaining, 1.0))
+        return True
 
     def close(self) -> None:
         self.flush()
-        self.pending.put(None)
-        self._thread.join(timeout=30)
+        if self._thread.is_alive():
+            with contextlib.suppress(queue.Full):  # still busy after the flush's wait: a daemon
+                self.pending.put(None, timeout=30)  # thread, it ends with the process
+            self._thread.join(timeout=30)
 
     # -- the thread ----------------------------------------------------------------------
 
@@ -90,6 +98,7 @@ class CheckpointMirror:
             except queue.Empty:
                 path = Path()  # no checkpoint: a renewal tick
             if path is None:
+                self.pending.task_done()
                 return
             started = time.perf_counter()
             try:
@@ -98,13 +107,14 @@ class CheckpointMirror:
                 if self.lease is not None and time.monotonic() - last_beat >= self.beat_every:
                     self.lease.beat()
                     last_beat = time.monotonic()
-            except (RemoteError, OSError) as error:
+            except Exception as error:  # never let the thread die silently: report it at the end
                 self.failures += 1
-                self.last_error = str(error)
+                self.last_error = error.message if isinstance(error, RemoteError) else \
+                    f"{type(error).__name__}: {error}"
             finally:
                 self.seconds += time.perf_counter() - started
-                if self.pending.empty():
-                    self._idle.set()
+                if path.name:
+                    self.pending.task_done()
 
     def _mirror(self, path: Path) -> None:
         pointer = send_checkpoint(self.store, self.run_id, self.key, path)

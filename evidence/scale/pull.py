@@ -164,18 +164,22 @@ def pull_for_training(project: Project, key: str, task: str) -> str | None:
     settings = load_settings(project)
     if not settings.remote.get("pull_before_train", True):
         return None
-    location = open_remote(project, settings)
-    if location is None:
+    try:
+        location = open_remote(project, settings)
+        if location is None:
+            return None
+        store = RemoteStore(location)
+        base = key[:16]
+        published = sorted((r for r in store.published() if r == base or r.startswith(base + "-")),
+                           key=lambda r: int(r.partition("-")[2] or 1), reverse=True)
+    except RemoteError as error:  # the science is not blocked by an unreachable remote
+        print(f"WARNING: {task}: {error.message}; not looking for it on the remote")
         return None
-    store = RemoteStore(location)
-    base = key[:16]
-    published = sorted((r for r in store.published() if r == base or r.startswith(base + "-")),
-                       key=lambda r: int(r.partition("-")[2] or 1), reverse=True)
     transfer = Transfer()
     for run_id in published:
         try:
             _, detail = pull_run(project, store, run_id, accept_any=False, transfer=transfer)
-        except Rejected as error:
+        except (Rejected, RemoteError) as error:
             print(f"{task}: not pulling runs/{run_id} from the remote: {error.message}")
             continue
         if RunStore(project.runs_dir).find(key) is not None:
