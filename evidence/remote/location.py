@@ -59,7 +59,7 @@ def describe(error: BaseException) -> tuple[type[RemoteError], str]:
         return RemoteFull, f"the remote is full ({text})"
     transport = (EOFError, ConnectionError, TimeoutError)
     if isinstance(error, transport) or "socket is closed" in lowered or "connection" in lowered \
-            or type(error).__name__ in {"SSHException", "ProxyError", "EndpointConnectionError",
+            or type(error).__name__ in {"ProxyError", "EndpointConnectionError",
                                         "ClientConnectorError", "ServerDisconnectedError"}:
         return ConnectionLost, f"connection lost ({text})"
     return RemoteError, text
