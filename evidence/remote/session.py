@@ -98,6 +98,7 @@ class RunRemote:
         try:
             if self.mirror is not None:
                 self.mirror.close()
+                print(f"{self.task}: {self.mirror.summary()}", file=sys.stderr, flush=True)
             if self.push_after_seal:
                 report = push_runs(project, self.store, [self.run_id], say=lambda _: None)
                 if report.stopped:
