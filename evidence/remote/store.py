@@ -140,7 +140,12 @@ class RemoteStore:
             self._parent(target)
         with self.location.errors("writing", self.relative(path)):
             try:
-                if data is not None:
+                if data is not None and not self.location.atomic_writes:
+                    with self.fs.open(target, "wb") as handle:
+                        if hasattr(handle, "set_pipelined"):  # SFTP: do not wait for each block's ack
+                            handle.set_pipelined(True)
+                        handle.write(data)
+                elif data is not None:
                     self.fs.pipe_file(target, data)
                 else:
                     self.fs.put_file(str(local), target)
