@@ -257,3 +257,45 @@ def test_a_malformed_prices_file_is_an_error_before_anything_runs(make_project: 
     root = make_project({"prices.toml": "currency = 12\n", "EVIDENCE.json": evidence})
     listed = doit(root, "list")
     assert listed.returncode == 3 and "prices.toml" in listed.stderr and "Traceback" not in listed.stderr
+
+
+# ---------------------------------------------------------------- issue 29, item 9: one reader
+
+#: Every file of an `evidence init` project the engine reads while doit builds its task list.
+READ_AT_LOAD = ("EVIDENCE.json", "comparisons.toml", "figures/results/figure.toml",
+                "tables/results/table.toml", "experiments/main.toml", "paper/paper.md.j2")
+
+
+def _corrupt(path: Path, how: str) -> None:
+    data = path.read_bytes()
+    if how == "latin1":  # the file as an editor with a Latin-1 default saved it
+        path.write_bytes(data.replace(b"\n", " caf\xe9 \n".encode("latin-1"), 2))
+    elif how == "binary":
+        path.write_bytes(data[: len(data) // 2] + b"\x00\x01\x02\xff\xfe" + data[len(data) // 2:])
+    elif how == "unparsable":  # a brace or bracket removed halfway down
+        text = data.decode()
+        at = max(text.rfind("{", 0, len(text) // 2 + 40), text.rfind("[", 0, len(text) // 2 + 40))
+        path.write_text(text[:at] + text[at + 1:])
+
+
+@pytest.mark.parametrize("how", ["latin1", "binary", "unparsable"])
+@pytest.mark.parametrize("name", READ_AT_LOAD)
+def test_every_file_read_is_one_error_line_naming_it(tmp_path: Path, name: str, how: str) -> None:
+    """Encoding and parse errors of every file the engine reads become one ``ERROR:`` line
+    naming the file (and the line where known), exit 3; an EVIDENCE.json in Latin-1 ended in a
+    UnicodeDecodeError traceback from deliver/claims.py."""
+    from evidence.ops.scaffold import init_project
+
+    if how == "unparsable" and name.endswith(".j2"):
+        pytest.skip("a template's syntax is Jinja's, checked when it renders (test_deliver_fuzz)")
+    root = tmp_path / "p"
+    init_project(root, git=False)
+    _corrupt(root / name, how)
+    done = subprocess.run([sys.executable, "-m", "doit", "list"], cwd=root, capture_output=True,
+                          text=True, timeout=120)
+    errors = [line for line in done.stderr.splitlines() if line.startswith("ERROR:")]
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and len(errors) == 1, done.stderr
+    assert name in errors[0], errors[0]
+    if how != "unparsable":
+        assert "line " in errors[0], errors[0]  # where in the file: the line of the bad byte

@@ -62,8 +62,10 @@ def test_comparison_claim_carries_classification_and_predicate() -> None:
     noise = resolve_claim({**effect, "predicate": {"kind": "classification", "equals": "noise"}}, REPORT)
     assert noise["supported"] is True
     # "A beats B" cannot rest on a verdict of noise: the claim holds but is flagged
-    assert noise["caveat"] == ("the comparison a_vs_b claims a is better than b, but this claim only "
-                               "requires the verdict noise, which does not show that direction")
+    # in the paper's words: the caveat is shown beside the statement, so it names no verify id
+    assert noise["caveat"] == ("a was claimed to be better than b, but this claim rests on an "
+                               "equivalence test (a difference within the declared margin), which "
+                               "does not show that direction")
     assert {r["run_id"] for r in noise["runs"]} == {"b" * 16, "c" * 16}
 
 
@@ -121,6 +123,21 @@ def test_formats() -> None:
     assert Format("percent", 1).render_interval(0.9, 0.95) == "[90.0%, 95.0%]"
     resolved = {"formatted": "1", "ci_formatted": "[0, 2]", "n": 3, "classification": None}
     assert render_statement("{value} in {ci}, {low}..{high}, n={n}", resolved) == "1 in [0, 2], 0..2, n=3"
+
+
+@pytest.mark.parametrize(("low", "high", "style", "text"), [
+    # issue 29 item 19: "[-0.0, +1.1] points" hid which side of zero the interval starts on
+    (-0.0004, 0.011, "points", "[-0.04, +1.1] points"),
+    (0.0004, 0.011, "points", "[+0.04, +1.1] points"),
+    (-0.0, 0.011, "points", "[0.0, +1.1] points"),
+    (-1e-12, 0.011, "points", "[0.0, +1.1] points"),
+    (-0.0004, 0.011, "percent", "[-0.04%, 1.1%]"),
+    (-0.02, 0.011, "points", "[-2.0, +1.1] points"),
+])
+def test_an_interval_bound_never_reads_as_signed_zero(low: float, high: float, style: str, text: str) -> None:
+    rendered = Format(style, 1).render_interval(low, high, signed=style == "points")
+    assert rendered == text
+    assert "-0.0," not in rendered and "+0.0," not in rendered
 
 
 @pytest.mark.parametrize(("content", "field", "message"), [

@@ -55,6 +55,10 @@ def step_module(task: str) -> str | None:
         return "evidence.present.artifacts" if task.endswith("/source_data") else "evidence.present.render"
     if task == "verify:report":
         return "evidence.verify.report"
+    if task == "deliver:checklist":
+        return "evidence.deliver.checklist"
+    if task == "deliver:evidence_page":
+        return "evidence.deliver.evidencepage"
     if task.startswith("deliver:"):
         return "evidence.deliver.assemble"
     return None
@@ -66,15 +70,16 @@ def expected_stale(tasks: list[str], edited: str) -> set[str]:
         module = step_module(task)
         if module is not None and edited in ast_closure(module):
             stale.add(task)
-        if edited in NUMERICS and (task.startswith("train:") or task in ("deliver:disclose",
-                                                                          "deliver:compute")):
+        if edited in NUMERICS and (task.startswith("train:") or task in (
+                "deliver:disclose", "deliver:compute", "deliver:checklist", "deliver:evidence_page")):
             stale.add(task)
     return stale
 
 
 def test_step_modules_closures_agree_with_codedeps() -> None:
     for module in ("evidence.present.artifacts", "evidence.present.render", "evidence.verify.report",
-                   "evidence.deliver.assemble"):
+                   "evidence.deliver.assemble", "evidence.deliver.checklist",
+                   "evidence.deliver.evidencepage"):
         assert set(codedeps.closure(module)) == ast_closure(module), module
 
 

@@ -114,8 +114,9 @@ def test_drift_among_decoys_fails_then_a_waiver_passes(delivered: Path, tmp_path
     text = DECOYS.format(stated=stale)
     line = next(i for i, row in enumerate(text.splitlines(), 1) if "beats" in row)
     assert len(drift) == 1 and drift[0].startswith(
-        f"DRIFT notes/draft.md:{line}: states '{stale.split()[0]}' for claim "
-        f"model_beats_control, the evidence says {100 * claim['value']:.1f} (")  # then: why this claim
+        f"DRIFT notes/draft.md:{line}:{text.splitlines()[line - 1].index(stale) + 1}: states '{stale}' "
+        f"for claim model_beats_control (value), the evidence says +{100 * claim['value']:.1f} points (")
+    assert "the sentence names" in drift[0]  # then: why this claim
     evidence = json.loads((root / "EVIDENCE.json").read_text())
     evidence["waivers"] = [{"file": "notes/draft.md", "line": line, "claim": "model_beats_control",
                             "reason": "the draft quotes last month's number on purpose"}]
@@ -218,3 +219,26 @@ def test_paper_as_a_person_sees_it_in_chromium(delivered: Path, tmp_path: Path) 
                    capture_output=True, timeout=120, check=True)
     assert shot.stat().st_size > 10_000
     probe.unlink()
+
+
+def test_a_waived_hand_typed_number_is_counted_and_disclosed_as_what_it_is(delivered: Path,
+                                                                           tmp_path: Path) -> None:
+    """Issue 29, item 14: reconcile said "1 waived" beside the summary's "waived: 0", and the
+    disclosure read "Reconcile lets paper/paper.md.j2:N state claim hand_typed differently"."""
+    root = tmp_path / "copy"
+    shutil.copytree(delivered, root, symlinks=True)
+    source = root / "paper" / "paper.md.j2"
+    source.write_text(source.read_text() + "\nOur model is 97.3% accurate.\n")
+    line = len(source.read_text().splitlines())
+    evidence = json.loads((root / "EVIDENCE.json").read_text())
+    evidence["waivers"] = [{"file": "paper/paper.md.j2", "line": line, "claim": "hand_typed",
+                            "reason": "the number of an earlier study, quoted"}]
+    (root / "EVIDENCE.json").write_text(json.dumps(evidence))
+    result = doit(root, "deliver")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ", 1 waived, no drift" in result.stdout
+    assert "waived: 1;" in result.stdout  # the summary agrees with reconcile
+    disclosures = (root / "build/deliver/DISCLOSURES.md").read_text()
+    assert "state claim hand_typed" not in disclosures
+    assert (f"paper/paper.md.j2:{line} states a hand-typed number ('97.3%'), not one taken from a "
+            "claim; reconcile accepts it because: the number of an earlier study, quoted") in disclosures

@@ -224,6 +224,29 @@ def test_runs_outside_git_and_mixed_environments_are_disclosed(trained: Path, tm
     assert not any(f.check == "integrity" for f in found.values())  # a properly sealed run
 
 
+def test_runs_trained_at_a_commit_this_history_lacks_are_disclosed(trained: Path, tmp_path: Path) -> None:
+    """A copy of the project in a repository of its own (no shared history): every run records a
+    commit that is not here, so the code that produced them cannot be checked out from it."""
+    root = copy_project(trained, tmp_path)
+    project, resolved, report = inputs(root)
+    recorded = {json.loads((run.path / "provenance.json").read_text("utf-8"))["git"]["commit"]
+                for run in RunStore(project.runs_dir).runs()}
+    assert len(recorded) == 1
+    [commit] = recorded
+    assert not [f for f in disclose.audit(project, resolved, report) if "missing-commit" in f.id]
+
+    shutil.rmtree(root / ".git")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "a copy, its own history"]):
+        subprocess.run([*GIT, *args], cwd=root, env=env, check=True, capture_output=True)
+    found = by_id(disclose.audit(project, resolved, report))
+    missing = found[f"git:missing-commit-{commit[:12]}"]
+    assert missing.severity == "warning" and missing.evidence["commit"] == commit
+    assert commit[:12] in missing.message and "not in this repository" in missing.message
+    assert list(missing.runs) == sorted(RunStore(project.runs_dir).run_ids())
+    assert set(missing.claims) == {"small_accuracy", "wide_beats_small", "best_of_four"}
+
+
 def test_a_claim_classified_noise_without_a_noise_predicate_is_disclosed(trained: Path) -> None:
     project, resolved, report = inputs(trained)
     resolved = copy.deepcopy(resolved)

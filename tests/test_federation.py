@@ -25,7 +25,8 @@ from evidence.core.hashing import digest_bytes
 from evidence.scale.federation import compare_results, tolerance
 from evidence.store.runs import RunStore
 
-pytestmark = pytest.mark.slow  # end to end: trains models or runs doit over projects
+# end to end: trains models or runs doit over projects; also under the oldest Python (tarfile)
+pytestmark = [pytest.mark.slow, pytest.mark.portability]
 
 TWO_RUNS = """
 trainer = "mlp"

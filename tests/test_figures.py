@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import write_tree
+from conftest import doit, write_tree
 
 from evidence.core.errors import BadInputError, EvidenceError, GateError
 from evidence.core.hashing import digest_file
@@ -345,3 +345,28 @@ def test_index_lists_captions_and_paths(project: Project) -> None:
     tabs = {e["name"]: e for e in figures.table_index(project)}
     assert tabs["results"]["markdown"] == "tables/results/table.md" and tabs["results"]["built"]
     assert tabs["results"]["spread"].startswith("mean [95% CI of the mean (Student t)")
+
+
+@pytest.mark.parametrize("artifact", ["figure", "table"])
+def test_an_order_that_leaves_out_selected_groups_is_refused(project: Project, artifact: str) -> None:
+    """``order`` listing only some of the selected groups drew the others nowhere, and the gate
+    then passed on what was left: an error that names the spec file, the field and the groups."""
+    folder = "figures" if artifact == "figure" else "tables"
+    write_tree(project.root, {f"{folder}/partial/{artifact}.toml":
+                              _with_order(CURVES if artifact == "figure" else RESULTS_TABLE)})
+    art = figures.load(project, artifact, "partial")
+    with pytest.raises(BadInputError) as info:
+        figures.build_source(art)
+    assert info.value.field == "order"
+    message = str(info.value)
+    assert message.startswith(f"{folder}/partial/{artifact}.toml: field 'order'")
+    assert "['wide']" in message and "2 selected runs" in message
+    assert not art.source_data.exists()
+    done = doit(project.root, "list")  # and while doit builds its tasks: one line, exit 3
+    assert done.returncode == 3 and f"{folder}/partial/{artifact}.toml: field 'order'" in done.stderr
+
+
+def _with_order(text: str) -> str:
+    """``text`` with ``order = ["small"]`` among its top-level keys (before the first table)."""
+    head, _, tail = text.partition("[[select]]")
+    return f'{head}order = ["small"]\n\n[[select]]{tail}'

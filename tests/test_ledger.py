@@ -68,7 +68,8 @@ def test_every_run_records_its_compute(delivered: Path) -> None:
 def test_paper_and_deliverable_carry_the_compute_statement(delivered: Path) -> None:
     out = delivered / "build" / "deliver"
     paper = (out / "paper.md").read_text()
-    assert "**Compute.** The 10 sealed training runs of this project (runs/) used" in paper
+    assert "The 10 sealed training runs of this project (runs/) used" in paper
+    assert "**Compute.**" not in paper  # under its own "Compute" heading, not bold again
     assert "0.05 USD per core-hour, checked" in paper and "| Experiment | Runs |" in paper
     assert "Every one of the 10 runs is used by a claim." in paper
     assert "| **Total** | 10 | 10 |" in paper

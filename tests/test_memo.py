@@ -92,6 +92,39 @@ def test_memo_errors_are_not_stored(tmp_path: Path) -> None:
             memo.get("k", lambda: [source], broken)
 
 
+def test_a_copied_project_does_not_answer_from_the_original_files(tmp_path: Path) -> None:
+    """Keys and inputs are stored relative to the root, and a memo file written for another
+    folder (the original of a ``cp -a``) is not used: the copy's edited file is read."""
+    import shutil
+
+    original = tmp_path / "a"
+    (original / "data").mkdir(parents=True)
+    source = original / "data" / "x.txt"
+    source.write_text("one")
+    age(source)
+    memo = memos.Memo(original / ".evidence" / "cache", "t", original)
+    assert memo.get(f"read:{source}", lambda: [source], source.read_text) == "one"
+    memo.save()
+    stored = json.loads(memo.path.read_text())
+    assert list(stored["entries"]) == ["read:data/x.txt"]
+    assert stored["entries"]["read:data/x.txt"]["inputs"][0][0] == "data/x.txt"
+
+    copy = tmp_path / "b"
+    shutil.copytree(original, copy, symlinks=True)
+    edited = copy / "data" / "x.txt"
+    edited.write_text("two")
+    age(edited)
+    again = memos.Memo(copy / ".evidence" / "cache", "t", copy)
+    assert again.get(f"read:{edited}", lambda: [edited], edited.read_text) == "two"
+    # and a moved project starts afresh too: its values may name the old folder
+    moved = tmp_path / "c"
+    original.rename(moved)
+    calls: list[str] = []
+    assert memos.Memo(moved / ".evidence" / "cache", "t", moved).get(
+        "k", lambda: [moved / "data" / "x.txt"], lambda: calls.append("computed") or "v") == "v"
+    assert calls == ["computed"]
+
+
 # -- expansions through the memo -----------------------------------------------------------
 
 
@@ -293,4 +326,5 @@ def test_memoised_values_reach_the_memo_file_at_exit(tmp_path: Path) -> None:
             f"print(memo.digest(Project.at(Path({str(tmp_path)!r})), Path({str(target)!r})))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     stored = json.loads((Project.at(tmp_path).cache_dir / "memo-digests.json").read_text())
-    assert stored["entries"][str(target)]["value"] == done.stdout.strip()
+    assert stored["entries"]["data.bin"]["value"] == done.stdout.strip()  # keyed relative to the root
+

@@ -168,17 +168,30 @@ def test_claims_tex_has_every_macro_and_binds_disclosures_to_values() -> None:
         r"50\% of \$x\_1 \& \{y\} \ensuremath{\pm} 2 \ensuremath{\geq} 1"
 
 
-@pytest.mark.parametrize(("claim_id", "message"), [
-    ("top1_accuracy", "cannot become a LaTeX macro name"),
-    ("accuracy_at_5", "cannot become a LaTeX macro name"),
+@pytest.mark.parametrize(("claim_id", "macro"), [
+    ("top1_accuracy", "evTopOneAccuracy"),
+    ("accuracy_at_5", "evAccuracyAtFive"),
+    ("c1_linear_beats_ols", "evCOneLinearBeatsOls"),  # the outside test's id (issue 31)
+    ("r2023", "evRTwoZeroTwoThree"),
 ])
-def test_a_claim_id_that_cannot_be_a_macro_is_refused_at_load(tmp_path: Path, claim_id: str,
-                                                              message: str) -> None:
+def test_a_claim_id_with_digits_becomes_a_macro_with_the_digits_spelled(tmp_path: Path, claim_id: str,
+                                                                        macro: str) -> None:
+    """The schema allows digits in claim ids; they used to be refused at load ("cannot become a
+    LaTeX macro name ... no digits"), even in a markdown-only project."""
     claim = {"id": claim_id, "statement": "s", "evidence": {"ref": "aggregate:a"}}
     (tmp_path / "EVIDENCE.json").write_text(json.dumps({"schema_version": 1, "claims": [claim]}))
-    with pytest.raises(BadInputError, match=message) as caught:
+    assert load_evidence(Project.at(tmp_path))["claims"][0]["id"] == claim_id
+    assert texnames.macro_base(claim_id) == macro
+    assert texnames.macro_index([claim_id])[macro + "Citation"] == (claim_id, "Citation")
+    assert texnames.cited_macros(f"see \\{macro}Interval.") == [(4, macro + "Interval")]
+
+
+def test_two_ids_that_spell_one_macro_name_are_refused(tmp_path: Path) -> None:
+    claims = [{"id": i, "statement": "s", "evidence": {"ref": "aggregate:a"}} for i in ("c1", "c_one")]
+    (tmp_path / "EVIDENCE.json").write_text(json.dumps({"schema_version": 1, "claims": claims}))
+    with pytest.raises(BadInputError, match=r"both become the LaTeX macro \\evCOne") as caught:
         load_evidence(Project.at(tmp_path))
-    assert caught.value.field == "claims[0].id" and claim_id in str(caught.value)
+    assert caught.value.field == "claims[1].id"
 
 
 def test_two_ids_with_one_macro_name_are_refused(tmp_path: Path) -> None:

@@ -113,6 +113,18 @@ def test_own_loop_with_evaluate_is_verified_by_load(make_project: Callable[..., 
     assert [r["step"] for r in rows] == list(range(1, 21))
 
 
+def test_a_loop_that_trains_nothing_records_zero_epochs_and_steps(make_project: Callable[..., Path]) -> None:
+    """A persistence-style baseline returns ``"epochs": 0, "steps": 0``: results.json records
+    exactly that (it recorded 1 and 1)."""
+    result = GOOD_RESULT.replace('"epochs": int(ctx.config["epochs"])', '"epochs": 0, "steps": 0')
+    root = make_project({"experiments/tiny.toml": EXPERIMENT.replace("epochs = 20", "epochs = 0"),
+                         "trainers/loop.py": LOOP.format(RESULT=result) + EVALUATE})
+    done = run_one(root)
+    assert done.returncode == 0, done.stderr
+    results = results_of(root)
+    assert results["epochs"] == 0 and results["steps"] == 0, results
+
+
 def test_own_loop_without_evaluate_says_so(make_project: Callable[..., Path]) -> None:
     root = make_project({"experiments/tiny.toml": EXPERIMENT,
                          "trainers/loop.py": LOOP.format(RESULT=GOOD_RESULT)})
@@ -137,6 +149,10 @@ def test_evaluate_that_disagrees_refuses_the_seal(make_project: Callable[..., Pa
     ('{"weights": model.state_dict(), "metrics": scores(model, ctx), "directions": {"accuracy": "up", '
      '"loss": "lower"}, "selection_metric": "accuracy"}', "must be 'higher' or 'lower'"),
     ('None', "must return a dict"),
+    (GOOD_RESULT.replace('"epochs": int(ctx.config["epochs"])', '"epochs": -1'),
+     "epochs=-1: must be a whole number >= 0"),
+    (GOOD_RESULT.replace('"epochs": int(ctx.config["epochs"])', '"epochs": 2, "steps": 2.5'),
+     "steps=2.5: must be a whole number >= 0"),
 ])
 def test_a_return_value_off_the_contract_is_named(make_project: Callable[..., Path], result: str,
                                                    message: str) -> None:

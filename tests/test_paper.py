@@ -89,3 +89,34 @@ def test_an_unsupported_claim_is_rendered_as_what_it_is(tmp_path: Path) -> None:
             "[-0.1, +1.0] points, Welch t): the evidence shows neither a difference nor its absence; "
             "about 12 seeds per group would be needed (an estimate from these seeds).") in out
     assert "CNN and MLP: not shown either way. *(Caveat: the comparison c claims cnn is better" in out
+
+
+def test_a_table_caption_shows_once_numbered_and_escaped(tmp_path: Path) -> None:
+    """Issue 29 item 19: the reader saw "Table: Results..." as a paragraph, then again
+    "Table 1: provenance · source data"; now one numbered caption carries the links."""
+    given = inputs(tmp_path)
+    (tmp_path / "table.md").write_text("| Model | Acc |\n| :--- | ---: |\n| A <b> | 97.0 |\n\n"
+                                       "Table: Results <i>of</i> A. Values: mean ±1 SD over 5 seeds.\n")
+    source = tmp_path / "paper.md.j2"
+    source.write_text("{{ table('tab') }}\n")
+    text = render_markdown(source, given)
+    assert "Table: " not in text and text.count("Results") == 1
+    assert text.startswith("*Table 1.* Results &lt;i&gt;of&lt;/i&gt; A. Values: mean ±1 SD over 5 seeds. "
+                           "[provenance](tables/tab/table.provenance.json)")
+    page = markdown_to_html(text, "T")
+    assert page.count("Results") == 1 and "<b>" not in page and "<i>of" not in page
+    assert ">A &lt;b&gt;</td>" in page
+
+
+def test_the_compute_statement_does_not_repeat_its_heading() -> None:
+    """Issue 29 item 19: "Compute." stood in bold right under the "Compute" heading."""
+    from evidence.deliver.ledger import statement
+
+    total = {"runs": 2, "device_hours": {"cpu": 0.5}, "wall_seconds": 60.0,
+             "max_peak_host_memory_bytes": None, "unpriced_runs": 0, "not_recorded_runs": 0, "cost": {}}
+    doc = {"total": total, "prices": {"used": {}},
+           "unused": {"runs": 0, "share": {}, "cost": {}, "by_status": {"declared": {"runs": 0},
+                                                                       "superseded": {"runs": 0}}},
+           "early_stopping": []}
+    text = statement(doc)
+    assert text.startswith("The 2 sealed training runs of this project") and "**" not in text

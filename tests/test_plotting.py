@@ -322,3 +322,13 @@ def test_gate_rejects_data_outside_the_view(source: pd.DataFrame, tmp_path: Path
     spec = {**SPECS["points"], "ylim": [5.0, 6.0]}
     with pytest.raises(GateError, match=r"figure\.png: no data pixels"):
         render_figure(source, spec, tmp_path / "figure")
+
+
+def test_generated_caption_sentences_read_as_sentences(source: pd.DataFrame) -> None:
+    """Issue 29 item 19: the generated part of a curves caption began in lower case and named
+    the split by its internal name ("...digits. accuracy on val by epoch")."""
+    curves = make_plot(source, SPECS["curves"]).caption
+    assert curves.startswith(f"{SPECS['curves']['metric'].capitalize()} on the ")
+    assert " split by epoch. Thick lines" in curves
+    points = make_plot(source, SPECS["points"]).caption
+    assert points.startswith("Final ") and " on the " in points and " split by group." in points

@@ -198,3 +198,23 @@ def test_resumed_run_keeps_its_preset(make_project: Callable[..., Path]) -> None
     assert run.provenance["preset"]["name"] == "big"
     assert "4.0 GiB" in run.provenance["preset"]["reason"]
     assert doit(root, "train").returncode == 0  # and stays up to date
+
+
+def test_a_config_value_a_preset_replaces_is_named_every_time_the_experiment_loads(
+        make_project: Callable[..., Path]) -> None:
+    """[config] < preset < variant is documented, but nothing told the user that their explicit
+    `hidden = 2048` lost to the default preset's 64: one WARNING line per field, on every load
+    (the memoised expansion too), naming the experiment file, the field, the preset and both values."""
+    experiment = AUTO.replace('preset = "auto"\n', "").replace("hidden = 8", "hidden = 2048")
+    experiment = experiment.replace("batch_size = 64", "batch_size = 16")  # the same value: no warning
+    root = auto_project(make_project, experiment=experiment)
+    for _ in range(2):  # computed, then answered from the memo
+        listed = doit(root, "list")
+        assert listed.returncode == 0, listed.stderr
+        lines = [line for line in listed.stderr.splitlines() if line.startswith("WARNING:")]
+        assert len(lines) == 1, listed.stderr
+        assert lines[0].startswith("WARNING: experiments/tiny.toml: field 'config.hidden': ")
+        assert "2048" in lines[0] and "preset 'small'" in lines[0] and "16" in lines[0]
+        assert "default" in lines[0]  # the experiment names no preset: say where it came from
+    [spec] = expand_all(Project.at(root))
+    assert spec.config["hidden"] == 16  # what trains: the order is unchanged, only now it is said

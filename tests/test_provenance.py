@@ -74,3 +74,31 @@ def test_committing_only_outputs_keeps_the_inputs_commit(project: tuple[git.Repo
     commit_all(repo, "outputs")
     state = git_state(root)
     assert state["commit"] != before and state["inputs_commit"] == before
+
+
+def test_untracked_files_the_build_does_not_read_are_not_inputs(project: tuple[git.Repo, Path]) -> None:
+    """A log beside the project (doit.log, train.log, a logger's folder) is neither tracked nor
+    read by the build: it must not make every run and the deliverable "dirty"."""
+    _, root = project
+    for rel in ("doit.log", "train.log", "lightning_logs/version_0/events.out", "wandb/run-1/log.txt"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("epoch 1 loss 0.3\n")
+    state = git_state(root)
+    assert state["dirty"] is False, state["dirty_files"]
+
+
+@pytest.mark.parametrize("rel", ["datasets/mine.py", "trainers/extra.py", "paper/intro.md", "README.md",
+                                 "comparisons.toml", "docs/notes.md", "data/x.csv"])
+def test_untracked_files_where_the_build_reads_are_inputs(project: tuple[git.Repo, Path], rel: str) -> None:
+    """A new file in a folder the engine reads whole, a file it reads by name, a document
+    reconcile checks, or a new file in a folder of tracked inputs (a loader's data/) is an
+    uncommitted input."""
+    _, root = project
+    if rel == "data/x.csv":
+        (root / "data").mkdir()
+        (root / "data" / "tracked.csv").write_text("a\n1\n")
+        commit_all(git.Repo(root.parent))
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_text("x\n")
+    state = git_state(root)
+    assert state["dirty"] is True and state["dirty_files"] == [f"proj/{rel}"]

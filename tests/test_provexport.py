@@ -157,7 +157,7 @@ def test_a_second_export_builds_nothing_and_writes_what_a_fresh_export_writes(de
     from evidence.deliver.provexport import export
 
     project = Project.at(delivered)
-    out = project.deliver_dir
+    out = project.deliver_staging_dir  # where the exports step writes (published by the package step)
     exports_action(str(delivered))  # everything already copied and built once
     again = {name: (out / name).read_bytes() for name in ("prov.json", "ro-crate-metadata.json")}
     copies = {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*") if p.is_file()}

@@ -51,7 +51,7 @@ def test_one_changed_run_rebuilds_its_fragments_and_the_bytes_of_a_fresh_export(
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     assert f"{N + N // 10} of the {N + N // 10} parts" in exports_line(first.stdout)
     project = Project.at(root)
-    out = project.deliver_dir
+    out = project.deliver_staging_dir  # where the exports step writes (published by the package step)
     before = {name: (out / name).read_bytes() for name in EXPORTS}
     # Fragments of files written within the memo's racy window were kept for that process only
     # (evidence.core.memo); once the files are older, an export keeps them all.
@@ -85,3 +85,4 @@ def test_one_changed_run_rebuilds_its_fragments_and_the_bytes_of_a_fresh_export(
     assert fresh.returncode == 0, fresh.stdout[-3000:] + fresh.stderr[-3000:]
     assert f"{N + N // 10} of the {N + N // 10} parts" in exports_line(fresh.stdout)
     assert {name: (out / name).read_bytes() for name in EXPORTS} == incremental
+    assert {name: (project.deliver_dir / name).read_bytes() for name in EXPORTS} == incremental  # published

@@ -100,6 +100,35 @@ def test_overfit_one_batch_check(make_project: Callable[..., Path]) -> None:
     assert "FAILED: " in status.stdout and "cannot overfit" in status.stdout
 
 
+def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "evidence.cli", *args], cwd=root, capture_output=True,
+                          text=True)
+
+
+@pytest.mark.slow
+def test_a_failure_of_a_run_no_experiment_declares_any_more_is_stale(
+        make_project: Callable[..., Path]) -> None:
+    """After the experiment is fixed (its key changed), `evidence status` no longer lists the old
+    key's failure as if it were current; it counts it, and `evidence gc` lists and removes it."""
+    root = make_project({"experiments/tiny.toml": experiment(lr=0.0, overfit=20)})
+    assert doit(root, "train").returncode == 1
+    old = next(iter((root / ".evidence" / "work").iterdir())).name
+    assert "FAILED: " in cli(root, "status").stdout
+    (root / "experiments" / "tiny.toml").write_text(experiment(lr=0.1, overfit=0))  # the fix
+
+    status = cli(root, "status")
+    assert status.returncode == 0 and "FAILED" not in status.stdout, status.stdout
+    assert "1 failure record of a run no experiment declares any more" in status.stdout
+    assert "evidence gc" in status.stdout
+    listed = cli(root, "gc")
+    assert f"stale .evidence/work/{old}" in listed.stdout and "cannot overfit" in listed.stdout
+    assert "1 stale work folder" in listed.stdout
+    assert (root / ".evidence" / "work" / old).is_dir()  # listing deletes nothing
+    deleted = cli(root, "gc", "--delete")
+    assert deleted.returncode == 0 and not (root / ".evidence" / "work" / old).exists()
+    assert "no runs in progress" in cli(root, "status").stdout
+
+
 @pytest.mark.slow
 def test_verify_by_load_refuses_to_seal_a_mismatch(make_project: Callable[..., Path]) -> None:
     root = make_project({"experiments/tiny.toml": experiment("hidden_state"),

@@ -61,3 +61,23 @@ def test_unknown_template_and_clashes_are_refused_before_writing(tmp_path: Path)
     with pytest.raises(BadInputError, match="refusing to overwrite"):
         init_project(tmp_path / "b")
     assert sorted(p.name for p in (tmp_path / "b").iterdir()) == ["dodo.py"]
+
+
+@pytest.mark.parametrize("template", ["table", "files"])
+@pytest.mark.parametrize("paper", ["markdown", "latex", "both"])
+def test_readme_names_only_paper_files_this_layout_has(tmp_path: Path, template: str, paper: str) -> None:
+    """The generated README sends the user to the paper source and output this --paper choice
+    made (issue 29, item 15: a LaTeX project was told to edit paper.md.j2 and open paper.html)."""
+    import re
+
+    root = tmp_path / "p"
+    written = init_project(root, template, git=False, paper=paper)
+    readme = (root / "README.md").read_text("utf-8")
+    assert "@@" not in readme
+    for source in re.findall(r"paper/[\w./-]+\.(?:j2|tex)", readme):
+        assert source in written, f"README names {source}, which --paper {paper} does not write"
+    markdown, latex = paper in ("markdown", "both"), paper in ("latex", "both")
+    assert ("paper/paper.md.j2" in readme) == markdown
+    assert ("paper/paper.tex" in readme) == latex
+    assert ("build/deliver/paper.html" in readme) == markdown
+    assert ("build/deliver/paper.pdf" in readme) == latex

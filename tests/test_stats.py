@@ -93,11 +93,17 @@ def test_bootstrap_ci_agrees_with_scipy_within_monte_carlo_error_on_other_stream
     assert ours.high == pytest.approx(ref.high, abs=0.02)
 
 
-def test_bca_falls_back_to_percentile_when_all_values_are_equal() -> None:
-    ci = stats.bootstrap_ci([2.0, 2.0, 2.0, 2.0], stats.mean, rng=np.random.default_rng(0),
-                            n_resamples=200, method="bca")
-    assert (ci.low, ci.high, ci.method) == (2.0, 2.0, "percentile")
-    assert "acceleration is undefined" in ci.note
+def test_a_bootstrap_of_equal_values_gives_no_interval_never_a_zero_width_one() -> None:
+    # every resample of equal values gives the same number: a "95% CI [2, 2]" would overstate
+    # certainty (issue 31's outside test found IQM [57.45, 57.45] over 5 identical runs)
+    for method in ("bca", "percentile"):
+        ci = stats.bootstrap_ci([2.0, 2.0, 2.0, 2.0], stats.mean, rng=np.random.default_rng(0),
+                                n_resamples=200, method=method)  # type: ignore[arg-type]
+        assert not ci.defined and ci.method == "none" and ci.estimate == 2.0
+        assert "every resample gives 2" in ci.note
+    iqm = stats.bootstrap_ci([57.45] * 5, stats.iqm, rng=np.random.default_rng(0), n_resamples=500,
+                             method="percentile")
+    assert not iqm.defined and "every resample gives 57.45" in iqm.note
 
 
 def test_bootstrap_ci_of_one_value_is_undefined() -> None:
@@ -123,9 +129,10 @@ def test_stratified_bootstrap_equals_scipy_multi_sample_bootstrap(method: stats.
 def test_stratified_bootstrap_keeps_every_group_at_its_size() -> None:
     # Group x is all 0 and group y all 1, so every stratified resample has 3 zeros and 2 ones
     # and the mean is exactly 2/5 in every resample; pooled resampling would vary.
+    # (so it gives no interval: a zero-width one from five runs would overstate certainty).
     ci = stats.stratified_bootstrap_ci({"x": [0.0, 0.0, 0.0], "y": [1.0, 1.0]}, stats.mean,
                                        rng=np.random.default_rng(0), n_resamples=500)
-    assert ci.low == pytest.approx(0.4) and ci.high == pytest.approx(0.4)
+    assert not ci.defined and "every resample gives 0.4 " in ci.note
 
 
 def test_aggregate_fields_and_fallbacks() -> None:
@@ -137,7 +144,9 @@ def test_aggregate_fields_and_fallbacks() -> None:
     half = sps.t.ppf(0.975, 14) * np.std(X, ddof=1) / math.sqrt(15)
     assert (out["ci_low"], out["ci_high"]) == pytest.approx((np.mean(X) - half, np.mean(X) + half))
     same = stats.aggregate([0.5] * 4)
-    assert same["ci_low"] == same["ci_high"] == 0.5 and "every value is equal" in same["ci_note"]
+    # four equal values: no interval at all, never a zero-width [0.5, 0.5]
+    assert math.isnan(same["ci_low"]) and math.isnan(same["ci_high"]) and same["mean"] == 0.5
+    assert same["ci_method"] == "none" and "every value is equal" in same["ci_note"]
     one = stats.aggregate([0.5])
     assert one["ci_method"] == "none" and math.isnan(one["ci_low"]) and math.isnan(one["sd"])
     diverged = stats.aggregate([0.5, math.nan, math.inf])
@@ -215,7 +224,7 @@ def test_welch_equals_scipy_ttest_ind() -> None:
     assert ours.statistic == pytest.approx(ref.statistic, rel=1e-12, abs=1e-12)
     assert ours.pvalue == pytest.approx(ref.pvalue, rel=1e-12, abs=1e-12)
     assert ours.df == pytest.approx(ref.df, rel=1e-12)
-    c = stats.compare(X, Y, direction="higher", rng=np.random.default_rng(0), n_resamples=200)
+    c = stats.compare(X, Y, direction="higher")
     assert c.welch_p == pytest.approx(ref.pvalue, rel=1e-12, abs=1e-12)
 
 
@@ -254,41 +263,47 @@ def test_hedges_g_hand_derived() -> None:
     assert stats.hedges_g([1, 2, 3], [4, 5, 6], direction="lower") == pytest.approx(-expected)
 
 
-def test_compare_uses_welch_for_the_difference_and_scipy_bootstrap_for_p_better() -> None:
-    c = stats.compare(X, Y, direction="higher", rng=np.random.default_rng(5), n_resamples=B)
+def _newcombe_by_grid(p: float, m: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Newcombe's (2006) method 5 written out independently: the thetas on a fine grid whose score
+    statistic is within z (Hanley-McNeil variance with N/2 - 1 for both sample sizes)."""
+    theta = np.linspace(0, 1, 2_000_001)
+    half = (m + n) / 2 - 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = theta * (1 - theta) / (m * n) * (1 + half * (1 - theta) / (2 - theta)
+                                            + half * theta / (1 + theta))
+    inside = theta[(p - theta) ** 2 <= z * z * v + 1e-15]
+    return float(inside.min()), float(inside.max())
+
+
+def test_compare_uses_welch_for_the_difference_and_newcombes_score_interval_for_p_better() -> None:
+    c = stats.compare(X, Y, direction="higher")
     ref = sps.ttest_ind(X, Y, equal_var=False).confidence_interval(0.95)
     assert c.diff == pytest.approx(np.mean(X) - np.mean(Y), rel=1e-14)
     assert (c.diff_ci.low, c.diff_ci.high) == pytest.approx((ref.low, ref.high), rel=1e-12)
-    # P(better) keeps its bootstrap, drawn as scipy draws it (A's indices, then B's)
-
-    def mwu(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
-        return sps.mannwhitneyu(a, b, axis=axis).statistic / (a.shape[axis] * b.shape[axis])
-
-    p = sps.bootstrap((X, Y), mwu, rng=np.random.default_rng(5),
-                      n_resamples=B).confidence_interval
-    assert (c.prob_improvement_ci.low, c.prob_improvement_ci.high) == pytest.approx(
-        (p.low, p.high), rel=1e-12)
+    # P(better): the Mann-Whitney probability with Newcombe's score interval, no resampling
+    u = sps.mannwhitneyu(X, Y).statistic / (len(X) * len(Y))
+    assert c.prob_improvement == pytest.approx(u)
+    low, high = _newcombe_by_grid(u, len(X), len(Y))
+    assert (c.prob_improvement_ci.low, c.prob_improvement_ci.high) == pytest.approx((low, high), abs=2e-6)
+    assert c.prob_improvement_ci.method == "newcombe-score" and c.n_resamples == 0
     d = c.to_dict()
     assert d["diff_ci"]["method"] == "welch-t" and d["n_a"] == 15 and d["notes"] == []
     assert d["improvement"] == c.diff
-    lower = stats.compare(X, Y, direction="lower", rng=np.random.default_rng(5), n_resamples=200)
+    lower = stats.compare(X, Y, direction="lower")
     assert lower.improvement == -lower.diff
 
 
 def test_compare_degenerate_inputs_give_nan_with_notes() -> None:
-    rng = np.random.default_rng(0)
-    flat = stats.compare([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], direction="higher", rng=rng,
-                         n_resamples=200)
+    flat = stats.compare([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], direction="higher")
     assert math.isnan(flat.welch_t) and math.isnan(flat.welch_p) and math.isnan(flat.hedges_g)
     assert any("zero variance" in note for note in flat.notes)
     assert not flat.diff_ci.defined and "zero variance" in flat.diff_ci.note
     assert flat.prob_improvement == 1.0
-    single = stats.compare([1.0], [0.0, 0.5], direction="lower", rng=rng, n_resamples=200)
+    single = stats.compare([1.0], [0.0, 0.5], direction="lower")
     assert not single.diff_ci.defined and not single.prob_improvement_ci.defined
     assert single.prob_improvement == 0.0 and math.isnan(single.sd_a)
     assert any("one value" in note for note in single.notes)
-    bad = stats.compare([1.0, math.nan], [0.0, 0.5], direction="higher", rng=rng,
-                        n_resamples=200)
+    bad = stats.compare([1.0, math.nan], [0.0, 0.5], direction="higher")
     assert math.isnan(bad.diff) and math.isnan(bad.prob_improvement)
     assert "NaN or infinite" in bad.notes[0]
 
@@ -350,6 +365,9 @@ def test_aggregate_ci_brackets_the_mean(values: list[float], identifier: str) ->
     if len(set(values)) < 2:
         return  # degenerate: the CI is the single value itself
     out = stats.aggregate(values)
+    if out["ci_method"] == "none":  # a spread that underflows gives no interval, never a zero-width one
+        assert math.isnan(out["ci_low"]) and "underflows" in out["ci_note"]
+        return
     # The interval is mean +/- t SE; allow rounding at the scale of the data.
     tol = 1e-9 * (1 + max(abs(v) for v in values))
     assert out["ci_low"] - tol <= out["mean"] <= out["ci_high"] + tol
@@ -372,3 +390,24 @@ def test_expected_max_is_monotone_in_k(values: list[float]) -> None:
     assert np.all(np.diff(higher) >= 0)
     assert np.all(np.diff(lower) <= 0)
     assert higher[-1] <= max(values) and lower[-1] >= min(values)
+
+
+def test_t_quantile_is_scipy_stats_t_ppf_bit_for_bit() -> None:
+    """t_quantile evaluates scipy.special.stdtrit (what scipy.stats.t.ppf evaluates) so that an
+    interval does not import scipy.stats; every interval the paper prints must stay the same bits."""
+    from scipy import stats as scipy_stats
+
+    for df in (1, 2, 3, 4, 5, 7, 9, 10.5, 13.7, 29, 100, 1000.25):
+        for q in (0.5, 0.9, 0.95, 0.975, 0.995):
+            assert stats.t_quantile(q, df) == float(scipy_stats.t.ppf(q, df))
+
+
+def test_a_mean_interval_does_not_import_scipy_stats() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from evidence.verify import stats; "
+            "i = stats.t_interval_mean([1.0, 2.0, 4.0]); w = stats.welch_interval([1.0, 2.0], [3.0, 5.0]); "
+            "print(i.low, w.low, 'scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-1] == "False"

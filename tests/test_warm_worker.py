@@ -278,3 +278,85 @@ def test_a_forked_run_never_re_executes_itself(make_project: Callable[..., Path]
     assert code == 1, err
     assert "the warm worker imported torch without the run's numerics profile" in err
     assert RunStore(root / "runs").find(spec.key) is None
+
+
+@slow
+def test_a_worker_leaves_no_lock_file_behind_and_stale_ones_are_swept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29, item 17: every worker left its ``.sock.lock`` in the runtime folder for good
+    (83 after an hour of a few projects). The worker removes it when it exits; a start-up sweeps
+    those of workers that are gone."""
+    import tempfile
+
+    runtime = Path(tempfile.mkdtemp(prefix="ev", dir="/tmp"))  # short: a socket path has ~100 bytes
+    try:
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+        monkeypatch.setenv("EVIDENCE_WARM_WORKER_IDLE", "1")
+        project = Project.at(tmp_path / "proj")
+        project.root.mkdir()
+        folder = warm.runtime_dir()
+        assert folder is not None
+        stale = folder / "0123456789abcdef01234567.sock.lock"  # a worker long gone left it
+        stale.write_text("")
+        path = warm.socket_path(project, warm.worker_key({}))
+        assert path is not None
+        conn = warm._start(project, path, {})
+        assert conn is not None
+        conn.close()
+        assert not stale.exists()  # swept when the worker was started
+        deadline = time.monotonic() + 60
+        while path.exists() and time.monotonic() < deadline:  # idle for a second, then it exits
+            time.sleep(0.05)
+        assert not path.exists()
+        while any(folder.iterdir()) and time.monotonic() < deadline:  # the lock goes after the socket
+            time.sleep(0.05)
+        assert sorted(p.name for p in folder.iterdir()) == []
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+LONG_EXPERIMENT = RESUME_EXPERIMENT.replace("epochs = 6", "epochs = 400")
+
+
+def evidence_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "evidence.cli", *args], cwd=root, capture_output=True,
+                          text=True, timeout=300)
+
+
+@slow
+def test_status_shows_each_runs_pid_and_stop_interrupts_it(make_project: Callable[..., Path]) -> None:
+    """Issue 29, item 16: `evidence status` names the pid of each run in progress, and
+    `evidence stop PATTERN` stops it cleanly (SIGTERM: a checkpoint, then exit as interrupted)."""
+    root = make_project({"experiments/tiny.toml": LONG_EXPERIMENT})
+    process, status = _start_training(root)
+    try:
+        pid = int(json.loads(status.read_text())["pid"])
+        shown = evidence_cli(root, "status")
+        assert shown.returncode == 0, shown.stderr
+        header, *rows = shown.stdout.splitlines()
+        assert "pid" in header.split()
+        assert any(str(pid) in row.split() and "tiny/wide-s0" in row for row in rows), shown.stdout
+        assert evidence_cli(root, "stop", "nosuch/*").stdout.startswith("no run in progress matches")
+        stopped = evidence_cli(root, "stop", "tiny/*")
+        assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+        assert f"stopped tiny/wide-s0 (pid {pid})" in stopped.stdout and "doit train" in stopped.stdout
+        assert json.loads(status.read_text())["state"] == "interrupted"
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 1 and "INTERRUPTED" in out + err
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+@slow
+def test_an_interrupted_doit_says_what_happens_to_its_runs(make_project: Callable[..., Path]) -> None:
+    """A run forked from the warm worker is not in doit's process group: when doit is stopped,
+    a line says which run (its pid) was told to stop, and how to see or stop it."""
+    root = make_project({"experiments/tiny.toml": LONG_EXPERIMENT})
+    process, status = _start_training(root)
+    pid = int(json.loads(status.read_text())["pid"])
+    os.kill(process.pid, signal.SIGTERM)  # doit (its group is this test's: not the whole group)
+    out, err = process.communicate(timeout=120)
+    said = [line for line in (out + err).splitlines() if f"pid {pid}" in line]
+    assert said and "tiny/wide-s0" in said[0] and "evidence status" in said[0], out + err
+    assert "doit train" in said[0]

@@ -3,7 +3,8 @@
 errors      the error types and exit codes (bad input 3, failure 1, interrupted 75)
 hashing     BLAKE3 digests of files, bytes and canonical JSON; atomic writes
 project     a project's folders: every path of the project is derived here
-schema      JSON Schema validation and the one TOML reader for users' files
+readers     the one reader of users' files: text, JSON, TOML (encoding and parse errors: one line)
+schema      JSON Schema validation
 memo        the persistent memo of derived values, keyed by the stat of their inputs
 codedeps    which engine files a step's code depends on, derived from its imports
 progress    progress lines for long steps

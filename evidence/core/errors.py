@@ -64,6 +64,12 @@ class BadInputError(EvidenceError):
         self.field = field
 
 
+class UnknownNameError(EvidenceError):
+    """The command line names something the project does not have (a task, a run pattern)."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
 class IntegrityError(EvidenceError):
     """A sealed run, manifest or artifact does not match its recorded digests."""
 

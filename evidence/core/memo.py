@@ -21,6 +21,12 @@ Two rules keep it honest, the ones git uses for its index:
 
 Values must be JSON; callers rebuild their objects from them.
 
+**A memo belongs to one project folder.** Keys and input paths inside the project are stored
+relative to its root, and the memo file records the root it was written for (its path and
+inode): a project that was copied (``cp -a``) or moved starts with an empty memo, because its
+stored values were checked against another folder's files and may name them. Without this, a
+copy answered from the original's unchanged files after its own data was edited.
+
 **Steady scopes.** While doit builds its task list no action runs, so nothing writes to the
 project. :func:`steady` marks such a stretch (every task builder runs in one, see
 :func:`evidence.tasks.base.user_errors`): a value whose files were checked once in the scope is
@@ -44,7 +50,7 @@ from evidence.core.hashing import write_bytes_atomic
 from evidence.core.project import Project
 
 #: Bump when the layout of stored values changes; older memo files are then ignored.
-MEMO_VERSION = 2
+MEMO_VERSION = 4
 #: A file modified this recently when its value was computed is "racily clean" (see above).
 RACY_SECONDS = 2.0
 
@@ -95,11 +101,28 @@ def _racy(sig: Signature, now_ns: int) -> bool:
     return any(entry[2] is not None and entry[2] >= limit for entry in sig)
 
 
-class Memo:
-    """One namespace of memoised values of one project (see the module docstring)."""
+def _root_identity(root: Path | None) -> list[Any] | None:
+    """[path, device, inode] of a project root: what a memo file must have been written for."""
+    if root is None:
+        return None
+    try:
+        st = os.stat(root)
+    except OSError:
+        return [str(root), None, None]
+    return [str(root), st.st_dev, st.st_ino]
 
-    def __init__(self, cache_dir: Path, namespace: str) -> None:
+
+class Memo:
+    """One namespace of memoised values of one project (see the module docstring).
+
+    ``root``: the project folder whose paths (in keys and inputs) are stored relative to it and
+    whose identity the memo file must match; None for a memo of absolute paths only.
+    """
+
+    def __init__(self, cache_dir: Path, namespace: str, root: Path | None = None) -> None:
         self.path = cache_dir / f"memo-{namespace}.json"
+        self.root = root
+        self._prefix = None if root is None else str(root) + os.sep
         self._entries: dict[str, dict[str, Any]] | None = None
         self._volatile: dict[str, dict[str, Any]] = {}  # racily clean values: this process only
         self._checked: dict[str, tuple[int, Any]] = {}  # key -> (steady scope it was checked in, value)
@@ -113,9 +136,53 @@ class Memo:
             except (OSError, ValueError):
                 raw = None
             if isinstance(raw, dict) and raw.get("version") == MEMO_VERSION \
+                    and raw.get("root") == _root_identity(self.root) \
                     and isinstance(raw.get("entries"), dict):
                 self._entries = raw["entries"]
         return self._entries
+
+    def _key(self, key: str) -> str:
+        """``key`` with the project root taken out of every path in it."""
+        return key if self._prefix is None else key.replace(self._prefix, "")
+
+    def _stored_path(self, path: Path | str) -> str:
+        """How an input path is stored: relative to the root when under it, else absolute."""
+        text = os.fspath(path)
+        if self._prefix is not None and text.startswith(self._prefix):
+            return text[len(self._prefix):]
+        return text
+
+    def _real_path(self, stored: str) -> str:
+        """The path a stored input names in this project folder."""
+        if self._prefix is None or os.path.isabs(stored):
+            return stored
+        return self._prefix + stored
+
+    def _unchanged(self, recorded: Any) -> bool:
+        """Whether every input of a stored signature still has its recorded stat (stops at the
+        first that differs; a lookup is the no-op's hot path)."""
+        if not isinstance(recorded, list) or not recorded:
+            return False
+        prefix = self._prefix
+        for entry in recorded:
+            if not isinstance(entry, list) or len(entry) != 5 or not isinstance(entry[0], str):
+                return False
+            name = entry[0]
+            try:
+                st = os.stat(name if prefix is None or os.path.isabs(name) else prefix + name)
+            except (FileNotFoundError, NotADirectoryError):
+                if entry[1:] != [None, None, None, None]:
+                    return False
+                continue
+            if entry[1:] != [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]:
+                return False
+        return True
+
+    def _signature(self, paths: Iterable[Path | str]) -> Signature:
+        """:func:`signature` of ``paths``, each named as it is stored."""
+        stored = [self._stored_path(p) for p in paths]
+        return [[name, *entry[1:]] for name, entry in zip(stored, signature(map(self._real_path, stored)),
+                                                          strict=True)]
 
     def get(self, key: str, inputs: Callable[[], Iterable[Path | str]],
             compute: Callable[[], Any]) -> Any:
@@ -137,25 +204,25 @@ class Memo:
         """``(True, value)`` if ``key`` has a value whose input files are unchanged, else
         ``(False, None)``: the first half of :meth:`get`, for a caller that computes many
         missing values together before it stores them (and stores none if one fails)."""
+        key = self._key(key)
         entries = self._load()
         scope = _scope
         if scope is not None and self._checked.get(key, (None, None))[0] == scope:
             return True, self._checked[key][1]
         for stored in (self._volatile.get(key), entries.get(key)):
-            if isinstance(stored, dict) and "value" in stored:
-                paths = [entry[0] for entry in stored.get("inputs", []) if isinstance(entry, list) and entry]
-                if paths and signature(paths) == stored["inputs"]:
-                    if scope is not None:
-                        self._checked[key] = (scope, stored["value"])
-                    return True, stored["value"]
+            if isinstance(stored, dict) and "value" in stored and self._unchanged(stored.get("inputs")):
+                if scope is not None:
+                    self._checked[key] = (scope, stored["value"])
+                return True, stored["value"]
         return False, None
 
     def store(self, key: str, inputs: Iterable[Path | str], value: Any, started_ns: int) -> None:
         """Keep ``value`` for ``key``, derived from the files ``inputs`` by a computation that
         started at ``started_ns`` (``time.time_ns()``): a file modified since shortly before then
         is racily clean, and the value is kept for this process only (see the module docstring)."""
+        key = self._key(key)
         entries = self._load()
-        sig = signature(inputs)
+        sig = self._signature(inputs)
         if _racy(sig, started_ns):  # good for this process (same signature), never stored
             self._volatile[key] = {"inputs": sig, "value": value}
             if entries.pop(key, None) is not None:
@@ -169,6 +236,7 @@ class Memo:
 
     def checked_signature(self, key: str) -> Signature | None:
         """The input signature ``key``'s value was last checked (or stored) against."""
+        key = self._key(key)
         for stored in (self._volatile.get(key), self._load().get(key)):
             if isinstance(stored, dict) and "inputs" in stored:
                 return list(stored["inputs"])
@@ -177,7 +245,7 @@ class Memo:
     def forget(self, keep: Iterable[str]) -> None:
         """Drop every entry not in ``keep`` (specs that were deleted, renamed experiments)."""
         entries = self._load()
-        stale = set(entries) - set(keep)
+        stale = set(entries) - {self._key(k) for k in keep}
         for key in stale:
             del entries[key]
         self._dirty = self._dirty or bool(stale)
@@ -186,12 +254,13 @@ class Memo:
         """Write the memo back if anything changed (atomically; failures only cost speed)."""
         if not self._dirty or self._entries is None:
             return
+        root = _root_identity(self.root)
         try:
-            data = json.dumps({"version": MEMO_VERSION, "entries": self._entries},
+            data = json.dumps({"version": MEMO_VERSION, "root": root, "entries": self._entries},
                               separators=(",", ":"), allow_nan=False)
         except (TypeError, ValueError):  # a value JSON cannot hold (a TOML date): not stored
             self._entries = {k: v for k, v in self._entries.items() if _is_json(v)}
-            data = json.dumps({"version": MEMO_VERSION, "entries": self._entries},
+            data = json.dumps({"version": MEMO_VERSION, "root": root, "entries": self._entries},
                               separators=(",", ":"), allow_nan=False)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -227,7 +296,7 @@ def input_paths() -> set[str]:
         for stored in (*memo._load().values(), *memo._volatile.values()):
             for entry in stored.get("inputs", []) if isinstance(stored, dict) else []:
                 if isinstance(entry, list) and entry and isinstance(entry[0], str):
-                    found.add(entry[0])
+                    found.add(memo._real_path(entry[0]))
     return found
 
 
@@ -236,7 +305,7 @@ def of(project: Project, namespace: str) -> Memo:
     :func:`save_all`)."""
     memo = _REGISTRY.get((project.root, namespace))
     if memo is None:
-        memo = _REGISTRY[(project.root, namespace)] = Memo(project.cache_dir, namespace)
+        memo = _REGISTRY[(project.root, namespace)] = Memo(project.cache_dir, namespace, project.root)
     return memo
 
 

@@ -40,6 +40,17 @@ GENERATED_ARTIFACT_FILES = frozenset({
 })
 
 
+#: Top-level folders the engine reads whole: a new file in one is a new input (an experiment, a
+#: trainer module, a loader, a figure spec, a paper source, a document reconcile checks by
+#: default) even before git tracks it.
+READ_WHOLE_FOLDERS = frozenset({"experiments", "trainers", "datasets", "figures", "tables", "paper",
+                                "docs", "notes"})
+#: Files at a project's root the engine reads by name (dodo.py, EVIDENCE.json, comparisons.toml,
+#: presets.toml, prices.toml, evidence.toml) or reconciles (README.md): inputs even untracked.
+READ_ROOT_FILES = frozenset({"dodo.py", "EVIDENCE.json", "comparisons.toml", "presets.toml", "prices.toml",
+                             "evidence.toml", "README.md"})
+
+
 @dataclass(frozen=True)
 class Project:
     """The folders of one project, all derived from its root."""
@@ -117,9 +128,25 @@ class Project:
         return self.build_dir / "compute"
 
     @property
+    def checklist_dir(self) -> Path:
+        """The paper checklist answered from the evidence (evidence.deliver.checklist)."""
+        return self.build_dir / "checklist"
+
+    @property
+    def evidence_page_dir(self) -> Path:
+        """The evidence page: the table of the runs the claims use (evidence.deliver.evidencepage)."""
+        return self.build_dir / "evidence"
+
+    @property
     def deliver_dir(self) -> Path:
         """The deliverable (committed with the project)."""
         return self.build_dir / "deliver"
+
+    @property
+    def deliver_staging_dir(self) -> Path:
+        """Where the deliver steps write the next deliverable; published as build/deliver/ (a
+        copy, by one rename) only when every step succeeded (:mod:`evidence.deliver.publish`)."""
+        return self.build_dir / "deliver.staging"
 
     @property
     def repro_dir(self) -> Path:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import platform
 import sys
+from collections.abc import Iterable
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -32,6 +33,11 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
     configs, specs, paper sources, documents. Generated outputs (build/, runs/, a figure's
     images and data; :meth:`Project.is_generated`) are left out: rebuilding them is not a change
     of the science, and counting them made every rebuilt deliverable "dirty".
+
+    An untracked file is an input only where the build reads it (:func:`_untracked_input`): in a
+    folder the engine reads whole, at the root by name, or in a top-level folder that holds
+    tracked files (a loader's data folder, docs/). A ``doit.log`` or a logger's folder beside the
+    project is neither tracked nor read, and made every run "dirty".
 
     ``inputs_commit`` is the last commit that changed an input: what a generated output
     records, so that committing the outputs themselves (a commit that changes no input) does not
@@ -58,18 +64,61 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
     project = Project.at(root)
     top = Path(str(repo.working_tree_dir)).resolve()
 
-    def is_input(repo_path: str) -> bool:
+    tracked_folders = _tracked_folders(repo, project.root, top)
+
+    def is_input(repo_path: str, untracked: bool) -> bool:
         if "__pycache__/" in repo_path:
             return False
         try:
             rel = (top / repo_path).relative_to(project.root).as_posix()
         except ValueError:
             return True  # outside the project (the engine's own code, say): an input
-        return not project.is_generated(rel)
+        if project.is_generated(rel):
+            return False
+        return not untracked or _untracked_input(rel, tracked_folders)
 
-    dirty_files = sorted(p for p in _changed_files(repo, project, top) if is_input(p))
+    changed = _changed_files(repo, project, top)
+    dirty_files = sorted(p for p, code in changed.items() if is_input(p, code == "??"))
     return {"commit": commit, "branch": branch, "dirty": bool(dirty_files),
             "dirty_files": dirty_files[:50], "inputs_commit": _inputs_commit(repo, project, top)}
+
+
+def commits_not_in_history(root: str | os.PathLike[str], commits: Iterable[str]) -> dict[str, str]:
+    """Each of ``commits`` that the history of HEAD of the repository holding ``root`` does not
+    contain, with why (not in this repository, a shallow clone that does not reach it, or on no
+    line of HEAD's history).
+
+    Why: a run records the commit it was trained at; a copy of a project without that history
+    (a fresh ``git init``, a squashed or shallow clone) cannot check out the code that produced
+    it, and delivery must say so rather than cite a commit nobody can reach.
+    """
+    wanted = sorted(set(commits))
+    if not wanted:
+        return {}
+    import git
+
+    try:
+        repo = git.Repo(Path(root), search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return {c: "the project is not in a git repository now" for c in wanted}
+    if not repo.head.is_valid():
+        return {c: "not in this repository (it has no commits)" for c in wanted}
+    try:
+        shallow = repo.git.rev_parse("--is-shallow-repository").strip() == "true"
+    except git.GitCommandError:
+        shallow = False
+    missing = {}
+    for commit in wanted:
+        try:
+            repo.git.merge_base("--is-ancestor", commit, "HEAD")
+        except git.GitCommandError as error:
+            if error.status == 1:
+                missing[commit] = "in this repository but not in the history of HEAD"
+            elif shallow:
+                missing[commit] = "not in this repository, a shallow clone that does not reach it"
+            else:
+                missing[commit] = "not in this repository"
+    return missing
 
 
 #: Folders of a project that no output is built from (its tests, benchmarks and CI): a commit
@@ -89,7 +138,29 @@ def _artifact_outputs_pathspecs(base: str) -> list[str]:
             for name in (*sorted(GENERATED_ARTIFACT_FILES), "*.provenance.json", f"{STAGING_PREFIX}*/**")]
 
 
-def _changed_files(repo: Any, project: Any, top: Path) -> set[str]:
+def _untracked_input(rel: str, tracked_folders: set[str]) -> bool:
+    """Whether an untracked project-relative file is one the build reads (see :func:`git_state`)."""
+    from evidence.core.project import READ_ROOT_FILES, READ_WHOLE_FOLDERS
+
+    first, _, rest = rel.partition("/")
+    if not rest:
+        return first in READ_ROOT_FILES
+    return first in READ_WHOLE_FOLDERS or first in tracked_folders
+
+
+def _tracked_folders(repo: Any, root: Path, top: Path) -> set[str]:
+    """The project's top-level folders that hold a file committed at HEAD (from its tree: no walk)."""
+    try:
+        tree = repo.head.commit.tree
+        here = root.relative_to(top)
+        if here != Path("."):
+            tree = tree / here.as_posix()
+        return {item.name for item in tree if item.type == "tree"}
+    except (ValueError, KeyError, TypeError):
+        return set()  # no commit yet, or the project is not in it
+
+
+def _changed_files(repo: Any, project: Any, top: Path) -> dict[str, str]:
     """Repository paths with uncommitted changes (staged, unstaged or untracked), found by one
     ``git status`` that never enters the run store, build/ or the engine state.
 
@@ -105,7 +176,7 @@ def _changed_files(repo: Any, project: Any, top: Path) -> set[str]:
     try:
         here = project.root.relative_to(top)
     except ValueError:
-        return set()
+        return {}
     base = "" if here == Path(".") else here.as_posix() + "/"
     own = _entries(repo, top, here) - project.generated_folders - {".git"}
     specs = [f":(literal){base}{name}" for name in own]
@@ -114,11 +185,11 @@ def _changed_files(repo: Any, project: Any, top: Path) -> set[str]:
                   for name in _entries(repo, top, here.parent) - {here.name, ".git"}]
         here = here.parent
     if not specs:
-        return set()
+        return {}
     out = repo.git.status("--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--",
                           *specs, *_artifact_outputs_pathspecs(base),
                           env={"GIT_OPTIONAL_LOCKS": "0"}, strip_newline_in_stdout=False)
-    return {entry[3:] for entry in out.split("\0") if len(entry) > 3}
+    return {entry[3:]: entry[:2] for entry in out.split("\0") if len(entry) > 3}
 
 
 def _entries(repo: Any, top: Path, folder: Path) -> set[str]:

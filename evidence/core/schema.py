@@ -9,13 +9,12 @@ order, so the same bad file always gets the same message.
 from __future__ import annotations
 
 import json
-import tomllib
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evidence.core.errors import BadInputError
+from evidence.core.readers import read_toml  # noqa: F401  (the one TOML reader, kept here for callers)
 
 if TYPE_CHECKING:  # jsonschema is imported on first validation: a no-op may need none
     import jsonschema
@@ -74,30 +73,3 @@ def validate(instance: Any, schema_name: str, source: object) -> None:
     more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
     raise BadInputError(source, _describe(error) + more, field=field,
                         hint=f"see schemas/{schema_name}.schema.json")
-
-
-def read_toml(path: Path, shown: object = None) -> dict[str, Any] | None:
-    """A user's TOML file as a dict, None when it does not exist.
-
-    The one place where "not valid TOML" becomes a :class:`BadInputError` naming the file
-    (``shown``, if given, is how the file is named in the message).
-    """
-    where = shown if shown is not None else path
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise BadInputError(where, "is a folder, expected a TOML file") from None
-    except UnicodeDecodeError as error:
-        raise BadInputError(where, f"not UTF-8 text (byte {error.start}): TOML files must be UTF-8",
-                            hint="save the file as UTF-8") from None
-    if "\x00" in text:
-        raise BadInputError(where, "contains a NUL byte: not a text file")
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise BadInputError(where, f"not valid TOML: {error}") from None
-    except RecursionError:
-        raise BadInputError(where, "nested too deeply to read (arrays or tables inside each other "
-                            "hundreds of levels deep)") from None

@@ -18,12 +18,17 @@ The chain, each step a doit task with exact dependencies:
 * ``deliver``: assembles the deliverable folder (paper, figures, tables, claims, verify report,
   disclosures, reconcile report, compute ledger, provenance exports) with a manifest of every
   file's digest and prints a summary.
+
+The paper, pdf, exports and package steps write into ``build/deliver.staging/``; the package
+step publishes it as ``build/deliver/`` (:mod:`evidence.deliver.publish`) only when everything
+before it succeeded, so no failing step leaves build/deliver/ different from its manifest.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 import shutil
 from collections.abc import Mapping
@@ -46,11 +51,27 @@ from evidence.deliver import claims as claims_module
 from evidence.deliver import reconcile
 from evidence.deliver.layout import paper_sources
 
-HAND_TYPED = "hand_typed"
+HAND_TYPED = claims_module.HAND_TYPED
 
 
 def deliver_dir(project: Project) -> Path:
+    """The published deliverable (written only by :func:`package_action`'s publish)."""
     return project.deliver_dir
+
+
+def staging_dir(project: Project) -> Path:
+    """Where the deliver steps write; published as :func:`deliver_dir` when all succeeded."""
+    return project.deliver_staging_dir
+
+
+def copy_atomic(source: Path, target: Path) -> None:
+    """``source`` copied over ``target`` by a rename (with its mtime): never half-written."""
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        shutil.copy2(source, tmp)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _read_json(path: Path) -> Any:
@@ -97,13 +118,61 @@ def documents(project: Project, evidence: Mapping[str, Any]) -> list[Path]:
 
 def hand_typed_numbers(project: Project, waivers: list[reconcile.Waiver],
                        ) -> tuple[list[reconcile.HandTypedNumber], list[reconcile.HandTypedNumber]]:
-    """Hand-typed numbers of the paper sources, split into (unwaived, waived)."""
-    found = [number for source in paper_sources(project)
+    """Hand-typed numbers of the paper sources (Jinja templates and LaTeX files alike), split into
+    (unwaived, waived)."""
+    found = [number for source in hand_typed_sources(project)
              for number in reconcile.hand_typed_numbers(Path(project.relative(source)),
                                                         reconcile.read_document(source))]
     waived = [n for n in found if any(w.claim_id == HAND_TYPED and fnmatch.fnmatch(n.file, w.file_glob)
                                       and w.line in (None, n.line) for w in waivers)]
     return [n for n in found if n not in waived], waived
+
+
+def hand_typed_sources(project: Project) -> list[Path]:
+    """Every paper source a number must not be typed into: templates and ``paper/**/*.tex``."""
+    tex = sorted(project.paper_dir.rglob("*.tex")) if project.paper_dir.is_dir() else []
+    return sorted({*paper_sources(project), *tex})
+
+
+def strict(evidence: Mapping[str, Any]) -> bool:
+    """``reconcile.require_binding``: every number stating a claim must be bound to it."""
+    return bool(evidence.get("reconcile", {}).get("require_binding", False))
+
+
+def reconcile_findings(project: Project, evidence: Mapping[str, Any], resolved: Mapping[str, Any],
+                       paths: list[Path] | None = None) -> list[reconcile.Finding]:
+    """The findings of the project's documents and captions (or of ``paths`` only)."""
+    quantities = claims_module.claim_quantities(resolved)
+    waivers = [w for w in _waivers(evidence) if w.claim_id != HAND_TYPED]
+    findings = reconcile.scan_documents(documents(project, evidence) if paths is None else paths,
+                                        quantities, root=project.root, waivers=waivers,
+                                        strict=strict(evidence))
+    if paths is None:
+        for name, text in caption_documents(project):
+            findings.extend(reconcile.scan_text(name, text, quantities, waivers, strict=strict(evidence)))
+    return sorted(findings)
+
+
+def quick_reconcile(project: Project, paths: list[Path] | None = None) -> dict[str, Any]:
+    """Reconcile without a delivery: the project's documents (or only ``paths``, which may lie
+    anywhere) against the claims resolved now from EVIDENCE.json and the verify report, as
+    reconcile.json's document. Paper sources among them (templates, ``paper/**/*.tex``) also
+    report their hand-typed numbers. Nothing is written."""
+    evidence = claims_module.load_evidence(project)
+    resolved = claims_module.resolve_all(project)
+    waivers = _waivers(evidence)
+    for path in paths or []:
+        if not path.is_file():
+            raise BadInputError(path, "no such document")
+    findings = reconcile_findings(project, evidence, resolved, paths)
+    sources = {p.resolve() for p in hand_typed_sources(project)}
+    chosen = sources if paths is None else {p.resolve() for p in paths} & sources
+    found = [number for source in sorted(chosen)
+             for number in reconcile.hand_typed_numbers(Path(project.relative(source)),
+                                                        reconcile.read_document(source))]
+    waived = [n for n in found if any(w.claim_id == HAND_TYPED and fnmatch.fnmatch(n.file, w.file_glob)
+                                      and w.line in (None, n.line) for w in waivers)]
+    return reconcile.findings_json(findings, [n for n in found if n not in waived], waived)
 
 
 #: How a paper template cites a claim (its words then need no keywords to be checked).
@@ -158,13 +227,8 @@ def reconcile_action(project_root: str) -> None:
     evidence = claims_module.load_evidence(project)
     resolved = _read_output(project, claims_module.claims_path(project))
     waivers = _waivers(evidence)
-    quantities = claims_module.claim_quantities(resolved)
     number_waivers = [w for w in waivers if w.claim_id != HAND_TYPED]
-    findings = reconcile.scan_documents(documents(project, evidence), quantities, root=project.root,
-                                        waivers=number_waivers)
-    for name, text in caption_documents(project):
-        findings.extend(reconcile.scan_text(name, text, quantities, number_waivers))
-    findings.sort()
+    findings = reconcile_findings(project, evidence, resolved)
     hand_typed, hand_waived = hand_typed_numbers(project, waivers)
     cited = reconcile.cited_claims(findings) | cited_in_sources(project)
     never_cited = sorted(c["id"] for c in resolved["claims"] if c["id"] not in cited)
@@ -177,6 +241,8 @@ def reconcile_action(project_root: str) -> None:
     report = reconcile.format_report(findings, hand_typed)
     report += _extra_report(never_cited, unused, hand_waived)
     write_bytes_atomic(folder / "report.md", report.encode("utf-8"))
+    # every finding, machine-readable (schemas/reconcile.schema.json); written on failure too
+    write_json_atomic(folder / "reconcile.json", reconcile.findings_json(findings, hand_typed, hand_waived))
     drift = reconcile.drift_findings(findings)
     waived = [f for f in findings if f.waived]
     write_json_atomic(folder / "report.json", {
@@ -190,9 +256,10 @@ def reconcile_action(project_root: str) -> None:
         "unused_waivers": [{"file": w.file_glob, "line": w.line, "claim": w.claim_id, "reason": w.reason}
                            for w in unused]})
     for finding in drift:
-        where = "cites" if finding.bound else "states"
-        print(f"DRIFT {finding.file}:{finding.line}: {where} {finding.stated!r} for claim "
-              f"{finding.claim_id}, the evidence says {finding.expected} ({finding.why})")
+        print(reconcile.finding_line(finding))
+    for finding in findings:
+        if finding.kind == "overstated_precision":
+            print(reconcile.finding_line(finding))
     for number in hand_typed:
         print(f"HAND-TYPED {number.file}:{number.line}: {number.text!r} is not produced by any claim, "
               "figure or table")
@@ -204,7 +271,8 @@ def reconcile_action(project_root: str) -> None:
               f"{f':{waiver.line}' if waiver.line else ''}: it waives nothing; remove it")
     if drift or hand_typed:
         (folder / "report.json").unlink()  # no up-to-date record of a failed check
-        raise DriftError(f"reconcile: {len(drift)} drifted number(s), {len(hand_typed)} hand-typed "
+        raise DriftError(f"reconcile: {len(drift)} finding(s) (drifted numbers, unsupported wording, "
+                         f"unbound numbers), {len(hand_typed)} hand-typed "
                          "number(s) in the paper sources; update the documents to the evidence, or "
                          "add a waiver with its reason to EVIDENCE.json")
     print(f"reconcile: {sum(f.kind == 'match' for f in findings)} number(s) in documents match their "
@@ -226,7 +294,8 @@ def _extra_report(never_cited: list[str], unused: list[reconcile.Waiver],
 def _finding_dict(finding: reconcile.Finding) -> dict[str, Any]:
     return {"file": finding.file, "line": finding.line, "claim": finding.claim_id,
             "stated": finding.stated, "expected": finding.expected, "waived": finding.waived,
-            "reason": finding.waiver_reason, "bound": finding.bound, "why": finding.why}
+            "reason": finding.waiver_reason, "bound": finding.bound, "why": finding.why,
+            "kind": finding.kind, "quantity": finding.quantity}
 
 
 # -- disclose --------------------------------------------------------------------------------
@@ -240,9 +309,12 @@ def disclose_action(project_root: str) -> None:
     evidence = claims_module.load_evidence(project)
     resolved = _read_output(project, claims_module.claims_path(project))
     waivers = _waivers(evidence)
-    hand_typed, _ = hand_typed_numbers(project, waivers)
+    hand_typed, hand_waived = hand_typed_numbers(project, waivers)
+    reconciled = project.reconcile_dir / "reconcile.json"
+    overstated = [f for f in _read_output(project, reconciled)["findings"]
+                  if f["kind"] == "overstated_precision"] if reconciled.is_file() else []
     findings = disclose.audit(project, resolved, load_report(project), hand_typed=hand_typed,
-                              waivers=waivers,
+                              waivers=waivers, hand_waived=hand_waived, overstated=overstated,
                               min_seeds=int(evidence.get("disclosure", {}).get("min_seeds", 5)))
     disclose.write_disclosures(project, findings, project.disclosures_dir,
                                resolved_claims=resolved)
@@ -301,7 +373,7 @@ def paper_action(project_root: str) -> None:
     from evidence.deliver.paper import markdown_to_html, render_markdown
 
     project = Project.at(project_root)
-    out = deliver_dir(project)
+    out = staging_dir(project)
     inputs = paper_inputs(project)
     from evidence.deliver.latex import main_sources
 
@@ -374,7 +446,7 @@ def _copy_presentation(project: Project, inputs: Any, out: Path) -> None:
             # second at 100 figures).
             if verified_digest(project.root, target) != memo.digest(project, path):
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(path, target)
+                copy_atomic(path, target)
                 fresh.append(target)
         record_outputs(project.root, fresh)
 
@@ -397,7 +469,7 @@ def exports_action(project_root: str) -> None:
 
     project = Project.at(project_root)
     assemble(project)
-    done = provexport.export(project, deliver_dir(project))
+    done = provexport.export(project, staging_dir(project))
     print(f"exports: {project.relative(done.prov)} (PROV-JSON, valid) and {project.relative(done.crate)} "
           f"(RO-Crate, Process Run Crate profile, read back); {done.built} of the {done.fragments} "
           "parts of runs, figures and tables built, the others unchanged")
@@ -407,38 +479,64 @@ def exports_action(project_root: str) -> None:
 
 
 def package_action(project_root: str) -> None:
-    """Assemble the deliverable and write its manifest (every file by digest)."""
-    from evidence.deliver.manifest import write_manifest
+    """Assemble the deliverable in staging, write its manifest (every file by digest), publish it."""
+    from evidence.deliver.manifest import certified_files, write_manifest
+    from evidence.deliver.publish import publish, recover
 
     project = Project.at(project_root)
     out = assemble(project)
     # the figure and table copies again from their sources: a copy edited by hand is restored
     _copy_presentation(project, paper_inputs(project), out)
-    files = write_manifest(project, out)["files"]
-    print(f"package: {project.relative(out)}/ ({len(files)} files) and its MANIFEST.json")
+    published = deliver_dir(project)
+    recover(published)
+    certified = certified_files(published)
+    carry_over_pdfs(project, published, certified, out)
+    files = write_manifest(project, out, certified=certified)["files"]
+    publish(project, out, published)
+    print(f"package: {project.relative(published)}/ ({len(files)} files) and its MANIFEST.json, "
+          f"published from {project.relative(out)}/")
+
+
+def carry_over_pdfs(project: Project, published: Path, certified: dict[str, str], out: Path) -> None:
+    """Without a TeX toolchain, the published PDFs its manifest certifies go into the next
+    deliverable as they are (a fresh clone keeps its committed paper.pdf)."""
+    from evidence.core.hashing import digest_file
+    from evidence.deliver.latex import main_sources, toolchain
+
+    if toolchain() is not None:
+        return
+    for main in main_sources(project):
+        name = f"{main.stem}.pdf"
+        source, target = published / name, out / name
+        if not target.exists() and source.is_file() and certified.get(name) == digest_file(source):
+            copy_atomic(source, target)
 
 
 def assembled_files(project: Project) -> dict[Path, Path]:
     """Report -> its copy in the deliverable folder."""
     from evidence.deliver.ledger import compute_dir
 
-    out = deliver_dir(project)
+    out = staging_dir(project)
     return {project.claims_dir / "claims.json": out / "claims.json",
             project.verify_dir / "report.json": out / "verify" / "report.json",
             project.verify_dir / "summary.md": out / "verify" / "summary.md",
             project.disclosures_dir / "DISCLOSURES.md": out / "DISCLOSURES.md",
             project.disclosures_dir / "disclosures.json": out / "disclosures.json",
             project.reconcile_dir / "report.md": out / "reconcile.md",
+            project.reconcile_dir / "reconcile.json": out / "reconcile.json",
             compute_dir(project) / "compute.json": out / "compute.json",
             compute_dir(project) / "compute.md": out / "compute.md",
+            project.checklist_dir / "checklist.md": out / "checklist.md",
+            project.checklist_dir / "checklist.tex": out / "checklist.tex",
+            project.evidence_page_dir / "evidence.html": out / "evidence.html",
             project.evidence_file: out / "EVIDENCE.json"}
 
 
 def assemble(project: Project) -> Path:
-    """Copy the reports into the deliverable folder (the paper task wrote the paper, figures, tables)."""
+    """Copy the reports into the staging folder (the paper task wrote the paper, figures, tables)."""
     for source, target in assembled_files(project).items():
         target.parent.mkdir(parents=True, exist_ok=True)
         check_output(project.root, source)  # an edited report is not shipped
-        shutil.copy2(source, target)
+        copy_atomic(source, target)
         record_outputs(project.root, [target])
-    return deliver_dir(project)
+    return staging_dir(project)

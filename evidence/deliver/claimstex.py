@@ -3,7 +3,9 @@
 A LaTeX paper ``\\input``s this file and writes ``\\evCnnTestAccuracy`` where a Markdown paper
 writes ``{{ claim("cnn_test_accuracy") }}``. Macro names come from :mod:`evidence.deliver.texnames`
 (the one rule, shared with reconcile). Per claim: the formatted value, ``Low``/``High``/``Interval``,
-``N``, ``Supported`` (``true``/``false``) and ``Disclosure`` (its findings, empty when none);
+``N``, ``Supported`` (``true``/``false``), ``Disclosure`` (its findings in the paper's words, empty
+when none) and ``Citation`` (the published source of a ``reference:`` claim or of the number it is
+compared with, empty when none);
 ``\\evProjectDisclosures`` holds the findings that affect every claim.
 
 An unsupported or disclosed claim cannot be typeset without its disclosure: its value macro
@@ -48,8 +50,9 @@ def tex_escape(text: object) -> str:
 
 
 def _finding_text(finding: Mapping[str, Any]) -> str:
+    """The finding as the paper shows it: its reader's words when it has them (no verify ids)."""
     word = SEVERITY_WORD.get(str(finding.get("severity")), str(finding.get("severity")))
-    return f"{word}: {finding['message']}"
+    return f"{word}: {finding.get('reader_message') or finding['message']}"
 
 
 def claim_disclosures(claim_id: str, findings: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -83,7 +86,7 @@ def claims_tex(claims: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[s
         notes = claim_disclosures(str(claim["id"]), findings)
         disclosure = " ".join(tex_escape(_finding_text(f)) for f in notes)
         if not claim["supported"] and not notes:
-            reason = claim.get("reason") or "see DISCLOSURES.md"
+            reason = claim.get("why_reader") or claim.get("reason") or "see DISCLOSURES.md"
             disclosure = tex_escape(f"Not supported by its evidence: {reason}")
         value = tex_escape(claim["formatted"])
         if disclosure:
@@ -97,6 +100,7 @@ def claims_tex(claims: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[s
             _define(base + "N", tex_escape(claim.get("n") if claim.get("n") is not None else "n/a")),
             _define(base + "Supported", "true" if claim["supported"] else "false"),
             _define(base + "Disclosure", disclosure),
+            _define(base + "Citation", tex_escape(claim.get("citation") or "")),
             "",
         ]
     project = project_disclosures(findings)

@@ -29,6 +29,7 @@ functions of the findings and the claims: sorted, no timestamps, project-relativ
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 from collections import Counter, defaultdict
@@ -44,6 +45,7 @@ from evidence.core.hashing import digest_file, digest_json, write_bytes_atomic
 from evidence.core.project import Project
 from evidence.core.provenance import environment_fingerprint
 from evidence.core.schema import validate
+from evidence.deliver.claims import HAND_TYPED
 from evidence.deliver.reconcile import HandTypedNumber, Waiver
 from evidence.experiments.select import Selection, select
 from evidence.experiments.spec import expand_all
@@ -55,7 +57,7 @@ SCHEMA_VERSION = 1
 SEVERITIES = ("serious", "warning", "info")
 #: Every check audit() runs, in the order it runs them (recorded in disclosures.json).
 CHECKS = ("rederivable", "obsolete_runs", "integrity", "splits", "test_in_selection", "seeds", "claim_status",
-          "git", "environment", "stale_artifact", "hand_typed", "waiver", "prices")
+          "git", "environment", "stale_artifact", "hand_typed", "waiver", "prices", "precision")
 #: Evaluations of the test split that mean it informed training or model selection.
 _LEAKY_PURPOSES = ("selection", "monitoring")
 _IDENTITY_WORDS = {"engine_digest": "the engine's numerical code changed", "config": "the config changed",
@@ -77,11 +79,17 @@ class Finding:
     runs: tuple[str, ...] = ()
     evidence: Mapping[str, Any] = field(default_factory=dict, hash=False)
     scope: str = "claim"  # "claim": linked to ``claims``; "project": affects all claims
+    #: The same finding in the paper's words (no verify ids, no labels); "" when ``message`` is
+    #: already fit for a reader. The paper and claims.tex show it; DISCLOSURES.md shows ``message``.
+    reader: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "check": self.check, "severity": self.severity, "scope": self.scope,
-                "message": self.message, "claims": list(self.claims), "runs": list(self.runs),
-                "evidence": dict(self.evidence)}
+        out = {"id": self.id, "check": self.check, "severity": self.severity, "scope": self.scope,
+               "message": self.message, "claims": list(self.claims), "runs": list(self.runs),
+               "evidence": dict(self.evidence)}
+        if self.reader:
+            out["reader_message"] = self.reader
+        return out
 
 
 def findings_for_claim(findings: Iterable[Finding], claim_id: str, *,
@@ -116,6 +124,40 @@ def _entry_runs(kind: str, entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     if kind == "aggregate":
         return [r for s in entry.get("strata", []) for r in s.get("runs", [])]
     return list(entry.get("runs", []))
+
+
+def _seeded_sides(entry: Mapping[str, Any], n_a: int, n_b: int) -> dict[str, int] | None:
+    """The sides of a comparison that vary with the seed, name -> seeds; a deterministic variant or
+    a published number is a fixed value, to which the seed minimum does not apply."""
+    sides = {}
+    for key, n in (("a", n_a), ("b", n_b)):
+        group = entry.get(key) or {}
+        if not group.get("fixed") and not group.get("reference"):
+            sides[str(group.get("name", key))] = n
+    return sides or None
+
+
+def _other_side(entry: Mapping[str, Any], seeded: str) -> str:
+    """What a seeded side is compared against, as the disclosure names it: a published summary
+    (value with its spread), a published value, or a fixed value (a deterministic variant)."""
+    for key in ("a", "b"):
+        group = entry.get(key) or {}
+        if group.get("name") == seeded:
+            continue
+        reference = group.get("reference")
+        if reference:
+            spread = reference.get("sd") is not None or reference.get("interval") is not None
+            what = "the published mean with its spread" if spread else "the published value"
+            return f"{what} of {reference.get('citation') or group.get('name')}"
+    return "a fixed value"
+
+
+def _no_seeds_estimate(entry: Mapping[str, Any]) -> str:
+    """Why verify gave no number of seeds, in its own words (lower-cased into the sentence)."""
+    note = str(entry.get("seeds_needed_note") or "").strip().rstrip(".")
+    if not note:
+        return "no number of seeds needed could be estimated"
+    return note[0].lower() + note[1:]
 
 
 def _jsonable(value: Any) -> Any:
@@ -199,13 +241,13 @@ class _Audit:
     # -- helpers ---------------------------------------------------------------------------
 
     def add(self, check: str, subject: str, severity: str, message: str, *, claims: Iterable[str] = (),
-            runs: Iterable[str] = (), **evidence: Any) -> None:
+            runs: Iterable[str] = (), reader: str = "", **evidence: Any) -> None:
         linked = sorted(set(claims) & set(self.claims))
         scope = "claim" if linked else "project"
         finding = Finding(f"{check}:{subject}", check, severity, message,
                           tuple(linked or sorted(self.claims)), tuple(sorted(set(runs))),
                           _jsonable(evidence),
-                          scope)
+                          scope, reader)
         self.findings.setdefault(finding.id, finding)
 
     def claims_of(self, runs: Iterable[str]) -> set[str]:
@@ -390,10 +432,13 @@ class _Audit:
         for ref, entry, citing in self.entries:
             if ref.startswith("expected_max:") and entry.get("split") == "test":
                 runs = [r["run_id"] for r in _entry_runs("expected_max", entry)]
+                trials = entry.get('n_trials', len(runs))
                 self.add("test_in_selection", ref, "serious",
-                         f"{ref} picks the best of {entry.get('n_trials', len(runs))} trials by their "
+                         f"{ref} picks the best of {trials} trials by their "
                          "test score, which overstates what a validation-selected model reaches.",
-                         claims=citing, runs=runs)
+                         claims=citing, runs=runs,
+                         reader=f"The best of {trials} trials is picked by its test score, which "
+                         "overstates what a model chosen on validation data reaches.")
 
     def verify_by_load(self) -> None:
         """Runs whose own training loop gave no evaluate hook: their numbers are the loop's word."""
@@ -432,29 +477,47 @@ class _Audit:
                 n_a = numbers.get("n_a", len(entry.get("a", {}).get("runs", [])))
                 n_b = numbers.get("n_b", len(entry.get("b", {}).get("runs", [])))
                 needed, minimum = entry.get("seeds_needed"), entry.get("min_seeds", self.min_seeds)
-                if min(n_a, n_b) >= minimum and entry.get("class") != "insufficient_evidence":
+                seeded = _seeded_sides(entry, n_a, n_b)
+                if seeded is None:
+                    continue  # neither side varies with the seed: there is nothing to add
+                if min(seeded.values()) >= minimum and entry.get("class") != "insufficient_evidence":
                     continue
-                need = (f"about {needed} seeds per group would be needed to settle it (an estimate from "
+                # per group only when both sides vary; against a fixed or published value only the
+                # seeded side gets more seeds
+                per = "seeds per group" if len(seeded) == 2 else \
+                    " and ".join(f"seeds of {name}" for name in seeded)
+                need = (f"about {needed} {per} would be needed to settle it (an estimate from "
                         "the effect size measured on these seeds)") if needed else \
-                    "no number of seeds needed could be estimated"
+                    _no_seeds_estimate(entry)
                 open_ = ", which shows neither a difference nor its absence" \
                     if entry.get("class") == "insufficient_evidence" else ""
+                fewer = f" (minimum {minimum})"
+                counted = f"{n_a} and {n_b} seeds" if len(seeded) == 2 else \
+                    " and ".join(f"{n} seeds of {name} against {_other_side(entry, name)}"
+                                 for name, n in seeded.items())
+                verdict = "shows neither a difference nor its absence" \
+                    if entry.get("class") == "insufficient_evidence" else \
+                    f"rests on fewer seeds than the minimum of {minimum}"
                 self.add("seeds", ref, "warning",
-                         f"{ref} compares {n_a} and {n_b} seeds (minimum {minimum}) and verify classified "
-                         f"it {entry.get('class')}{open_}: {need}.", claims=citing, runs=runs,
+                         f"{ref} compares {counted}{fewer} and verify classified it "
+                         f"{entry.get('class')}{open_}: {need}.", claims=citing, runs=runs,
+                         reader=f"The comparison uses {counted}{fewer} and {verdict}: {need}.",
                          n_a=n_a, n_b=n_b, min_seeds=minimum, seeds_needed=needed)
             elif kind == "aggregate":
                 small = {s.get("name", "?"): s.get("n", len(s.get("runs", [])))
-                         for s in entry.get("strata", [])}
+                         for s in entry.get("strata", []) if not s.get("fixed")}
                 small = {k: n for k, n in small.items() if n < self.min_seeds}
                 if small:
                     counts = ", ".join(f"{n} seeds of {k}" for k, n in sorted(small.items()))
                     self.add("seeds", ref, "warning", f"{ref} averages over {counts} (minimum "
                              f"{self.min_seeds}), so its interval is unreliable.",
+                             reader=f"The average is over {counts} (minimum {self.min_seeds}), so its "
+                             "interval is unreliable.",
                              claims=citing, runs=runs, n=small, min_seeds=self.min_seeds)
 
     def claim_status(self) -> None:
-        """A claim is disclosed when verify does not back it; a correctly predicted null is info."""
+        """A claim is disclosed when verify does not back it, with the reason that decided it
+        (direction, interval, margin, guard or predicate); a correctly predicted null is info."""
         for claim_id, claim in sorted(self.claims.items()):
             label, predicate = claim.get("classification"), claim.get("predicate")
             supported = claim.get("supported", predicate.get("holds") if predicate else
@@ -462,35 +525,45 @@ class _Audit:
             runs = [r["run_id"] for r in claim.get("runs", [])]
             because = f"verify classified {claim.get('ref')} as {label}"
             detail = {"classification": label, "predicate": predicate, "reason": claim.get("reason"),
-                      "seeds_needed": claim.get("seeds_needed")}
+                      "seeds_needed": claim.get("seeds_needed"), "decided_by": claim.get("decided_by")}
             if not supported:
-                why = f"its predicate fails ({predicate.get('detail')})" if predicate else \
-                    "it states a finding without a predicate"
+                why = claim.get("why") or (f"its predicate fails ({predicate.get('detail')}) and {because}"
+                                           if predicate else f"it states a finding without a predicate "
+                                           f"and {because}")
+                reader = claim.get("why_reader") or why
                 self.add("claim_status", claim_id, "serious", f"Claim {claim_id} is not supported by its "
-                         f"evidence: {why} and {because}.", claims=[claim_id], runs=runs, **detail)
+                         f"evidence: {why}.", claims=[claim_id], runs=runs,
+                         reader=f"Not supported by its evidence: {reader}.", **detail)
             elif label == "suspected_bug":
                 self.add("claim_status", claim_id, "serious", f"Claim {claim_id} rests on evidence that "
-                         f"{because}: {claim.get('reason')}", claims=[claim_id], runs=runs, **detail)
+                         f"{because}: {claim.get('reason')}", claims=[claim_id], runs=runs,
+                         reader=f"A sanity check on its runs failed: {claim.get('reason')}", **detail)
             elif claim.get("caveat"):
                 self.add("claim_status", claim_id, "warning", f"Claim {claim_id} does not show what its "
                          f"comparison claims: {claim['caveat']} ({because}).", claims=[claim_id],
-                         runs=runs, **detail)
+                         runs=runs, reader=f"It does not show the direction its comparison claims: "
+                         f"{claim['caveat']}.", **detail)
             elif label == "noise":  # insufficient_evidence is the seeds check's warning
                 self.add("claim_status", claim_id, "info", f"Claim {claim_id} predicts noise and "
                          f"{because}: an equivalence test showed the difference is within the declared "
-                         "margin.", claims=[claim_id], runs=runs, **detail)
+                         "margin.", claims=[claim_id], runs=runs,
+                         reader="An equivalence test showed the difference is within the declared "
+                         "margin.", **detail)
 
     def git(self) -> None:
         """Code that produced a run must be traceable to a commit: no dirty tree, no missing git."""
         dirty: dict[str, list[str]] = defaultdict(list)
         files: dict[str, set[str]] = defaultdict(set)
         outside: list[str] = []
+        at_commit: dict[str, list[str]] = defaultdict(list)
         for run_id in self.present():
             prov = self.read(run_id, "provenance.json")
             state = prov.get("git", {}) if isinstance(prov, Mapping) else {}
             if not state.get("commit"):
                 outside.append(run_id)
-            elif state.get("dirty") is not False:
+                continue
+            at_commit[str(state["commit"])].append(run_id)
+            if state.get("dirty") is not False:
                 listed = [f for f in state.get("dirty_files") or [] if not self.project.is_generated(f)]
                 if state.get("dirty") and state.get("dirty_files") and not listed \
                         and len(state["dirty_files"]) < 50:
@@ -504,12 +577,26 @@ class _Audit:
                      f"with uncommitted changes{changed} on top of commit {commit[:12]}, so the code "
                      "that produced them is in no commit.", claims=self.claims_of(run_ids), runs=run_ids,
                      commit=commit, dirty_files=sorted(files[commit]))
+        self._commits_in_history(at_commit)
         self._inputs_at_delivery()
         if outside:
             self.add("git", "no-commit", "warning",
                      f"{_runs_word(len(outside))} ({_some(outside)}) were trained outside a git "
                      "repository or before its first commit, so their code cannot be traced to a commit.",
                      claims=self.claims_of(outside), runs=outside)
+
+    def _commits_in_history(self, at_commit: Mapping[str, list[str]]) -> None:
+        """The commit a run recorded must be in this repository's history, else its code cannot
+        be checked out from here (a copy with a history of its own, a shallow clone)."""
+        from evidence.core.provenance import commits_not_in_history
+
+        for commit, why in sorted(commits_not_in_history(self.project.root, at_commit).items()):
+            run_ids = at_commit[commit]
+            self.add("git", f"missing-commit-{commit[:12]}", "warning",
+                     f"{_runs_word(len(run_ids))} ({_some(run_ids)}) record that they were trained at "
+                     f"commit {commit[:12]}, which is {why}, so the code that produced them cannot be "
+                     "checked out from this repository.", claims=self.claims_of(run_ids), runs=run_ids,
+                     commit=commit, reason=why)
 
     def _inputs_at_delivery(self) -> None:
         """Uncommitted inputs now (a paper template, comparisons.toml, code): the deliverable built
@@ -629,9 +716,25 @@ class _Audit:
                      f"allows {p['max_age_days']} days), so the cost in the compute statement may be out "
                      f"of date: check it at its source ({p['source']}) and update prices.toml.", **p)
 
-    def waivers(self, waivers: Sequence[Waiver]) -> None:
+    def precision(self, findings: Sequence[Mapping[str, Any]]) -> None:
+        """Numbers in documents stated with more digits than their claim's interval supports."""
+        for f in findings:
+            where = f"{f['file']}:{f['line']}"
+            self.add("precision", f"{f['claim']}@{where}", "info",
+                     f"{where} states {f['stated']!r} for claim {f['claim']}: {f['reason']}.",
+                     claims=[f["claim"]], file=f["file"], line=f["line"], stated=f["stated"])
+
+    def waivers(self, waivers: Sequence[Waiver], hand_waived: Sequence[HandTypedNumber] = ()) -> None:
         for w in waivers:
             where = f"{w.file_glob}:{w.line}" if w.line is not None else w.file_glob
+            if w.claim_id == HAND_TYPED:  # waives a number typed by hand, not a claim's statement
+                texts = [repr(h.text) for h in hand_waived if fnmatch.fnmatch(h.file, w.file_glob)
+                         and w.line in (None, h.line)]
+                self.add("waiver", f"{w.claim_id}@{where}", "info",
+                         f"{where} states a hand-typed number ({', '.join(texts) or 'none found'}), not "
+                         f"one taken from a claim; reconcile accepts it because: {w.reason}",
+                         file=w.file_glob, line=w.line, reason=w.reason, texts=texts)
+                continue
             self.add("waiver", f"{w.claim_id}@{where}", "info",
                      f"Reconcile lets {where} state claim {w.claim_id} differently from its evidence "
                      f"because: {w.reason}", claims=[w.claim_id], file=w.file_glob, line=w.line,
@@ -640,7 +743,8 @@ class _Audit:
 
 def audit(project: Project, resolved_claims: Mapping[str, Any], verify_report: Mapping[str, Any], *,
           hand_typed: Sequence[HandTypedNumber] = (), waivers: Sequence[Waiver] = (),
-          min_seeds: int = 5) -> list[Finding]:
+          hand_waived: Sequence[HandTypedNumber] = (),
+          min_seeds: int = 5, overstated: Sequence[Mapping[str, Any]] = ()) -> list[Finding]:
     """Every finding about the evidence behind the resolved claims, sorted by severity then id.
 
     Never raises for a finding (that is the point: disclose, do not block); raises
@@ -652,7 +756,8 @@ def audit(project: Project, resolved_claims: Mapping[str, Any], verify_report: M
               "splits": state.splits, "test_in_selection": state.test_in_selection, "seeds": state.seeds,
               "claim_status": state.claim_status, "git": state.git, "environment": state.environment,
               "stale_artifact": state.artifacts, "hand_typed": lambda: state.hand_typed(hand_typed),
-              "waiver": lambda: state.waivers(waivers), "prices": state.prices}
+              "waiver": lambda: state.waivers(waivers, hand_waived), "prices": state.prices,
+              "precision": lambda: state.precision(overstated)}
     for name in CHECKS:
         try:
             checks[name]()

@@ -61,7 +61,7 @@ def main_sources(project: Project) -> list[Path]:
 
 
 def pdf_targets(project: Project) -> list[Path]:
-    return [project.deliver_dir / f"{p.stem}.pdf" for p in main_sources(project)]
+    return [project.deliver_staging_dir / f"{p.stem}.pdf" for p in main_sources(project)]
 
 
 def latex_dir(project: Project) -> Path:
@@ -86,7 +86,7 @@ def stage(project: Project, figures: dict[str, Path], tables: dict[str, Path]) -
     work.mkdir(parents=True, exist_ok=True)
     for source in latex_sources(project):
         shutil.copyfile(source, work / source.name)
-    shutil.copyfile(project.deliver_dir / "claims.tex", work / "claims.tex")
+    shutil.copyfile(project.deliver_staging_dir / "claims.tex", work / "claims.tex")
     for kind, entries in (("figures", figures), ("tables", tables)):
         for name, path in entries.items():
             target = work / kind / name / path.name
@@ -126,7 +126,7 @@ def compile_pdf(project: Project, figures: dict[str, Path], tables: dict[str, Pa
             log = log_file.read_text("utf-8", errors="replace") if log_file.is_file() else result.stdout
             raise EvidenceError(f"LaTeX failed on {project.relative(main)}: {first_error(log)}",
                                 hint=f"the full log is {project.relative(work / (main.stem + '.log'))}")
-        target = project.deliver_dir / pdf.name
+        target = project.deliver_staging_dir / pdf.name
         write_bytes_atomic(target, pdf.read_bytes())
         record_outputs(project.root, [target])
         built.append(target)

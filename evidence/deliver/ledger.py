@@ -234,7 +234,8 @@ def _range(values: Mapping[str, Any] | None, fmt: str = "{:.0%}") -> str:
 def statement(doc: Mapping[str, Any]) -> str:
     """The compute statement (Markdown): total, cost, unused share, early-stopping savings."""
     total, unused = doc["total"], doc["unused"]
-    parts = [f"**Compute.** The {total['runs']} sealed training runs of this project (runs/) used "
+    # no bold "Compute." lead-in: the paper and compute.md both put it under a "Compute" heading
+    parts = [f"The {total['runs']} sealed training runs of this project (runs/) used "
              f"{hours_text(doc, total['device_hours'])}, {duration(total['wall_seconds'])} of wall-clock "
              "time in total"]
     if total["max_peak_host_memory_bytes"] is not None:

@@ -48,7 +48,8 @@ def unrecorded_or_edited(project: Project, out: Path) -> list[str]:
     return _checked(project, out)[1]
 
 
-def _checked(project: Project, out: Path) -> tuple[dict[str, tuple[str, int]], list[str]]:
+def _checked(project: Project, out: Path, certified: dict[str, str] | None = None,
+             ) -> tuple[dict[str, tuple[str, int]], list[str]]:
     """(name in the deliverable -> (digest, size) of each file the build wrote as it is now, or
     for a carried-over PDF the certified one; the other files named as problems).
 
@@ -58,7 +59,6 @@ def _checked(project: Project, out: Path) -> tuple[dict[str, tuple[str, int]], l
     """
     problems = []
     found: dict[str, tuple[str, int]] = {}
-    certified: dict[str, str] | None = None
     top = len(str(out)) + 1
     for path in deliverable_files(out):
         name = str(path)[top:].replace(os.sep, "/")
@@ -66,7 +66,7 @@ def _checked(project: Project, out: Path) -> tuple[dict[str, tuple[str, int]], l
         if digest is None:
             recorded, edited = recorded_state(project.root, path)
             if certified is None:
-                certified = _certified(out)
+                certified = certified_files(out)
             if edited is not None:
                 problems.append(edited.describe(project.root))
                 continue
@@ -78,7 +78,7 @@ def _checked(project: Project, out: Path) -> tuple[dict[str, tuple[str, int]], l
     return found, problems
 
 
-def _certified(out: Path) -> dict[str, str]:
+def certified_files(out: Path) -> dict[str, str]:
     """name -> digest that the deliverable's current MANIFEST.json certifies."""
     try:
         files = json.loads((out / MANIFEST).read_text("utf-8"))["files"]
@@ -98,9 +98,13 @@ def _carried_over(path: Path, out: Path, certified: dict[str, str]) -> bool:
             and digest_file(path) == certified[name])
 
 
-def write_manifest(project: Project, out: Path) -> dict[str, Any]:
-    """MANIFEST.json over every file of ``out``; refuses if any was not written by the build."""
-    digests, problems = _checked(project, out)
+def write_manifest(project: Project, out: Path, *, certified: dict[str, str] | None = None,
+                   ) -> dict[str, Any]:
+    """MANIFEST.json over every file of ``out``; refuses if any was not written by the build.
+
+    ``certified``: name -> digest of what the published deliverable's manifest certifies (a PDF
+    carried over from it passes as certified); by default ``out``'s own manifest."""
+    digests, problems = _checked(project, out, certified)
     if problems:
         raise IntegrityError(f"{problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1
                                                 else "") + "; the manifest certifies only what the "

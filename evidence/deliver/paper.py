@@ -5,12 +5,15 @@ way a number gets into the paper:
 
 * ``{{ claim("id") }}``: the claim's value as the claim formats it ("98.6%");
 * ``{{ ci("id") }}``, ``{{ n("id") }}``: its interval and number of seeds;
+* ``{{ citation("id") }}``: the citation of the published number a ``reference:`` claim cites
+  (or a comparison is made against), from comparisons.toml, so it is never typed by hand;
 * ``{{ statement("id") }}``: the claim's full sentence, followed by its disclosures;
 * ``{{ figure("name") }}``, ``{{ table("name") }}``: the figure (image, caption, links to its
   provenance sidecar and source_data.csv) or the table (with caption and links);
 * ``{{ disclosures("id") }}``: the claim's disclosures alone; ``{{ disclosure_summary() }}``;
 * ``{{ project_disclosures() }}``: findings that affect every claim; ``{{ disclosures_link() }}``;
-  a paper that does not call them gets both appended, so neither can be left out;
+  ``{{ evidence_link() }}`` (the evidence page: the runs behind every claim); a paper that does
+  not call them gets them appended, so none can be left out;
 * ``{{ title }}`` and ``{{ authors }}`` from EVIDENCE.json.
 
 An unknown reference, or any undefined name, fails rendering with a message that names it and
@@ -31,6 +34,8 @@ import jinja2
 
 from evidence.core.errors import BadInputError, EvidenceError
 
+#: The deliverable's page of the runs behind the claims (evidence.deliver.evidencepage).
+EVIDENCE_PAGE = "evidence.html"
 SEVERITY_MARK = {"serious": "SERIOUS", "warning": "warning", "info": "note"}
 
 
@@ -54,6 +59,21 @@ class PaperInputs:
 def escape(text: object) -> str:
     """Escape user text for Markdown that becomes HTML: no raw tags, no entities injected."""
     return html.escape(str(text), quote=False)
+
+
+def split_table_caption(markdown: str) -> tuple[str, str]:
+    """A table.md split into its pipe table and its Pandoc-style ``Table:`` caption line.
+
+    The paper numbers the caption itself ("Table 1."); left in the body, Python-Markdown shows
+    the ``Table:`` line as a paragraph of its own, and the reader saw the caption twice.
+    """
+    lines = markdown.strip().splitlines()
+    caption = ""
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].startswith("Table: "):
+            caption = lines.pop(index).removeprefix("Table: ").strip()
+            break
+    return "\n".join(lines).strip(), caption
 
 
 def _lookup(kind: str, table: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -85,13 +105,15 @@ def not_shown(resolved: Mapping[str, Any]) -> str:
         sentence = sentence[0].lower() + sentence[1:]  # "The CNN" -> "the CNN"; "CNN" stays
     label = resolved.get("classification")
     predicate = resolved.get("predicate") or {}
-    if label in _WHY_NOT and not (label == "effect" and resolved.get("direction_matches_claim")):
+    if resolved.get("why_reader"):  # the reason that decided it, with its numbers (claims.support)
+        why = str(resolved["why_reader"])
+    elif label in _WHY_NOT and not (label == "effect" and resolved.get("direction_matches_claim")):
         why = _WHY_NOT[str(label)]
+        needed = resolved.get("seeds_needed")
+        if label == "insufficient_evidence" and needed:
+            why += f"; about {needed} seeds per group would be needed (an estimate from these seeds)"
     else:
         why = f"its test fails ({predicate.get('detail', 'no predicate')})"
-    needed = resolved.get("seeds_needed")
-    if label == "insufficient_evidence" and needed:
-        why += f"; about {needed} seeds per group would be needed (an estimate from these seeds)"
     return f"**Not shown.** We could not show that {escape(sentence)}: {escape(why)}."
 
 
@@ -115,7 +137,14 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
         found = [d for d in inputs.disclosures
                  if d.get("scope", "claim") == "claim" and name in d.get("claims", [])]
         return "\n\n".join(f"> **Disclosure ({SEVERITY_MARK.get(d['severity'], d['severity'])}):** "
-                             f"{escape(d['message'])}" for d in found)
+                             f"{escape(d.get('reader_message') or d['message'])}" for d in found)
+
+    def citation(name: str) -> str:
+        """Where the published number a claim cites (or is compared with) comes from."""
+        resolved = _lookup("claim", inputs.claims, name)
+        if not resolved.get("citation"):
+            raise PaperReferenceError(f"claim {name!r} cites no published number, so it has no citation")
+        return escape(resolved["citation"])
 
     def statement(name: str) -> str:
         resolved = _lookup("claim", inputs.claims, name)
@@ -150,10 +179,12 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
     def table(name: str) -> str:
         entry = _lookup("table", inputs.tables, name)
         base = f"{link_root}tables/{name}/"
-        body = Path(entry["markdown"]).read_text("utf-8").strip()  # carries its own caption line
-        return (f"{body}\n\n*Table {number('table', name)}:* "
+        body, caption = split_table_caption(Path(entry["markdown"]).read_text("utf-8"))
+        caption = caption or str(entry.get("caption") or "")
+        # one caption, numbered, above the table (table.md's own "Table:" line is not repeated)
+        return (f"*Table {number('table', name)}.* {escape(caption) + ' ' if caption else ''}"
                 f"[provenance]({base}{Path(entry['sidecar']).name}) · "
-                f"[source data]({base}{Path(entry['source_data']).name})")
+                f"[source data]({base}{Path(entry['source_data']).name})\n\n{escape(body)}")
 
     def project_disclosures() -> str:
         """The findings that affect every claim (a stale price, a dirty tree), as the audit wrote them."""
@@ -168,6 +199,10 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
         called.add("disclosures_link")
         return f"[DISCLOSURES.md]({link_root}DISCLOSURES.md)"
 
+    def evidence_link() -> str:
+        called.add("evidence_link")
+        return f"[the evidence page]({link_root}{EVIDENCE_PAGE})"
+
     def disclosure_summary() -> str:
         counts: dict[str, int] = {}
         for d in inputs.disclosures:
@@ -175,9 +210,10 @@ def helpers(inputs: PaperInputs, *, link_root: str = "",
         parts = [f"{counts[s]} {s}" for s in ("serious", "warning", "info") if s in counts]
         return ", ".join(parts) if parts else "none"
 
-    return {"claim": claim, "ci": ci, "n": n, "statement": statement, "figure": figure,
+    return {"claim": claim, "ci": ci, "n": n, "citation": citation, "statement": statement, "figure": figure,
             "table": table, "disclosures": disclosures, "disclosure_summary": disclosure_summary,
-            "project_disclosures": project_disclosures, "disclosures_link": disclosures_link}
+            "project_disclosures": project_disclosures, "disclosures_link": disclosures_link,
+            "evidence_link": evidence_link}
 
 
 def required_footer(inputs: PaperInputs, called: set[str], *, link_root: str = "") -> str:
@@ -189,6 +225,9 @@ def required_footer(inputs: PaperInputs, called: set[str], *, link_root: str = "
         parts.append("## Findings that affect every claim\n\n" + helpers(inputs)["project_disclosures"]())
     if "disclosures_link" not in called:
         parts.append(f"Every finding of the audit: [DISCLOSURES.md]({link_root}DISCLOSURES.md).")
+    if "evidence_link" not in called:
+        parts.append(f"The runs behind every claim, with their intervals and verdicts: "
+                     f"[the evidence page]({link_root}{EVIDENCE_PAGE}).")
     return "\n\n".join(parts)
 
 

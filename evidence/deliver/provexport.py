@@ -80,7 +80,7 @@ RUN_FILES = ("spec.json", "results.json")
 CITED_RUN_FILES = ("metrics.jsonl",)
 #: The other files of the deliverable the crate describes (after those of the runs, figures, tables, claims).
 TAIL = ("paper.md", "paper.html", "claims.tex", "compute.json", "compute.md", "prov.json", "DISCLOSURES.md",
-        "disclosures.json", "EVIDENCE.json", "reconcile.md")
+        "disclosures.json", "EVIDENCE.json", "reconcile.md", "checklist.md", "checklist.tex", "evidence.html")
 FRAGMENTS = "export-fragments"
 SIDECARS = "export-sidecars"
 

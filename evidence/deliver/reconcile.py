@@ -1,49 +1,72 @@
-"""Reconcile: numbers that people typed into documents and that drifted from their evidence.
+"""Reconcile: what people typed into documents, held to the evidence it talks about.
 
 Claims resolve their values from sealed runs, but humans also type those numbers into the
-README, the paper's sources, docs/ and notes. When the evidence moves (a new seed, a fixed
-bug) the typed copies go stale silently. This module finds them with a deliberately simple,
-deterministic heuristic, so that every finding can be explained in one sentence:
+README, the paper's sources, docs/ and notes, and they write words ("beats", "significantly",
+"equivalent") about them. When the evidence moves the typed copies go stale silently. This module
+finds them, deterministically, and every finding explains itself in one line.
 
-* A number *states* a claim's quantity when it has the claim's shape (a percentage for a
-  ``%`` claim, a plain decimal for a plain claim) and ALL of the claim's keywords occur in the
-  same sentence (or Markdown table row plus that cell's column header, or heading). List
-  items and table rows are blocks of their own, so sentences never cross them.
-* It *matches* when ``|stated - value * scale| <= max(tolerance, half a unit of the stated
-  number's last decimal)``. The comparison uses the unrounded scaled value, not the rendered
-  one, so there is no double rounding; "96%" is correct for 0.964 and 0.9604 alike because it
-  is that value correctly rounded to the precision it shows. Exact ties accept both roundings.
-* Disambiguation, per sentence: a number that correctly states some eligible claim is a
-  ``match`` for that claim, and a claim stated correctly once in a sentence makes its other
-  same-shaped numbers there comparisons (a baseline, a confidence bound), not statements.
-  The remaining numbers are paired greedily with the remaining eligible claims, at most one
-  drift per claim per sentence, preferring the most specific claim (most keywords), then the
-  nearest keywords (summed character distance; 0 for a table column header), then position
-  and claim id. The price: a stale number that equals another claim in the same sentence
-  passes as that claim's statement.
-
-Everything that is not prose is masked (replaced by spaces, keeping offsets and line numbers)
-before numbers are looked for: code blocks and spans, HTML comments and tags, front matter,
-Jinja blocks (in templates), URLs, DOIs, arXiv ids, dates, versions, citations, page ranges,
-references to sections, tables, figures and equations, list and heading numbers. Token-level
-rules then drop years, identifier parts (``resnet50``, ``CIFAR-10``), fractions, times and
-integer ranges. The tests plant stale numbers among exactly these decoys.
+* Documents are parsed by real parsers (:mod:`evidence.deliver.prose`: markdown-it-py for
+  Markdown, pylatexenc for LaTeX, Jinja blocks masked in templates) into sentences, headings and
+  table rows whose cells know their column and row headers; code, comments, math, citations and
+  references are not prose.
+* Every number left is read with its unit and role (:mod:`evidence.deliver.statements`) and
+  attributed to the claim and quantity it states (:mod:`evidence.deliver.attribution`): a claim
+  states its value, its interval's bounds, its number of seeds, its seeds-needed estimate and
+  P(better), in every form it allows (a percentage, points, a fraction). Its subjects' words come
+  from the evidence; ``keywords`` add to them.
+* A number *matches* when ``|stated - value * scale| <= max(tolerance, half a unit of the stated
+  number's last decimal)``: "96%" is correct for 0.964 because it is that value correctly rounded
+  to the precision it shows. More decimals than the claim's interval supports is
+  ``overstated_precision`` (a disclosure, not a failure) when the number is right, drift when not.
+* Per sentence, a claim stated correctly once makes its other same-role numbers there comparisons
+  (a baseline), and at most one drift per claim and quantity is reported.
+* A sentence asserting a comparison that verify does not support is ``unsupported_wording``
+  (:mod:`evidence.deliver.wording`).
+* An explicit citation ``[98.6%](#claim:id)`` is checked whatever the words say, and is suspicious
+  when its sentence names another claim's subject and none of its own.
+* ``strict`` (``reconcile.require_binding`` in EVIDENCE.json): a correct number that states a
+  claim without being bound to it is ``unbound``, a failure: zero hand-typed numbers by
+  construction.
 """
 
 from __future__ import annotations
 
 import bisect
-import itertools
 import math
 import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
-from evidence.core.errors import BadInputError, DriftError
+from evidence.core.errors import DriftError
+from evidence.core.readers import read_text
+from evidence.deliver import prose as prose_module
+from evidence.deliver.attribution import candidates, respectively_order, subject_mentions
+from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity
+from evidence.deliver.statements import Token, mask_decoys, tokenize
+from evidence.deliver.wording import wording_issues
+
+__all__ = [
+    "FAILING_KINDS",
+    "ClaimQuantity",
+    "Finding",
+    "HandTypedNumber",
+    "NumberFormat",
+    "Quantity",
+    "Waiver",
+    "collect_documents",
+    "drift_findings",
+    "findings_json",
+    "format_report",
+    "hand_typed_numbers",
+    "raise_on_drift",
+    "scan_documents",
+    "scan_text",
+    "unused_waivers",
+]
 
 #: Documents scanned when the project does not say otherwise.
 DEFAULT_INCLUDE = (
@@ -51,89 +74,49 @@ DEFAULT_INCLUDE = (
 )
 #: Folders never scanned, at any depth: environments, the evidence store, generated output.
 ALWAYS_EXCLUDED_DIRS = frozenset({".venv", "runs", ".evidence", "build", "node_modules", ".git"})
+#: What strict mode requires bound: a claim's results (counts of seeds are settings, not results).
+RESULT_QUANTITIES = frozenset({"value", "ci_low", "ci_high", "prob_better"})
+#: Finding kinds that fail the build unless waived.
+FAILING_KINDS = frozenset({"drift", "unsupported_wording", "unbound"})
+#: Every finding kind (reconcile.json's ``kind``; hand-typed template numbers are ``hand_typed``).
+KINDS = ("drift", "unsupported_wording", "unbound", "overstated_precision", "match", "hand_typed")
 
 
-@dataclass(frozen=True)
-class NumberFormat:
-    """How a claim renders: ``value * scale`` with ``decimals`` decimals, then ``suffix``."""
+@dataclass(frozen=True, order=True)
+class Finding:
+    """A statement in a document about a claim, right or wrong, and why it was read so."""
 
-    scale: float = 1.0
-    decimals: int = 2
-    suffix: str = ""
-
-    def __post_init__(self) -> None:
-        if self.decimals < 0 or not math.isfinite(self.scale) or self.scale == 0:
-            raise ValueError(f"invalid number format {self!r}")
-
-    @classmethod
-    def from_spec(cls, spec: str) -> NumberFormat:
-        """Parse a Python format spec: ``".1%"`` (percent), ``".3f"`` (plain), ``"d"`` (int)."""
-        if spec == "d":
-            return cls(1.0, 0, "")
-        m = re.fullmatch(r"\.(\d+)([f%])", spec)
-        if not m:
-            raise ValueError(f"unsupported number format {spec!r} (use '.Nf', '.N%' or 'd')")
-        if m.group(2) == "%":
-            return cls(100.0, int(m.group(1)), "%")
-        return cls(1.0, int(m.group(1)), "")
-
-    def scaled(self, value: float) -> float:
-        """The value in displayed units (0.964 -> 96.4 for a percentage), unrounded."""
-        return value * self.scale
-
-    def render(self, value: float) -> str:
-        """The authoritative text, e.g. ``"96.4%"``."""
-        return f"{self.scaled(value):.{self.decimals}f}{self.suffix}"
-
-
-def _half_unit(decimals: int) -> float:
-    return 0.5 * 10.0**-decimals
-
-
-@dataclass(frozen=True)
-class ClaimQuantity:
-    """A claim's authoritative value and the words that name its quantity in prose.
-
-    ``tolerance`` is absolute, in displayed units; None means half a unit of the last
-    displayed decimal. It can only widen the check: a stated number is never held to more
-    precision than it shows.
-    """
-
-    id: str
-    value: float
-    format: NumberFormat
-    keywords: tuple[str, ...]
-    tolerance: float | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "keywords", tuple(self.keywords))
-        if not all(k.strip() for k in self.keywords):
-            raise ValueError(f"claim {self.id!r} has an empty keyword")
-        if not math.isfinite(self.value):
-            raise ValueError(f"claim {self.id!r} has a non-finite value {self.value!r}")
-        if self.tolerance is not None and not self.tolerance >= 0:
-            raise ValueError(f"claim {self.id!r} has a negative tolerance")
+    file: str
+    line: int
+    column: int
+    claim_id: str
+    stated: str
+    stated_value: float
+    expected: str
+    kind: str  # drift | match | unsupported_wording | overstated_precision | unbound
+    waived: bool = False
+    waiver_reason: str | None = None
+    bound: bool = False  # cited explicitly ([98.6%](#claim:id)): checked whatever the words say
+    why: str = ""  # one line: which words, which quantity, expected vs stated
+    quantity: str = "value"
 
     @property
-    def expected(self) -> str:
-        return self.format.render(self.value)
+    def location(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
 
-    def accepts(self, stated: float, stated_decimals: int, *, fraction: bool = False) -> bool:
-        """Whether a stated number is this claim's value, checked at the precision it states.
+    @property
+    def failing(self) -> bool:
+        return self.kind in FAILING_KINDS and not self.waived
 
-        "98.51%" is wrong when the evidence says 98.56%: a number that shows two decimals is
-        held to two decimals (half a unit of its last decimal), never to the claim's coarser
-        display. Fewer decimals are fine ("99%" states 98.56% correctly rounded). ``fraction``:
-        a percent claim stated as a plain fraction (0.986). An explicit claim tolerance can only
-        widen the check.
-        """
-        tol = max(self.tolerance or 0.0, _half_unit(stated_decimals))
-        scaled = self.value if fraction else self.format.scaled(self.value)
-        return abs(stated - scaled) <= tol + 1e-9 * max(1.0, abs(scaled))
 
-    def as_fraction(self, tok_unit: str) -> bool:
-        """A percent claim's number written without a percent sign is a fraction (0.986)."""
-        return self.format.suffix.strip() == "%" and tok_unit != "%"
+@dataclass(frozen=True, order=True)
+class HandTypedNumber:
+    """A number written literally in a paper source instead of coming from a claim."""
+
+    file: str
+    line: int
+    column: int
+    text: str
 
 
 @dataclass(frozen=True)
@@ -158,38 +141,6 @@ class Waiver:
             and (self.line is None or self.line == finding.line)
             and _glob_regex(self.file_glob).fullmatch(finding.file) is not None
         )
-
-
-@dataclass(frozen=True, order=True)
-class Finding:
-    """A number in a document that states a claim's quantity, correctly or not."""
-
-    file: str
-    line: int
-    column: int
-    claim_id: str
-    stated: str
-    stated_value: float
-    expected: str
-    kind: Literal["drift", "match"]
-    waived: bool = False
-    waiver_reason: str | None = None
-    bound: bool = False  # cited explicitly ([98.6%](#claim:id)): checked whatever the words say
-    why: str = ""  # for an unbound number: why it was read as this claim
-
-    @property
-    def location(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
-
-
-@dataclass(frozen=True, order=True)
-class HandTypedNumber:
-    """A number written literally in a paper template instead of coming from a claim."""
-
-    file: str
-    line: int
-    column: int
-    text: str
 
 
 # --------------------------------------------------------------------------- globs
@@ -239,362 +190,7 @@ def collect_documents(
     return sorted(found)
 
 
-# --------------------------------------------------------------------------- masking
-
-
-def _spaces(text: str) -> str:
-    return re.sub(r"[^\n]", " ", text)
-
-
-def _mask(text: str, pattern: re.Pattern[str]) -> str:
-    return pattern.sub(lambda m: _spaces(m.group(0)), text)
-
-
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_LIST_RE = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
-_HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
-_MONTH = (
-    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
-    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
-)
-_TOOLS = (
-    r"python|py|pytorch|torch|torchvision|cuda|cudnn|nccl|numpy|scipy|pandas|jax|jaxlib"
-    r"|tensorflow|tf|keras|sklearn|scikit-learn|transformers|matplotlib|jinja2?|doit|ubuntu"
-    r"|debian|macos|windows|linux|gcc|clang|llvm|node|nodejs|java|rust|go|latex|pip|conda"
-    r"|version|ver\.|release|rel\."
-)
-_REF_ONE = (
-    r"section|sec\.|§|table|tab\.|figure|fig\.|equation|eq\.|appendix|app\.|chapter|ch\."
-    r"|algorithm|alg\.|line|theorem|thm\.|lemma|corollary|definition|def\.|proposition"
-    r"|prop\.|step|footnote|listing|page|part|example|exercise|row|column|col\.|panel|ref\."
-    r"|reference|no\.|vol\.|volume|issue"
-)
-_REF_MANY = (
-    r"sections|secs\.|§§|tables|figures|figs\.|equations|eqs\.|appendices|chapters"
-    r"|algorithms|lines|theorems|lemmas|definitions|propositions|steps|footnotes|listings"
-    r"|pages|parts|examples|exercises|rows|columns|panels|refs\.|references|nos\."
-)
-_NUMREF = r"~?\(?\d+(?:\.\d+)*[a-z]?\)?"
-
-#: Prose-level decoys masked in every dialect, in order. Each entry says what it removes.
-_DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
-    (r"<!--[\s\S]*?(?:-->|\Z)", 0),  # HTML comments
-    (r"<sup>[^<]*</sup>", 0),  # footnote markers
-    (r"</?[A-Za-z][^>\n]*>", 0),  # HTML tags and their attributes
-    (r"\\(?:cite[a-z]*|ref|eqref|autoref|[cC]ref|label|input|include|includegraphics|url"
-     r"|href|bibliography[a-z]*)\*?(?:\[[^\]]*\])*\{[^}]*\}", 0),  # LaTeX cross references
-    (r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)", 0),  # Markdown link targets
-    (r"^\s{0,3}\[[^\]\n]+\]:[^\n]*", re.M),  # reference-style link definitions
-    (r"(?:https?://|ftp://|file://|\bwww\.)[^\s<>)\]]*[^\s<>)\].,;:]", 0),  # URLs
-    (r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", 0),  # e-mail addresses
-    (r"\b(?:doi:\s*)?10\.\d{4,9}/[^\s\]>),;]*[^\s\]>),;.]", re.I),  # DOIs
-    (r"\b(?:arXiv:\s*)?\d{2}(?:0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?\b", re.I),  # arXiv ids
-    (r"\b\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b", 0),  # ISO dates
-    (r"\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b", 0),  # 05/01/2024, 01.05.2024
-    (rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b", 0),  # May 1, 2024
-    (rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?\b", 0),  # 1 May 2024
-    (rf"(?<![\w-])(?:{_TOOLS})\s*(?:[=<>~!]=\s*|v)?\d+(?:\.\d+)*(?:[a-z]+\d*)?\b", re.I),
-    (r"[=<>~!]=\s*v?\d+(?:\.\d+)*\b", 0),  # requirement pins: torch>=2.3
-    (r"\[\^[^\]\n]*\]", 0),  # Markdown footnote references
-    (r"\[\s*\d+[a-z]?(?:\s*[,;–—-]\s*\d+[a-z]?)*\s*\]", 0),  # numeric citations [3, 4]
-    (r"\b(?:pp?|pages?)\.?\s*\d+(?:\s*[-–—]\s*\d+)?", re.I),  # page numbers and ranges
-    (rf"(?<![\w-])(?:{_REF_ONE})\s*{_NUMREF}", re.I),  # Table 2, Section 3.2, Eq. (3)
-    (rf"(?<![\w-])(?:{_REF_MANY})\s*{_NUMREF}(?:\s*(?:,|and|&|or|to|[-–—])\s*{_NUMREF})*",
-     re.I),  # Tables 2 and 3, Sections 3.1–3.4
-    (r"\b\d+\(\d+\)", 0),  # volume(issue) in bibliographies: 34(2)
-    (r"\(\d{1,3}[a-z]?\)", 0),  # equation and enumeration references: (3)
-    (r"\^\{?\d+\}?", 0),  # superscript footnote markers
-]
-_TEX_PATTERNS_SOURCE: list[tuple[str, int]] = [
-    (r"\\begin\{(verbatim|lstlisting|minted|comment)\}[\s\S]*?(?:\\end\{\1\}|\Z)", 0),
-    (r"(?<!\\)%[^\n]*", 0),  # LaTeX comments (\% is a percent sign)
-    (r"(?<![\w.])\d*\.?\d+(?:pt|mm|cm|in|em|ex|bp|pc|sp)\b", 0),  # lengths: 2mm
-    (r"\[[^\]\n]*=[^\]\n]*\]", 0),  # key=value options: [width=0.8\linewidth]
-]
-_MARKDOWN_PATTERNS_SOURCE: list[tuple[str, int]] = [
-    (r"(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n)[\s\S])+?(?<!`)\1(?!`)", 0),  # inline code
-    (r"^[ \t]*(?:>[ \t]*)*(?:[-*+][ \t]+)?\d{1,9}[.)](?=\s)", re.M),  # ordered list markers
-    (r"^ {0,3}#{1,6}[ \t]+(?:\d+\.)*\d+\.?(?=\s)", re.M),  # numbered headings: ## 3.2 Results
-]
-
-
-@cache
-def _patterns(name: str) -> list[re.Pattern[str]]:
-    """The compiled patterns of one list, compiled on first use: compiling them all took a
-    third of a doit no-op's start-up, and a no-op never reconciles."""
-    source = {"decoy": _DECOY_PATTERNS_SOURCE, "tex": _TEX_PATTERNS_SOURCE,
-              "markdown": _MARKDOWN_PATTERNS_SOURCE}[name]
-    return [re.compile(pattern, flags) for pattern, flags in source]
-_JINJA_RE = re.compile(r"\{\{[\s\S]*?(?:\}\}|\Z)|\{%[\s\S]*?(?:%\}|\Z)|\{#[\s\S]*?(?:#\}|\Z)")
-
-
-def _mask_blocks(text: str) -> str:
-    """Mask Markdown front matter, fenced code blocks and indented code blocks, line by line.
-
-    An indented line is code only after a blank line and outside a list, as in CommonMark:
-    otherwise it is a paragraph's or list item's continuation and stays prose.
-    """
-    lines = text.split("\n")
-    out: list[str] = []
-    fence: str | None = None
-    prev_blank, in_list, in_code = True, False, False
-    if lines and lines[0].strip() == "---":
-        end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
-        if end is not None:
-            out = [_spaces(line) for line in lines[: end + 1]]
-    for line in lines[len(out):]:
-        blank = not line.strip()
-        if fence is not None:
-            out.append(_spaces(line))
-            if re.match(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$", line):
-                fence = None
-            continue
-        if m := _FENCE_RE.match(line):
-            fence = m.group(1)
-            out.append(_spaces(line))
-            continue
-        indented = line.startswith(("    ", "\t"))
-        if in_code and (indented or blank):
-            out.append(_spaces(line))
-            continue
-        in_code = indented and prev_blank and not in_list and not blank
-        out.append(_spaces(line) if in_code else line)
-        if _LIST_RE.match(line):
-            in_list = True
-        elif not blank and not indented:
-            in_list = False
-        prev_blank = blank
-    return "\n".join(out)
-
-
-def _dialect(name: str) -> str:
-    return "tex" if ".tex" in Path(name).suffixes else "markdown"
-
-
-def _mask_text(text: str, name: str, *, jinja: bool) -> str:
-    """The text with everything that is not prose replaced by spaces (same offsets)."""
-    tex = _dialect(name) == "tex"
-    if tex:
-        for pattern in _patterns("tex")[:2]:
-            text = _mask(text, pattern)
-    else:
-        text = _mask_blocks(text)
-    if jinja:
-        text = _mask(text, _JINJA_RE)
-    for pattern in _patterns("tex")[2:] if tex else _patterns("markdown"):
-        text = _mask(text, pattern)
-    for pattern in _patterns("decoy"):
-        text = _mask(text, pattern)
-    return text
-
-
-# --------------------------------------------------------------------------- numbers
-
-
-@dataclass
-class _Token:
-    start: int
-    end: int  # end of the stated text, unit included
-    value: float
-    decimals: int
-    unit: str  # "%", letters glued to the number ("M", "x"), or ""
-    follow: str  # masked text after the number, for spaced unit suffixes
-    integer: bool
-    decoy: bool = False  # not a quantity at all: never reported
-    statement: bool = True  # a quantity, but not a point value (a range bound, a ± term)
-
-
-_NUM_RE = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+)((?:\.\d+)*)(?:[eE][-+]?\d+)?")
-_PERCENT_RE = re.compile(r"[ \u00a0\u202f]?(?:\\?%|percent\b|per cent\b)", re.I)
-_GLUED_RE = re.compile(r"[A-Za-zµ×]+")
-_ORDINALS = frozenset({"st", "nd", "rd", "th", "D"})
-#: After a percentage: a confidence level or a share of the data, not a result.
-_SETTING_AFTER = re.compile(r"[ \u00a0-]*(?:(?:[A-Za-z'-]+ ){0,2}(?:CIs?\b|confidence|credible|intervals?\b)"
-                            r"|held[- ]out|hold[- ]out|split|of (?:the )?(?:data|samples|examples|training"
-                            r"|test|validation)|quantile|percentile|significance)", re.I)
-#: Before a number: a hyper-parameter or a setting named in words.
-_SETTING_BEFORE = re.compile(r"(?:dropout|weight[ -]decay|momentum|learning[ -]rate|lr|warm-?up"
-                             r"|label smoothing|batch size|epochs?|seeds?|split|alpha|level|threshold)"
-                             r"(?: rate)?(?:\s+(?:of|=|:|to|at|is))?\s*$", re.I)
-_INTERVAL_OPEN = re.compile(r"[\[(]\s*$")
-
-
-def _in_interval(t: str, end: int) -> bool:
-    """Whether the number ending at ``end`` is followed by ``, <number>]`` or ``]``-style text."""
-    return re.match(r"\s*(?:,|–|-|to)\s*[-−]?\d", t[end:end + 12]) is not None
-
-
-def _tokenize(t: str) -> list[_Token]:
-    """Every number in masked text with its unit, decoys marked by their surroundings."""
-    tokens: list[_Token] = []
-    for m in _NUM_RE.finditer(t):
-        s, e = m.span()
-        body, frac = m.group(0), m.group(1)
-        before, before2 = t[s - 1 : s], t[max(s - 2, 0) : s - 1]
-        decoy = frac.count(".") >= 2  # 1.2.3 is a version, not a quantity
-        unit, end, value, start = "", e, 0.0, s
-        if glued := _GLUED_RE.match(t, e):
-            unit = glued.group(0)
-            # resnet50-style identifiers, hex digests, ordinals (1st), dimensionality (3D)
-            decoy |= re.match(r"\w", t[glued.end() : glued.end() + 1]) is not None
-            decoy |= unit in _ORDINALS
-            end = glued.end()
-        elif pm := _PERCENT_RE.match(t, e):
-            unit, end = "%", pm.end()
-        nxt = t[e : e + 2]
-        decoy |= before in ("#", "@", "/") or nxt[:1] in ("/", "_")  # #12, 3/4, paths
-        decoy |= (nxt[:1] == ":" and nxt[1:].isdigit()) or (before == ":" and before2.isdigit())
-        decoy |= before in ("-", "–") and before2.isalpha()  # CIFAR-10, top-1, GPT-4
-        decoy |= nxt[:1] == "-" and nxt[1:].isalpha()  # 5-fold, 3-layer
-        if not decoy:
-            value = float(body.replace(",", ""))
-            if before in ("-", "−") and not (before2.isalnum() or before2 in ("%", ")")):
-                value, start = -value, s - 1
-        integer = not frac and "e" not in body.lower()
-        # years, also as 2021a in author-year citations
-        decoy |= integer and re.fullmatch("[a-z]?", unit) is not None and "," not in body and (
-            1900 <= value <= 2099)
-        tok = _Token(start, end, value, len(frac[1:]), unit, t[e : e + 24], integer, decoy)
-        if before == "±" or before2 == "±":
-            tok.statement = False
-        if unit == "%" and _SETTING_AFTER.match(t, end):
-            tok.decoy = True  # 95% CI, a 20% held-out split: a setting, not a result
-        if _SETTING_BEFORE.search(t, max(0, start - 40), start):
-            tok.decoy = True  # dropout of 10%, learning rate 0.01
-        if _INTERVAL_OPEN.search(t, max(0, start - 3), start) and _in_interval(t, end):
-            tok.statement = False  # [98.3%, 98.9%]: the ends of an interval
-        elif (tokens and not tokens[-1].statement and tokens[-1].unit == unit
-              and re.fullmatch(r"\s*(?:,|to)\s*", t[tokens[-1].end : s])):
-            tok.statement = False  # the interval's second end
-        if tokens and re.fullmatch(r"[ \u00a0]*[-–—][ \u00a0]*", t[tokens[-1].end : s]):
-            prev = tokens[-1]  # a range: 12–34 (pages) is a decoy, 95–97% no point value
-            both_int = prev.integer and tok.integer and not prev.unit and not tok.unit
-            for member in (prev, tok):
-                member.decoy |= both_int
-                member.statement = False
-        tokens.append(tok)
-    return tokens
-
-
-def _fits(fmt: NumberFormat, tok: _Token) -> bool:
-    """Whether a number has the claim's shape; plain claims with decimals need a decimal
-    point, so counts ("3 seeds") are never read as a statement of an F1 of 0.912."""
-    want = fmt.suffix.strip()
-    if want == "%":  # 98.6% or, as a fraction with at least two decimals, 0.986
-        return tok.unit == "%" or (tok.unit == "" and not tok.integer and tok.decimals >= 2
-                                   and 0.0 <= tok.value <= 1.0)
-    if not want:
-        return tok.unit == "" and (fmt.decimals == 0 or not tok.integer)
-    spaced = re.match(rf"[ \u00a0]?{re.escape(want)}(?!\w)", tok.follow)
-    return tok.unit == want or (tok.unit == "" and spaced is not None)
-
-
-# --------------------------------------------------------------------------- segments
-
-
-@dataclass
-class _Segment:
-    start: int
-    end: int
-    cells: tuple[tuple[int, int, str], ...] = ()  # table rows: (start, end, column header)
-
-    def header(self, pos: int) -> str:
-        return next((h for a, b, h in self.cells if a <= pos < b), "")
-
-
-_ABBREVIATIONS = frozenset({
-    "e.g", "i.e", "al", "fig", "figs", "eq", "eqs", "sec", "secs", "tab", "vs", "cf", "approx",
-    "resp", "no", "nos", "dr", "prof", "mr", "ms", "ref", "refs", "ch", "vol", "ed", "eds", "p",
-    "pp", "ca", "incl",
-})
-_BOUNDARY_RE = re.compile(r"[.!?][\"'”’)\]*_]*(?=\s|$)")
-
-
-def _sentences(t: str, start: int, end: int) -> list[_Segment]:
-    """Split a block into sentences: after . ! ? and whitespace, unless the period ends a
-    known abbreviation or an initial, or the next word starts in lower case."""
-    out, s = [], start
-    for m in _BOUNDARY_RE.finditer(t, start, end):
-        words = t[s : m.start()].split()
-        word = words[-1].lstrip("([*_\"'").lower() if words else ""
-        rest = t[m.end() : end].lstrip()
-        if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
-            continue
-        if rest and rest[0].islower():
-            continue
-        out.append(_Segment(s, m.end()))
-        s = m.end()
-    if t[s:end].strip():
-        out.append(_Segment(s, end))
-    return out
-
-
-def _is_separator(line: str) -> bool:
-    return "|" in line and "-" in line and set(line.strip()) <= set("|:- \t")
-
-
-def _cells(t: str, start: int, end: int) -> list[tuple[int, int]]:
-    pipes = [i for i in range(start, end) if t[i] == "|" and t[i - 1 : i] != "\\"]
-    bounds = [start - 1, *pipes, end]
-    cells = [(a + 1, b) for a, b in itertools.pairwise(bounds)]
-    if t[start:end].strip().startswith("|"):
-        cells = cells[1:]
-    if t[start:end].strip().endswith("|"):
-        cells = cells[:-1]
-    return cells
-
-
-def _segments(t: str, markdown: bool) -> list[_Segment]:
-    """Sentences of paragraphs and list items; headings and table rows whole."""
-    lines = t.split("\n")
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
-
-    def table_at(i: int) -> bool:
-        return markdown and "|" in lines[i] and i + 1 < len(lines) and _is_separator(lines[i + 1])
-
-    segs: list[_Segment] = []
-    i = 0
-    while i < len(lines):
-        if not lines[i].strip():
-            i += 1
-        elif table_at(i):
-            hstart = starts[i]
-            headers = [t[a:b].strip() for a, b in _cells(t, hstart, hstart + len(lines[i]))]
-            segs.append(_Segment(hstart, hstart + len(lines[i])))
-            i += 2
-            while i < len(lines) and lines[i].strip() and "|" in lines[i]:
-                a0, b0 = starts[i], starts[i] + len(lines[i])
-                cells = tuple(
-                    (a, b, headers[k] if k < len(headers) else "")
-                    for k, (a, b) in enumerate(_cells(t, a0, b0))
-                )
-                segs.append(_Segment(a0, b0, cells))
-                i += 1
-        elif markdown and _HEADING_RE.match(lines[i]):
-            segs.append(_Segment(starts[i], starts[i] + len(lines[i])))
-            i += 1
-        else:
-            j = i + 1
-            while j < len(lines) and lines[j].strip() and not (
-                (markdown and (_HEADING_RE.match(lines[j]) or _LIST_RE.match(lines[j])))
-                or table_at(j)
-            ):
-                j += 1
-            segs.extend(_sentences(t, starts[i], starts[j - 1] + len(lines[j - 1])))
-            i = j
-    return segs
-
-
 # --------------------------------------------------------------------------- scanning
-
-
-@lru_cache(maxsize=1024)
-def _keyword_regex(keyword: str) -> re.Pattern[str]:
-    """Case-insensitive, whole-word-ish: "CNN" matches "CNNs" and "CNN's", not "CNNLayer"."""
-    words = r"[\s-]+".join(re.escape(w) for w in keyword.split())
-    return re.compile(rf"(?<!\w){words}(?:s|es|'s|’s)?(?!\w)", re.IGNORECASE)
 
 
 def _line_col(starts: list[int], pos: int) -> tuple[int, int]:
@@ -602,55 +198,239 @@ def _line_col(starts: list[int], pos: int) -> tuple[int, int]:
     return line, pos - starts[line - 1] + 1
 
 
+_QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_high": "interval's upper bound",
+                   "n": "number of seeds", "seeds_needed": "seeds-needed estimate",
+                   "prob_better": "P(better)"}
+
+
+def _expected(claim: ClaimQuantity, quantity: Quantity, fraction: bool) -> str:
+    if quantity.form == "probability" and not fraction:
+        return f"{100 * quantity.raw:.0f}%"  # stated as a percentage: shown as one
+    text = quantity.expected()
+    if claim.points and quantity.form == "measure":
+        sign = "+" if quantity.raw > 0 else ""
+        text = f"{sign}{text} points"
+    return text
+
+
+def _stated_decimals(tok: Token, fraction: bool) -> int:
+    return tok.decimals - 2 if fraction else tok.decimals
+
+
+def _waive(finding: Finding, waivers: Sequence[Waiver]) -> Finding:
+    if finding.kind not in FAILING_KINDS:
+        return finding
+    waiver = next((w for w in waivers if w.covers(finding)), None)
+    return finding if waiver is None else replace(finding, waived=True, waiver_reason=waiver.reason)
+
+
 def scan_text(
-    file: str, text: str, claims: Sequence[ClaimQuantity], waivers: Sequence[Waiver] = ()
+    file: str, text: str, claims: Sequence[ClaimQuantity], waivers: Sequence[Waiver] = (), *,
+    strict: bool = False,
 ) -> list[Finding]:
     """Findings in one document's text; ``file`` is its posix path relative to the root.
 
     Templates (``.j2``, ``.jinja``) have their ``{{ }}``, ``{% %}`` and ``{# #}`` blocks
     masked; ``.tex`` files (``paper.tex.j2`` too) are read as LaTeX, the rest as Markdown.
+    ``strict``: a correct but unbound statement of a claim is an ``unbound`` finding.
     """
     ids = [c.id for c in claims]
     if len(set(ids)) != len(ids):
         raise ValueError(f"duplicate claim ids: {sorted({i for i in ids if ids.count(i) > 1})}")
-    jinja = any(s in (".j2", ".jinja", ".jinja2") for s in Path(file).suffixes)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    bound, text_unbound = _bound_findings(file, text, claims, starts, waivers)
-    t = _mask_text(text_unbound, file, jinja=jinja)
-    tokens = [tok for tok in _tokenize(t) if not tok.decoy and tok.statement]
+    doc = prose_module.parse(file, text)
+    plain = mask_decoys(doc.masked)
+    masked = _blank_bound(doc.masked, plain)
+    findings = _bound_findings(file, text, doc, plain, masked, claims, starts)
+    misplaced = _binding_findings(file, text, doc, masked, claims, starts)
+    moved = {(f.line, f.column) for f in misplaced}
+    findings = [f for f in findings if (f.line, f.column) not in moved] + misplaced
+    tokens = [tok for tok in tokenize(masked) if not tok.decoy and tok.statement]
     token_starts = [tok.start for tok in tokens]
-    findings = list(bound)
-    for seg in _segments(t, _dialect(file) == "markdown"):
+    named = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
+    named_starts = [m.start for m in named]
+    whole = _sentences(doc.segments)
+    for seg in doc.segments:
         lo = bisect.bisect_left(token_starts, seg.start)
         hi = bisect.bisect_left(token_starts, seg.end)
-        for tok, claim, ok in _assign(t, seg, tokens[lo:hi], claims):
-            line, col = _line_col(starts, tok.start)
-            finding = Finding(file, line, col, claim.id, text[tok.start : tok.end], tok.value,
-                              claim.expected, "match" if ok else "drift",
-                              why=_why(t, seg, tok, claim))
-            waiver = None if ok else next((w for w in waivers if w.covers(finding)), None)
-            if waiver is not None:
-                finding = replace(finding, waived=True, waiver_reason=waiver.reason)
-            findings.append(finding)
-    return sorted(findings)
+        mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
+                                     bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
+        sentence = whole[id(seg)]
+        for issue in wording_issues(masked, sentence, claims,
+                                    named[bisect.bisect_left(named_starts, sentence.start):
+                                          bisect.bisect_left(named_starts, seg.end)]):
+            line, col = _line_col(starts, issue.start)
+            findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
+                                    math.nan, f"wording the verdict {issue.claim.classification} supports",
+                                    "unsupported_wording", why=issue.reason, quantity="wording"))
+        findings += _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts)
+    out = []
+    for f in findings:
+        if strict and f.kind in ("match", "overstated_precision") and not f.bound \
+                and f.quantity in RESULT_QUANTITIES:
+            f = replace(f, kind="unbound", why=f"strict mode: {f.stated} states {f.claim_id}'s "
+                        f"{_QUANTITY_WORDS.get(f.quantity, f.quantity)} without binding it; cite it as "
+                        f"[{f.stated}](#claim:{f.claim_id}) (LaTeX: its macro) or waive it ({f.why})")
+        out.append(_waive(f, waivers))
+    return sorted(out)
+
+
+def _oriented(claim: ClaimQuantity, quantity: Quantity, tok: Token) -> Quantity:
+    """A negative difference stated without its sign ("lowers RMSE by 9.2", "7.2 to 11.1") is read
+    as its magnitude: the value and the interval turned around."""
+    if not claim.comparison or tok.signed or tok.value < 0 or claim.value >= 0 or quantity.form != "measure":
+        return quantity
+    flipped = {"value": -claim.value, "ci_low": -(claim.ci_high or 0.0), "ci_high": -(claim.ci_low or 0.0)}
+    return replace(quantity, raw=flipped[quantity.name])
+
+
+def _distance_to(candidate: Any, tok: Token) -> float:
+    quantity = _oriented(candidate.claim, candidate.quantity, tok)
+    if quantity.form == "probability":
+        expected = quantity.raw * (1.0 if candidate.fraction else 100.0)
+    elif quantity.form == "measure" and not candidate.fraction:
+        expected = quantity.format.scaled(quantity.raw)
+    else:
+        expected = quantity.raw
+    return abs(tok.value - expected)
+
+
+def _accepts(candidate: Any, tok: Token) -> bool:
+    quantity = _oriented(candidate.claim, candidate.quantity, tok)
+    return bool(candidate.claim.accepts_quantity(quantity, tok.value, tok.decimals,
+                                                 fraction=candidate.fraction, approximate=tok.approximate,
+                                                 bound=tok.bound))
+
+
+#: Citations of other work: LaTeX \cite commands, [@key], numeric [12], "et al.", (Author, 2020).
+_CITATION = re.compile(
+    r"\\(?:cite|citep|citet|citealp|citealt|parencite|textcite|autocite|footcite)\b|\[@[\w:-]+"
+    r"|\[\d+(?:\s*[,;–-]\s*\d+)*\]|\bet al\."
+    r"|\([A-Z][A-Za-z-]+(?: et al\.?| and [A-Z][A-Za-z-]+)?,? \d{4}[a-z]?\)")
+#: Words that make a citing sentence about this work's own results.
+_OURS = re.compile(r"\b(?:our|ours|we|us|this (?:work|paper|study|project|repository)|here|in this)\b", re.I)
+#: Words that attribute a number to others' work.
+_REPORTED = re.compile(r"\b(?:who (?:report|reported|found|obtain(?:ed)?|achieve[sd]?)|reported (?:by|in)"
+                       r"|according to|as reported|prior work|previous work|the literature)\b", re.I)
+
+
+def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: list[tuple[int, int]]) -> bool:
+    """Whether a number is someone else's: a citation right after it ("98.4%~\\citep{x}", "98.4%
+    [12]"), a citation before it in its clause ("networks~\\cite{x} reached 99.2%"), or a reporting
+    phrase before it in its clause ("who report 97.1%") - unless the clause speaks of our work."""
+    clause_start = seg.start
+    for m in re.finditer(r"[,;]\s|\b(?:but|while|whereas|unlike)\b", text[seg.start : tok.start]):
+        clause_start = seg.start + m.end()
+    clause = text[clause_start : tok.start]
+    if _OURS.search(clause):
+        return False
+    after = any(tok.end <= a <= tok.end + 4 for a, _ in citations)
+    before = any(clause_start <= a and b <= tok.start for a, b in citations)
+    return after or before or _REPORTED.search(clause) is not None
+
+
+def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.Segment]:
+    """Each segment's whole sentence, by the segment's id: numbers are judged per clause (split at
+    ';'), wording per sentence, so a clause is widened back over the clauses before it."""
+    out: dict[int, prose_module.Segment] = {}
+    previous: prose_module.Segment | None = None
+    for seg in segments:
+        if previous is not None and previous.clause and previous.end == seg.start and seg.kind == "sentence":
+            out[id(seg)] = prose_module.Segment(out[id(previous)].start, seg.end)
+        else:
+            out[id(seg)] = seg
+        previous = seg
+    return out
+
+
+def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
+                      claims: Sequence[ClaimQuantity], mentions: list[Any],
+                      starts: list[int]) -> list[Finding]:
+    citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)]
+    if citations or _REPORTED.search(text, seg.start, seg.end):
+        tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]
+    order = respectively_order(t, seg, tokens, mentions)
+    chosen = []
+    stated: str | None = None  # the claim whose value was stated last: an interval after it is its
+    for tok in tokens:
+        options = candidates(t, seg, tok, claims, mentions, {c.id: c.split for c in claims}, order)
+        if not options:
+            continue
+        if tok.role in ("ci_low", "ci_high") and stated is not None:
+            options = sorted(options, key=lambda c: c.claim.id != stated)
+        # where the words cannot tell two claims apart, the one the number agrees with, else the
+        # one it is nearest to
+        tied = [c for c in options if c.key[:3] == options[0].key[:3]]
+        best = next((c for c in tied if _accepts(c, tok)), None) or \
+            min(tied, key=lambda c: _distance_to(c, tok))
+        ok = _accepts(best, tok)
+        chosen.append((tok, best, ok))
+        if tok.role == "value":
+            stated = best.claim.id
+    correct = {(c.claim.id, c.quantity.name) for _, c, ok in chosen if ok}
+    drifted: set[tuple[str, str]] = set()
+    out = []
+    for tok, best, ok in chosen:
+        key = (best.claim.id, best.quantity.name)
+        if not ok and seg.kind != "row":
+            if key in correct or key in drifted:
+                continue  # a baseline or an old value beside the right one
+            drifted.add(key)
+        line, col = _line_col(starts, tok.start)
+        claim, quantity = best.claim, _oriented(best.claim, best.quantity, tok)
+        expected = _expected(claim, quantity, best.fraction)
+        stated = text[tok.start : tok.end].strip()
+        words = ", ".join(f"'{w}'" for w in best.words) or "its words"
+        where = "row" if seg.kind == "row" else "sentence"
+        what = _QUANTITY_WORDS[quantity.name]
+        kind = "match" if ok else "drift"
+        why = (f"the {where} names {words}, so {stated} reads as {claim.id}'s {what}"
+               f"{' (as a fraction)' if best.fraction else ''}: expected {expected}, stated {stated}")
+        if tok.bound:
+            why += f" (a bound: the evidence must lie {'above' if tok.bound == '>' else 'below'} it)"
+        if ok and quantity.form == "measure" and not tok.bound:
+            supported = claim.supported_decimals()
+            shown = _stated_decimals(tok, best.fraction)
+            if supported is not None and shown > supported:
+                kind = "overstated_precision"
+                why = (f"{stated} shows {shown} decimal(s) but {claim.id}'s 95% interval "
+                       f"{_expected(claim, claim.quantity('ci_low') or quantity, best.fraction)} .. "
+                       f"{_expected(claim, claim.quantity('ci_high') or quantity, best.fraction)} supports "
+                       f"{supported}: write {_expected(claim, quantity, best.fraction)}")
+        elif not ok and quantity.form == "measure":
+            supported = claim.supported_decimals()
+            if supported is not None and tok.decimals > supported:
+                why += f"; it also shows more decimals than the interval supports ({supported})"
+        out.append(Finding(file, line, col, claim.id, stated, tok.value, expected, kind, why=why,
+                           quantity=quantity.name))
+    return out
 
 
 #: An explicit citation of a claim in Markdown that reads well on GitHub: ``[98.6%](#claim:id)``.
 BOUND_RE = re.compile(r"\[([^\]\n]{1,80})\]\(#claim:([A-Za-z0-9_.\-]+)\)")
-_BOUND_NUMBER = re.compile(r"^\s*([-−]?\d+(?:\.\d+)?)\s*(\\?%|percent|per cent)?\s*$", re.I)
+_BOUND_NUMBER = re.compile(r"^\s*([-−+]?\d+(?:\.\d+)?)\s*(\\?%|percent|per cent|points?|pp|pts?)?\s*$", re.I)
 
 
-def _bound_findings(file: str, text: str, claims: Sequence[ClaimQuantity], starts: list[int],
-                    waivers: Sequence[Waiver]) -> tuple[list[Finding], str]:
-    """Findings of the numbers cited explicitly, and the text with those citations masked.
+def _blank_bound(prose: str, plain: str) -> str:
+    """``plain`` (decoys masked) with every ``[x](#claim:id)`` of the prose blanked as well."""
+    if "#claim:" not in prose:
+        return plain
+    chars = list(plain)
+    for m in BOUND_RE.finditer(prose):
+        chars[m.start() : m.end()] = " " * (m.end() - m.start())
+    return "".join(chars)
 
-    A bound number is checked against its claim exactly at the precision it states, in any form
-    the claim allows (98.6%, 98.6 percent, or 0.986 for a percent claim); an unknown claim id or
-    a link text that is not one number is drift too.
-    """
+
+def _bound_findings(file: str, text: str, doc: prose_module.Prose, plain: str, masked: str,
+                    claims: Sequence[ClaimQuantity], starts: list[int]) -> list[Finding]:
+    """Findings of the numbers cited explicitly (checked against their claim at the precision they
+    state, as its value or an interval bound); an unknown claim id, a link text that is not one
+    number, or a sentence that names another subject and none of the claim's, is drift."""
     by_id = {c.id: c for c in claims}
     findings = []
     for m in BOUND_RE.finditer(text):
+        if plain[m.start() : m.start() + 1] != "[":
+            continue  # in code, a comment or an HTML block: not a citation
         label, claim_id = m.group(1), m.group(2)
         line, col = _line_col(starts, m.start())
         claim = by_id.get(claim_id)
@@ -664,84 +444,116 @@ def _bound_findings(file: str, text: str, claims: Sequence[ClaimQuantity], start
         else:
             value = float(number.group(1).replace("−", "-"))
             decimals = len(number.group(1).partition(".")[2])
-            fraction = claim.format.suffix.strip() == "%" and not number.group(2)
-            ok = claim.accepts(value, decimals, fraction=fraction)
-            finding = Finding(file, line, col, claim_id, label.strip(), value, claim.expected,
-                              "match" if ok else "drift", bound=True, why="cited explicitly")
-        if finding.kind == "drift":
-            waiver = next((w for w in waivers if w.covers(finding)), None)
-            if waiver is not None:
-                finding = replace(finding, waived=True, waiver_reason=waiver.reason)
+            fraction = claim.format.percent and not number.group(2)
+            measures = [q for q in claim.quantities() if q.form == "measure"]
+            hit = next((q for q in measures if claim.accepts_quantity(q, value, decimals, fraction=fraction)),
+                       None)
+            quantity = hit or measures[0]
+            expected = _expected(claim, quantity, False)
+            finding = Finding(file, line, col, claim_id, label.strip(), value, expected,
+                              "match" if hit else "drift", bound=True, quantity=quantity.name,
+                              why="cited explicitly" if hit else
+                              f"cited explicitly as {claim_id}: expected {expected}, stated {label.strip()}")
+            other = _other_subject(masked, doc, m.start(), claim, claims)
+            supported = claim.supported_decimals()
+            shown = decimals - 2 if fraction else decimals
+            if hit and other:
+                finding = replace(finding, kind="drift", why=other)
+            elif hit and hit.form == "measure" and supported is not None and shown > supported:
+                finding = replace(finding, kind="overstated_precision", why=(
+                    f"{label.strip()} shows {shown} decimal(s) but {claim_id}'s 95% interval supports "
+                    f"{supported}: write {expected}"))
         findings.append(finding)
-    return findings, BOUND_RE.sub(lambda m: " " * len(m.group(0)), text)
+    return findings
 
 
-def _why(t: str, seg: _Segment, tok: _Token, claim: ClaimQuantity) -> str:
-    """One line: why an unbound number was read as ``claim``."""
-    words = ", ".join(f"'{k}'" for k in claim.keywords)
-    return (f"a {'percentage' if tok.unit == '%' else 'number'} in a sentence that names {words} "
-            f"(the claim whose words are nearest)")
+#: A claim cited by a paper template's helpers: ``{{ claim("id") }}``, ``ci``, ``n``, ``statement``.
+_JINJA_BINDING = re.compile(r"\{\{[^}]*?\b(?:claim|ci|n|statement)\(\s*[\"']([\w.\-]+)[\"'][^}]*\}\}")
+
+
+def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str,
+                      claims: Sequence[ClaimQuantity], starts: list[int]) -> list[Finding]:
+    """A template helper or a claims.tex macro whose sentence names another claim's subject and
+    none of its own: the binding is right by construction, its place in the prose is not."""
+    from evidence.deliver.texnames import cited_macros, macro_index
+
+    by_id = {c.id: c for c in claims}
+    bindings: list[tuple[int, int, str]] = []
+    if prose_module.is_template(file):
+        bindings += [(m.start(), m.end(), m.group(1)) for m in _JINJA_BINDING.finditer(text)]
+    if prose_module.dialect(file) == "tex":
+        index = macro_index(list(by_id))
+        bindings += [(pos, pos + len(name) + 1, index[name][0]) for pos, name in cited_macros(text)
+                     if name in index and index[name][1] in ("", "Low", "High", "Interval")]
+    plain = mask_decoys(doc.masked)  # cached: the text scan_text masked
+    bindings += [(m.start(), m.end(), m.group(2)) for m in BOUND_RE.finditer(text)
+                 if plain[m.start() : m.start() + 1] == "[" and m.group(2) in by_id]
+    findings = []
+    swapped = _respectively_swaps(masked, doc, sorted(bindings), by_id, claims)
+    for start, end, claim_id in bindings:
+        claim = by_id.get(claim_id)
+        if claim is None:
+            continue  # an unknown id fails rendering (Jinja) or compiling (LaTeX), by name
+        other = None if text[start] == "[" else _other_subject(masked, doc, start, claim, claims)
+        other = other or swapped.get(start)
+        if other:
+            line, col = _line_col(starts, start)
+            findings.append(Finding(file, line, col, claim_id, text[start:end], math.nan, claim.expected,
+                                    "drift", bound=True, why=other))
+    return findings
+
+
+def _respectively_swaps(masked: str, doc: prose_module.Prose, bindings: list[tuple[int, int, str]],
+                        by_id: dict[str, ClaimQuantity], claims: Sequence[ClaimQuantity]) -> dict[int, str]:
+    """"The CNN and the MLP reach [x](#claim:mlp...) and [y](#claim:cnn...), respectively": the
+    n-th binding of a "respectively" sentence must be about the n-th subject named before them."""
+    out: dict[int, str] = {}
+    for seg in doc.segments:
+        if not re.search(r"\brespectively\b", masked[seg.start : seg.end], re.I):
+            continue
+        inside = [b for b in bindings if seg.start <= b[0] < seg.end and by_id[b[2]].subjects
+                  and not by_id[b[2]].comparison]
+        if len(inside) < 2:
+            continue
+        named: list[str] = []
+        for m in subject_mentions(masked, seg.start, inside[0][0], claims):
+            if m.subject not in named:
+                named.append(m.subject)
+        if len(named) != len(inside):
+            continue
+        for (start, _, claim_id), subject in zip(inside, named, strict=True):
+            own = by_id[claim_id].subjects[0][0]
+            if own != subject:
+                out[start] = (f"'respectively' pairs this citation of {claim_id} ({own}) with {subject}, "
+                              f"the subject named in its place")
+    return out
+
+
+def _other_subject(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
+                   claims: Sequence[ClaimQuantity]) -> str | None:
+    """Why a citation of ``claim`` is suspicious: its sentence names only other subjects."""
+    if not claim.subjects:
+        return None
+    seg = next((s for s in doc.segments if s.start <= pos < s.end), None)
+    if seg is None:
+        return None
+    lo, hi = seg.start, seg.end
+    cell = seg.cell(pos)
+    if cell is not None:
+        lo, hi = seg.start, seg.end
+    mentions = subject_mentions(masked, lo, hi, claims)
+    own = {g[0] for g in claim.subjects}
+    named = [m for m in mentions if m.subject not in own]
+    if not named or any(m.subject in own for m in mentions):
+        return None
+    others = ", ".join(dict.fromkeys(f"'{m.words}'" for m in named))
+    return (f"cited as {claim.id} ({' vs '.join(g[0] for g in claim.subjects)}), but the sentence "
+            f"names {others} and not its subject")
 
 
 def cited_claims(findings: Iterable[Finding]) -> set[str]:
     """Claims that some document states (bound or by its words), rightly or wrongly."""
-    return {f.claim_id for f in findings}
-
-
-def _assign(
-    t: str, seg: _Segment, tokens: list[_Token], claims: Sequence[ClaimQuantity]
-) -> list[tuple[_Token, ClaimQuantity, bool]]:
-    """Pair a segment's numbers with claims: correct statements first, then at most one
-    drift per claim, most specific and nearest first (see the module docstring)."""
-    spans = {
-        (c.id, kw): [m.span() for m in _keyword_regex(kw).finditer(t, seg.start, seg.end)]
-        for c in claims for kw in c.keywords
-    }
-    ranked: dict[int, list[tuple[tuple[int, int, int, str], ClaimQuantity]]] = {}
-    for n, tok in enumerate(tokens):
-        header = seg.header(tok.start)
-        for claim in claims:
-            if not claim.keywords or not _fits(claim.format, tok):
-                continue
-            distance = 0
-            for kw in claim.keywords:
-                if header and _keyword_regex(kw).search(header):
-                    continue
-                gaps = [max(a - tok.end, tok.start - b, 0)
-                        + (_CLAUSE_PENALTY if _CLAUSE.search(t, min(tok.end, b), max(tok.start, a)) else 0)
-                        for a, b in spans[(claim.id, kw)]]
-                if not gaps:
-                    break
-                distance += min(gaps)
-            else:
-                key = (-len(claim.keywords), distance, tok.start, claim.id)
-                ranked.setdefault(n, []).append((key, claim))
-    # Each number means the claim whose words are most specific and nearest to it; it is then
-    # right or wrong for THAT claim. (Accepting a number because it equals some other claim of
-    # the sentence let a swapped or stale number pass as that claim's statement.)
-    best = {n: min(options, key=lambda o: o[0])[1] for n, options in ranked.items()}
-    correct = {claim.id for n, claim in best.items()
-               if claim.accepts(tokens[n].value, tokens[n].decimals,
-                                fraction=claim.as_fraction(tokens[n].unit))}
-    result: dict[int, tuple[ClaimQuantity, bool]] = {}
-    drifted: set[str] = set()
-    for n, claim in sorted(best.items()):
-        tok = tokens[n]
-        ok = claim.accepts(tok.value, tok.decimals, fraction=claim.as_fraction(tok.unit))
-        if ok:
-            result[n] = (claim, True)
-        elif claim.id not in correct and claim.id not in drifted:
-            # once a claim is stated correctly in a sentence, its other numbers there are
-            # comparisons (a baseline, a bound); otherwise the first wrong one is its drift
-            result[n] = (claim, False)
-            drifted.add(claim.id)
-    return [(tokens[n], claim, ok) for n, (claim, ok) in sorted(result.items())]
-
-
-#: A keyword in another clause than the number ("the CNN reaches 98.7%, but its lead over the
-#: MLP ...") names another subject: it counts as far away, whatever the characters between.
-_CLAUSE = re.compile(r"[,;:(]|\b(?:but|while|whereas|and|or|than|versus|vs)\b")
-_CLAUSE_PENALTY = 10_000
+    return {f.claim_id for f in findings if f.kind != "unsupported_wording"}
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -757,11 +569,7 @@ def read_document(path: Path) -> str:
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInputError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-                            hint="save the document as UTF-8") from exc
+    return read_text(path, kind="document")
 
 
 def scan_documents(
@@ -770,17 +578,19 @@ def scan_documents(
     *,
     root: Path,
     waivers: Sequence[Waiver] = (),
+    strict: bool = False,
 ) -> list[Finding]:
-    """Drifts and matches in the given documents, sorted by file, line and column."""
+    """Findings in the given documents, sorted by file, line and column."""
     findings: list[Finding] = []
     for path in paths:
-        findings.extend(scan_text(_relative(path, root), _read(path), claims, waivers))
+        findings.extend(scan_text(_relative(path, root), read_document(path), claims, waivers,
+                                  strict=strict))
     return sorted(findings)
 
 
 def drift_findings(findings: Iterable[Finding]) -> list[Finding]:
-    """The findings that fail a check: drifts without a waiver."""
-    return [f for f in findings if f.kind == "drift" and not f.waived]
+    """The findings that fail a check: drift, unsupported wording, unbound numbers, not waived."""
+    return [f for f in findings if f.failing]
 
 
 def unused_waivers(findings: Iterable[Finding], waivers: Sequence[Waiver]) -> list[Waiver]:
@@ -790,7 +600,7 @@ def unused_waivers(findings: Iterable[Finding], waivers: Sequence[Waiver]) -> li
 
 
 def raise_on_drift(findings: Iterable[Finding]) -> None:
-    """Raise :class:`DriftError` naming the first drift, if there is any."""
+    """Raise :class:`DriftError` naming the first failing finding, if there is any."""
     drifts = drift_findings(findings)
     if drifts:
         first = drifts[0]
@@ -803,14 +613,15 @@ def raise_on_drift(findings: Iterable[Finding]) -> None:
 
 
 def hand_typed_numbers(path: Path, text: str) -> list[HandTypedNumber]:
-    """Numbers written literally in a Jinja2 template, outside ``{{ }}``, ``{% %}`` and
-    ``{# #}``: in paper sources every number should come from a claim reference."""
-    t = _mask_text(text, path.name, jinja=True)
+    """Numbers written literally in a paper source (a Jinja template or a LaTeX file), outside
+    template blocks, code, comments and citations: every number there should come from a claim."""
+    doc = prose_module.parse(path.as_posix(), text)  # the name scan_text parsed it by: parsed once
+    masked = _blank_bound(doc.masked, mask_decoys(doc.masked))
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     return [
-        HandTypedNumber(path.as_posix(), *_line_col(starts, tok.start), text[tok.start : tok.end])
-        for tok in _tokenize(t)
-        if not tok.decoy
+        HandTypedNumber(path.as_posix(), *_line_col(starts, tok.start), text[tok.start : tok.end].strip())
+        for tok in tokenize(masked)
+        if not tok.decoy and not tok.word
     ]
 
 
@@ -822,9 +633,10 @@ def _cell(text: str) -> str:
 
 
 def format_report(findings: Sequence[Finding], hand_typed: Sequence[HandTypedNumber] = ()) -> str:
-    """A Markdown report: drifts, waived drifts, hand-typed template numbers, matches."""
-    drifts = drift_findings(findings)
-    waived = [f for f in findings if f.kind == "drift" and f.waived]
+    """A Markdown report: drifts, waived drifts, hand-typed template numbers, matches, and (when
+    there are any) wording, unbound numbers and overstated precision."""
+    drifts = [f for f in findings if f.kind == "drift" and not f.waived]
+    waived = [f for f in findings if f.waived]
     matches = [f for f in findings if f.kind == "match"]
     lines = [
         "# Reconcile report",
@@ -843,8 +655,8 @@ def format_report(findings: Sequence[Finding], hand_typed: Sequence[HandTypedNum
         lines.extend("| " + " | ".join(_cell(c) for c in row) + " |" for row in rows)
 
     head = ["Location", "Claim", "Stated", "Expected"]
-    table("Drift", head, [[f"`{f.location}`", f"`{f.claim_id}`", f.stated, f.expected]
-                          for f in drifts])
+    table("Drift", [*head, "Why"], [[f"`{f.location}`", f"`{f.claim_id}`", f.stated, f.expected, f.why]
+                                    for f in drifts])
     table("Waived", [*head, "Reason"], [
         [f"`{f.location}`", f"`{f.claim_id}`", f.stated, f.expected, f.waiver_reason or ""]
         for f in waived
@@ -853,4 +665,53 @@ def format_report(findings: Sequence[Finding], hand_typed: Sequence[HandTypedNum
           [[f"`{h.file}:{h.line}:{h.column}`", h.text] for h in hand_typed])
     table("Matching statements", head, [[f"`{f.location}`", f"`{f.claim_id}`", f.stated,
                                          f.expected] for f in matches])
+    for kind, title in (("unsupported_wording", "Wording the evidence does not support"),
+                        ("unbound", "Unbound numbers (strict mode)"),
+                        ("overstated_precision", "Overstated precision (disclosed, not a failure)")):
+        rows = [[f"`{f.location}`", f"`{f.claim_id}`", f.stated, f.why] for f in findings
+                if f.kind == kind and not f.waived]
+        if rows:
+            table(title, ["Location", "Claim", "Stated", "Why"], rows)
     return "\n".join(lines) + "\n"
+
+
+_LABELS = {"drift": "DRIFT", "unsupported_wording": "WORDING", "unbound": "UNBOUND",
+           "overstated_precision": "PRECISION", "match": "MATCH"}
+
+
+def finding_line(finding: Finding) -> str:
+    """One line per finding, for the terminal: where, what, and why."""
+    label = _LABELS.get(finding.kind, finding.kind.upper())
+    if finding.kind == "unsupported_wording":
+        return f"{label} {finding.location}: {finding.stated!r} about claim {finding.claim_id}: {finding.why}"
+    verb = "cites" if finding.bound else "states"
+    return (f"{label} {finding.location}: {verb} {finding.stated!r} for claim {finding.claim_id} "
+            f"({finding.quantity}), the evidence says {finding.expected} ({finding.why})")
+
+
+def finding_record(finding: Finding) -> dict[str, Any]:
+    """One finding as reconcile.json writes it (schemas/reconcile.schema.json)."""
+    value = finding.stated_value
+    return {"file": finding.file, "line": finding.line, "column": finding.column,
+            "claim": finding.claim_id, "kind": finding.kind, "quantity": finding.quantity,
+            "stated": finding.stated, "stated_value": value if math.isfinite(value) else None,
+            "expected": finding.expected, "reason": finding.why, "bound": finding.bound,
+            "waived": finding.waived, "waiver_reason": finding.waiver_reason,
+            "failing": finding.failing}
+
+
+def findings_json(findings: Sequence[Finding], hand_typed: Sequence[HandTypedNumber] = (),
+                  hand_waived: Sequence[HandTypedNumber] = ()) -> dict[str, Any]:
+    """reconcile.json: every finding, hand-typed paper numbers included, as one flat list."""
+    records = [finding_record(f) for f in findings]
+    for numbers, waived in ((hand_typed, False), (hand_waived, True)):
+        records += [{"file": h.file, "line": h.line, "column": h.column, "claim": None,
+                     "kind": "hand_typed", "quantity": None, "stated": h.text, "stated_value": None,
+                     "expected": None, "bound": False, "waived": waived, "waiver_reason": None,
+                     "failing": not waived,
+                     "reason": "a number typed by hand in a paper source: it should come from a claim"}
+                    for h in numbers]
+    records.sort(key=lambda r: (r["file"], r["line"], r["column"], r["kind"]))
+    counts = {kind: sum(r["kind"] == kind for r in records) for kind in KINDS}
+    return {"schema_version": 1, "failing": sum(r["failing"] for r in records), "counts": counts,
+            "findings": records}

@@ -65,7 +65,9 @@ def summary(project: Project) -> str:
     lines.append("disclosures: " + (", ".join(f"{counts[s]} {s}" for s in ("serious", "warning", "info")
                                               if s in counts) or "none")
                  + f" -> {project.relative(project.deliver_dir / 'DISCLOSURES.md')}")
-    lines.append(f"drift: {len(reconciled['drift'])} number(s); waived: {len(reconciled['waived'])}; "
+    # the count reconcile printed: waived statements of claims and waived hand-typed numbers
+    waived = len(reconciled["waived"]) + len(reconciled.get("waived_hand_typed", []))
+    lines.append(f"drift: {len(reconciled['drift'])} number(s); waived: {waived}; "
                  f"matching statements in documents: {len(reconciled['matches'])}")
     written = (*paper_outputs(project), *sorted(project.deliver_dir.glob("*.pdf")))
     papers = [project.relative(p) for p in written if p.is_file()]

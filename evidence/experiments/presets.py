@@ -259,7 +259,7 @@ def resolve(project: Project, path: Path, raw: Mapping[str, Any], experiment: st
     if table is None:
         if requested is not None:
             raise BadInputError(path, f"preset = {requested!r} but the project has no {PRESETS_FILE}",
-                                field="preset", hint=f"create {PRESETS_FILE} (see evidence/presets.py)")
+                                field="preset", hint=f"create {PRESETS_FILE} (see docs/formats.md)")
         return None
     if requested is None:
         name = str(table["default"])
@@ -284,6 +284,32 @@ def resolve(project: Project, path: Path, raw: Mapping[str, Any], experiment: st
         cache.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomic(cache, {"schema_version": 1, "experiment": experiment, "choice": choice})
     return {**choice, "values": values_of(table, choice["name"])}
+
+
+def overridden_config(project: Project, path: Path, raw: Mapping[str, Any],
+                      preset: Mapping[str, Any] | None) -> list[str]:
+    """One warning line per ``[config]`` value of the experiment that the preset replaces.
+
+    The order ``[config]`` < preset < variant is documented, but an explicit ``hidden = 2048``
+    that the *default* preset (one the experiment never names) silently turned into 64 trained
+    something the user did not ask for. The value still loses (changing the order would change
+    run keys); the line says so, naming the file, the field, the preset, where it came from and
+    both values.
+    """
+    if preset is None:
+        return []
+    config = raw.get("config") or {}
+    came_from = {"default": f"the default of {PRESETS_FILE}: the experiment names no preset",
+                 "explicit": "named by the experiment",
+                 "auto": "chosen by preset = \"auto\""}.get(str(preset.get("source")), "")
+    shown = project.relative(path)
+    lines = []
+    for field, value in sorted(preset.get("values", {}).items()):
+        if field in config and config[field] != value:
+            lines.append(f"WARNING: {shown}: field 'config.{field}': [config] sets {config[field]!r} but "
+                         f"preset {preset['name']!r} ({came_from}) sets {value!r}, which is what trains "
+                         "([config] < preset < variant); name another preset or set it in a variant")
+    return lines
 
 
 #: Seconds the isolated choice may take (``EVIDENCE_PRESET_TIMEOUT`` overrides): building each

@@ -126,12 +126,72 @@ class SelectedRun:
 _INDEXES: dict[int, _SpecIndex] = {}
 
 
-def specs_of(project: Project, experiment: str) -> tuple[RunSpec, ...]:
+def specs_of(project: Project, experiment: str, *, source: object = None) -> tuple[RunSpec, ...]:
     """Run specs of one experiment (memoised per process while its inputs are unchanged)."""
     path = project.experiments_dir / f"{experiment}.toml"
     if not path.is_file():
-        raise BadInputError(path, f"experiment {experiment!r} does not exist")
+        raise missing_experiment(project, experiment, source)
     return expand_cached(project, path)
+
+
+def _referring_files(project: Project) -> list[Path]:
+    """The files that name experiments: figure and table specs, the comparisons, the claims."""
+    found = [*sorted(project.figures_dir.glob("*/figure.toml")),
+             *sorted(project.tables_dir.glob("*/table.toml"))]
+    return [*found, project.root / "comparisons.toml", project.evidence_file]
+
+
+def _fields_naming(value: Any, experiment: str, path: str = "") -> list[str]:
+    """Dotted paths of every ``experiment`` key in ``value`` whose value is ``experiment``."""
+    found = []
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if key == "experiment" and item == experiment:
+                found.append(where)
+            else:
+                found += _fields_naming(item, experiment, where)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _fields_naming(item, experiment, f"{path}[{index}]")
+    return found
+
+
+def referrers(project: Project, experiment: str) -> dict[str, list[str]]:
+    """project-relative file -> the fields of it that name ``experiment`` (files that do not
+    parse are left to their own error)."""
+    from evidence.core.schema import read_toml
+
+    found: dict[str, list[str]] = {}
+    for path in _referring_files(project):
+        try:
+            raw = (json.loads(path.read_bytes()) if path.suffix == ".json" and path.is_file()
+                   else read_toml(path) if path.suffix == ".toml" else None)
+        except (EvidenceError, OSError, ValueError):
+            continue
+        fields = _fields_naming(raw, experiment) if raw is not None else []
+        if fields:
+            found[project.relative(path)] = fields
+    return found
+
+
+def missing_experiment(project: Project, experiment: str, source: object = None) -> BadInputError:
+    """The error for a selection of an experiment that has no file: it names the specs that
+    still refer to it (what the user must edit after renaming the file) and what exists instead."""
+    found = referrers(project, experiment)
+    shown = project.relative(Path(str(source))) if source is not None else None
+    first = shown if shown in found else next(iter(found), shown)
+    where = first if first is not None else project.relative(project.experiments_dir / f"{experiment}.toml")
+    others = [f"{name} ({', '.join(fields)})" for name, fields in found.items() if name != first]
+    present = sorted(p.stem for p in project.experiments_dir.glob("*.toml"))
+    message = (f"refers to experiment {experiment!r}, but there is no "
+               f"{project.relative(project.experiments_dir)}/{experiment}.toml (the experiments "
+               f"are: {', '.join(present) or 'none'})")
+    if others:
+        message += f"; also referring to it: {'; '.join(others)}"
+    field = ", ".join(found.get(first, [])) if first is not None else None
+    return BadInputError(where, message, field=field or None,
+                         hint="renamed it? update each of these files, or give the file its old name back")
 
 
 def _index_of(specs: tuple[RunSpec, ...]) -> _SpecIndex:
@@ -146,7 +206,7 @@ def select(project: Project, selection: Selection, *, require_sealed: bool = Fal
     """The runs a selection names, in spec order; with ``require_sealed`` all must be sealed."""
     store = RunStore(project.runs_dir)
     chosen = []
-    for spec in _index_of(specs_of(project, selection.experiment)).matching(selection):
+    for spec in _index_of(specs_of(project, selection.experiment, source=source)).matching(selection):
         run = store.find(spec.key)
         chosen.append(SelectedRun(spec, run.run_id if run else run_id_for(spec.key), run))
     if not chosen:

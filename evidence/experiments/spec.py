@@ -41,6 +41,7 @@ from evidence.core.codedeps import ENGINE_DIR, code_files, logical_source
 from evidence.core.errors import BadInputError
 from evidence.core.hashing import digest_bytes, digest_json
 from evidence.core.project import Project, safe_name
+from evidence.core.readers import read_text
 from evidence.core.schema import read_toml, validate
 from evidence.experiments import presets as presets_module
 from evidence.numerics import profile as numerics_profile
@@ -67,6 +68,10 @@ class RunSpec:
     role: str
     identity: dict[str, Any]
     execution: dict[str, Any] = field(default_factory=dict)
+    #: Declared deterministic (``deterministic = true``): its result does not depend on the seed
+    #: (a persistence forecast, a lookup table, a zero-shot model). Not part of the key: it says
+    #: how verify compares the run, not what the run computes.
+    deterministic: bool = False
 
     @cached_property
     def key(self) -> str:
@@ -91,15 +96,19 @@ class RunSpec:
 
     def to_json(self) -> dict[str, Any]:
         """spec.json: the identity plus names and execution settings (schema ``spec``)."""
-        return {"schema_version": 1, "key": self.key, "experiment": self.experiment,
-                "label": self.label, "group": self.group, "variant": self.variant,
-                "role": self.role, "identity": self.identity, "execution": self.execution}
+        out = {"schema_version": 1, "key": self.key, "experiment": self.experiment,
+               "label": self.label, "group": self.group, "variant": self.variant,
+               "role": self.role, "identity": self.identity, "execution": self.execution}
+        if self.deterministic:  # only when declared: every other spec.json keeps its bytes
+            out["deterministic"] = True
+        return out
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> RunSpec:
         spec = cls(experiment=raw["experiment"], label=raw["label"], group=raw["group"],
                    variant=raw["variant"], role=raw["role"], identity=dict(raw["identity"]),
-                   execution=dict(raw.get("execution", {})))
+                   execution=dict(raw.get("execution", {})),
+                   deterministic=bool(raw.get("deterministic", False)))
         if raw.get("key") != spec.key:
             raise BadInputError("spec.json", f"recorded key {raw.get('key')!r} does not match "
                                 f"the digest of its identity {spec.key!r}", field="key")
@@ -124,7 +133,10 @@ def engine_digest() -> str:
 
 def _imported_siblings(path: Path, package_dir: Path) -> set[Path]:
     """Modules of ``package_dir`` imported by ``path`` (``from trainers import x``, ``from . import``)."""
-    tree = ast.parse(path.read_text("utf-8"), filename=str(path))
+    try:
+        tree = ast.parse(read_text(path, kind="Python"), filename=str(path))
+    except SyntaxError as error:  # the trainer's own import would fail the same way, later
+        raise BadInputError(f"{path}:{error.lineno}", f"not valid Python: {error.msg}") from None
     package = package_dir.name
     found: set[Path] = set()
     for node in ast.walk(tree):
@@ -283,8 +295,31 @@ def _preset_runs(project: Project, raw: Mapping[str, Any], path: Path) -> preset
     return runs
 
 
+#: Warning lines already printed by this process (an experiment loads many times per call).
+_WARNED: set[str] = set()
+
+
+def _warn(lines: list[str]) -> None:
+    """Print each warning line on stderr, once per process."""
+    import sys
+
+    for line in lines:
+        if line not in _WARNED:
+            _WARNED.add(line)
+            print(line, file=sys.stderr)
+
+
 def expand(project: Project, path: Path) -> list[RunSpec]:
-    """All run specs of one experiment file, in a stable order (variant, grid point, seed)."""
+    """All run specs of one experiment file, in a stable order (variant, grid point, seed);
+    a ``[config]`` value that the preset replaces is named on stderr."""
+    specs, warnings = expand_with_warnings(project, path)
+    _warn(warnings)
+    return specs
+
+
+def expand_with_warnings(project: Project, path: Path) -> tuple[list[RunSpec], list[str]]:
+    """:func:`expand` and the warning lines of the expansion (kept with a memoised expansion, so
+    a call answered from the memo says them too)."""
     raw = load_experiment(path)
     experiment = safe_name(path.stem, source=path, field="(file name)")
     variants = raw.get("variants") or [{"name": raw["trainer"]}]
@@ -292,6 +327,7 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
     smoke = {**DEFAULT_SMOKE, **raw.get("smoke", {})}
     execution = {"checkpoint": checkpoint, "smoke": smoke, "threads": raw.get("threads", 1)}
     preset = presets_module.resolve(project, path, raw, experiment, _preset_runs(project, raw, path))
+    warnings = presets_module.overridden_config(project, path, raw, preset)
     if preset is not None:
         execution["preset"] = preset
     world_size = int(raw.get("world_size", 1))
@@ -315,7 +351,8 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
             config = run_config(raw, variant, point, preset["values"] if preset else {}, path)
             check_trainer_config(project, trainer, config, path, variant_index=index)
             group = variant["name"] + "".join(f"-{k}{_format_value(v)}" for k, v in point.items())
-            for seed in raw["seeds"]:
+            deterministic = bool(variant.get("deterministic", raw.get("deterministic", False)))
+            for seed in variant.get("seeds", raw["seeds"]):
                 label = f"{group}-s{seed}"
                 if label in labels:
                     raise BadInputError(path, f"two runs would share the label {label!r}",
@@ -336,8 +373,9 @@ def expand(project: Project, path: Path) -> list[RunSpec]:
                     identity["device"] = device
                 specs.append(RunSpec(experiment=experiment, label=label, group=group,
                                      variant=variant["name"], role=variant.get("role", "model"),
-                                     identity=identity, execution=execution))
-    return specs
+                                     identity=identity, execution=execution,
+                                     deterministic=deterministic))
+    return specs, warnings
 
 
 def _data_identity(project: Project, data_raw: Mapping[str, Any], data_key: str,
@@ -443,15 +481,17 @@ def expand_cached(project: Project, path: Path) -> tuple[RunSpec, ...]:
     memo = memos.of(project, "specs")
     stored: list[dict[str, Any]] = []
 
-    def compute() -> list[dict[str, Any]]:
-        stored[:] = [spec.to_json() for spec in expand(project, path)]
-        return stored
+    def compute() -> dict[str, Any]:
+        specs, warnings = expand_with_warnings(project, path)
+        stored[:] = [spec.to_json() for spec in specs]
+        return {"specs": stored, "warnings": warnings}
 
     value = memo.get(str(path), lambda: expansion_inputs(project, path, stored or None), compute)
+    _warn(value["warnings"])
     cached = _SPECS.get(id(value))
     if cached is not None and cached[0] is value:
         return cached[1]
-    specs = tuple(_from_stored(raw) for raw in value)
+    specs = tuple(_from_stored(raw) for raw in value["specs"])
     _SPECS[id(value)] = (value, specs)
     return specs
 
@@ -459,7 +499,7 @@ def expand_cached(project: Project, path: Path) -> tuple[RunSpec, ...]:
 def _from_stored(raw: dict[str, Any]) -> RunSpec:
     spec = RunSpec(experiment=raw["experiment"], label=raw["label"], group=raw["group"],
                    variant=raw["variant"], role=raw["role"], identity=raw["identity"],
-                   execution=raw["execution"])
+                   execution=raw["execution"], deterministic=bool(raw.get("deterministic", False)))
     spec.__dict__["key"] = raw["key"]  # the cached_property, as computed when it was stored
     return spec
 

@@ -30,6 +30,26 @@ MARKDOWN_PAPER = "paper/paper.md.j2"
 LATEX_PAPER = "paper/paper.tex"
 #: The line of the LaTeX template that becomes one sentence per claim of the project's EVIDENCE.json.
 CLAIMS_PLACEHOLDER = "%% evidence-init: one sentence per claim %%"
+#: The README's two lines that depend on ``--paper``: what ``doit deliver`` renders, what to edit.
+README = "README.md"
+_README_LINES = {
+    "markdown": ("render build/deliver/paper.html",
+                 "`paper/paper.md.j2`: the paper; numbers only through `claim()`, `figure()`, `table()`."),
+    "latex": ("write build/deliver/claims.tex and, with latexmk or tectonic, build/deliver/paper.pdf",
+              "`paper/paper.tex`: the paper; numbers only through the macros of "
+              "`build/deliver/claims.tex` (`\\evClaimName`, `...Interval`, `...N`)."),
+    "both": ("render build/deliver/paper.html, claims.tex and, with latexmk or tectonic, "
+             "build/deliver/paper.pdf",
+             "`paper/paper.md.j2` (numbers only through `claim()`, `figure()`, `table()`) and "
+             "`paper/paper.tex` (numbers only through the macros of `build/deliver/claims.tex`): "
+             "the paper."),
+}
+
+
+def readme_text(template_text: str, paper: str) -> str:
+    """The template README with the paper lines of this layout: it names only files it has."""
+    output, source = _README_LINES[paper]
+    return template_text.replace("@@PAPER_OUTPUT@@", output).replace("@@PAPER_SOURCE@@", source)
 
 
 def _walk(node: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
@@ -98,6 +118,8 @@ def init_project(folder: Path, template: str = "table", *, git: bool = True,
         data = source.read_bytes()
         if name == LATEX_PAPER:  # the claims of this template, cited through their macros
             data = data.replace(CLAIMS_PLACEHOLDER.encode(), latex_claim_lines(evidence).encode())
+        if name == README:
+            data = readme_text(data.decode("utf-8"), paper).encode("utf-8")
         target.write_bytes(data)
     (folder / "runs").mkdir(exist_ok=True)
     if git:

@@ -5,7 +5,9 @@ is none, what differs from the newest sealed run of the same experiment and labe
 value, the trainer's code, the engine's numerical code, the data or split digests, the seed),
 with old and new values. For every other task, doit already knows (a file_dep that changed, a
 missing target), and ``doit info`` says it; this command asks doit, in this process (a second
-interpreter would cost more than the answer).
+interpreter would cost more than the answer). A group task (``train``, ``deliver``) is answered
+by the tasks under it: up to date, or which would run and why. A name no task has is bad input
+(exit 3).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from evidence.core.project import Project
 from evidence.experiments.spec import RunSpec, expand_all
 from evidence.store.runs import RunStore
+from evidence.tasks.info import TaskStatus
 
 
 def _short(value: Any) -> str:
@@ -73,12 +76,38 @@ def why_train(project: Project, spec: RunSpec) -> list[str]:
 
 
 def why(project: Project, task: str) -> list[str]:
-    """Why ``task`` would rebuild: a train task in terms of its run key, any other as doit says."""
+    """Why ``task`` would rebuild: a train task in terms of its run key, a group (``train``,
+    ``deliver``) by the tasks under it, any other task as doit says."""
+    specs = {spec.task_name: spec for spec in expand_all(project)}
     if task.startswith("train:") or ":" not in task:
-        name = task.removeprefix("train:")
-        for spec in expand_all(project):
-            if spec.task_name == name:
-                return why_train(project, spec)
-    from evidence.tasks.info import doit_info
+        spec = specs.get(task.removeprefix("train:"))
+        if spec is not None:
+            return why_train(project, spec)
+    from evidence.tasks.info import doit_info, task_statuses
 
-    return doit_info(project, task)
+    group, statuses = task_statuses(project, task)
+    if not group:
+        return doit_info(project, task)
+    return why_group(project, task, statuses, specs)
+
+
+def why_group(project: Project, task: str, statuses: list[TaskStatus],
+              specs: Mapping[str, RunSpec]) -> list[str]:
+    """A group task in words: up to date, or which of its tasks would run and why (a train task
+    by its run key). doit alone says "run: the task has no dependencies" for every group."""
+    stale = [s for s in statuses if s.status != "up-to-date" and not s.always]
+    always = [s.name for s in statuses if s.always]
+    fresh = [s.name for s in statuses if s.status == "up-to-date"]
+    every = f"{len(statuses)} task(s)" + (f", of which {len(always)} run(s) every time by design "
+                                         f"({', '.join(always)}: builds nothing)" if always else "")
+    if not stale:
+        return [f"{task}: up to date: nothing to rebuild in its {every}"]
+    lines = [f"{task}: would run {len(stale)} of {every}:"]
+    for status in stale:
+        spec = specs.get(status.name.removeprefix("train:")) if status.name.startswith("train:") else None
+        detail = why_train(project, spec) if spec is not None else list(status.reasons)
+        lines.append(f"  {status.name}:")
+        lines += [f"    {line.strip()}" for line in detail]
+    if fresh:
+        lines.append(f"  up to date: {', '.join(fresh)}")
+    return lines

@@ -29,7 +29,6 @@ import io
 import json
 import math
 import os
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property, partial
@@ -42,6 +41,7 @@ from evidence.core.codedeps import ENGINE_DIR, code_files
 from evidence.core.errors import BadInputError, EvidenceError
 from evidence.core.hashing import canonical_json, digest_bytes, digest_file, digest_json, write_bytes_atomic
 from evidence.core.project import Project, safe_name
+from evidence.core.readers import read_toml
 from evidence.core.schema import validate
 from evidence.experiments.select import SelectedRun, Selection, select
 
@@ -154,12 +154,9 @@ def load(project: Project, artifact: str, name: str) -> Artifact:
 
 
 def _parse(project: Project, artifact: str, folder: Path, path: Path, shown: str) -> dict[str, Any]:
-    try:
-        raw = tomllib.loads(path.read_text("utf-8"))
-    except FileNotFoundError as exc:
-        raise BadInputError(shown, f"no {artifact}.toml in {project.relative(folder)}") from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BadInputError(shown, f"not valid TOML: {exc}") from exc
+    raw = read_toml(path, shown)
+    if raw is None:
+        raise BadInputError(shown, f"no {artifact}.toml in {project.relative(folder)}")
     validate(raw, artifact, shown)
     return raw
 
@@ -202,6 +199,32 @@ def selected_runs(art: Artifact, *, require_sealed: bool = False,
                 seen.add((run.run_id, series))
                 chosen.append((run, series))
     return chosen
+
+
+def check_order(art: Artifact) -> None:
+    """Refuse an ``order`` that leaves out groups the selections pick.
+
+    ``order`` orders what is drawn; a selected group missing from it was dropped without a word
+    (the gate then passed on what was left). Selecting is ``[[select]]``'s job, so the error
+    names the groups and both ways out. A group is a selection's ``series`` when it sets one,
+    else the run's group (its variant for an ``expected_max`` source), as in the source data.
+    """
+    order = art.spec.get("order")
+    if order is None:
+        return
+    wanted = {str(g) for g in order}
+    left_out: dict[str, int] = {}
+    for run, series in selected_runs(art):
+        group = series or (run.spec.variant if art.source == "expected_max" else run.spec.group)
+        if group not in wanted:
+            left_out[group] = left_out.get(group, 0) + 1
+    if left_out:
+        n = sum(left_out.values())
+        raise BadInputError(f"{art.shown}/{art.artifact}.toml",
+                            f"the selection picks group(s) {sorted(left_out)} ({n} selected run"
+                            f"{'' if n == 1 else 's'}) that 'order' leaves out; the {art.artifact} "
+                            "would drop them without a word", field="order",
+                            hint="add them to 'order', or narrow [[select]] with where = { group = [...] }")
 
 
 def run_files(art: Artifact) -> list[Path]:
@@ -337,6 +360,7 @@ def csv_bytes(columns: list[str], rows: list[dict[str, Any]]) -> bytes:
 def build_source(art: Artifact) -> dict[str, Any]:
     """Step one: write source_data.csv and its sidecar; on failure remove both."""
     try:
+        check_order(art)
         columns, rows = (expected_max_rows if art.source == "expected_max" else tidy_rows)(art)
         data = csv_bytes(columns, rows)
         runs = sorted({r.run_id for r, _ in selected_runs(art)})

@@ -18,12 +18,13 @@ Why it is built this way:
   and how many series and points were drawn, counted from the artists in the figure.
 
 Spec keys common to every kind: ``name``, ``kind`` (``curves``, ``points``, ``expected_max``),
-``order`` (selects and orders the groups; default all, sorted), ``labels`` and ``colors`` (per
-group), ``figsize`` (inches, default 5 x 3.5), ``dpi`` (default 150), ``title``, ``xlabel``,
-``ylabel``, ``ylim``, ``legend_loc``, ``caption`` (prepended to the generated caption),
-``expected_series`` and ``expected_points`` (what the gate demands; default: from the data),
-``min_variance`` (the gate's blank floor). Unknown keys are ignored: the engine's own keys
-(selection, output) share the spec.
+``order`` (orders the groups; default all, sorted; every group the selections pick must be in
+it: leaving one out is an error, see :func:`evidence.present.artifacts.check_order`), ``labels``
+and ``colors`` (per group), ``figsize`` (inches, default 5 x 3.5), ``dpi`` (default 150),
+``title``, ``xlabel``, ``ylabel``, ``ylim``, ``legend_loc``, ``caption`` (prepended to the
+generated caption), ``expected_series`` and ``expected_points`` (what the gate demands; default:
+from the data), ``min_variance`` (the gate's blank floor). Unknown keys are ignored: the
+engine's own keys (selection, output) share the spec.
 """
 
 from __future__ import annotations
@@ -232,6 +233,19 @@ def _axes_text(ax: Axes, spec: Mapping[str, Any], xlabel: str, ylabel: str) -> N
         ax.set_ylim(low, high)
 
 
+#: How a caption names a split to a reader ("accuracy on the validation split", not "on val").
+SPLIT_WORDS = {"train": "the training split", "val": "the validation split", "test": "the test split"}
+
+
+def split_words(split: str) -> str:
+    return SPLIT_WORDS.get(split, f"the {split} split")
+
+
+def sentence_start(text: str) -> str:
+    """``text`` with its first letter capitalised: a generated caption sentence starts like one."""
+    return text[:1].upper() + text[1:]
+
+
 def plot_curves(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
     """Learning curves: mean over seeds per group, a shaded spread, and every seed thin.
 
@@ -276,7 +290,8 @@ def plot_curves(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
     band = "shaded band: " + describe_spread(spread, summary_ns, n_resamples=n_resamples,
                                              seed=seed, per="epoch",
                                              rng_id=bootstrap_id(spec, "<group>"))
-    caption = (f"{metric} on {split} by epoch. Thick lines: mean over seeds; thin lines: "
+    caption = (f"{sentence_start(metric)} on {split_words(split)} by epoch. Thick lines: mean over "
+               "seeds; thin lines: "
                f"individual seeds; {band}.")
     return _finish(fig, "curves", spec, size_px, (len(groups), len(rows)), caption, band,
                    summary)
@@ -380,7 +395,7 @@ def plot_points(df: pd.DataFrame, spec: Mapping[str, Any]) -> PlotResult:
             ", ".join(_label(spec, g) for g in p["groups"]) for p in panels) + "."
     bars_text = "error bars: " + describe_spread(spread, ns, n_resamples=n_resamples, seed=seed,
                                                  rng_id=bootstrap_id(spec, "<group>"))
-    caption = (f"Final {metric} on {split} by group. Dots: individual seeds; diamonds: mean; "
+    caption = (f"Final {metric} on {split_words(split)} by group. Dots: individual seeds; diamonds: mean; "
                f"{bars_text}.{chance_text}")
     return _finish(fig, "points", spec, size_px, (len(groups), len(rows)), caption, bars_text,
                    summary)

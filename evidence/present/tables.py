@@ -337,12 +337,12 @@ def _columns(spec: Mapping[str, Any], where: str) -> tuple[Column, ...]:
 def build_table(df: pd.DataFrame, spec: Mapping[str, Any]) -> TableResult:
     """Summarize the final values of each group x column.
 
-    Spec: ``columns`` (required; each ``{"metric", "split", "header"?, "decimals"?,
-    "percent"?}`` or ``"<split>/<metric>"``), ``name``, ``order`` (selects and orders the rows),
-    ``labels`` (group -> row label), ``row_header`` (default ``Group``), ``spread`` (``sd``,
-    ``se``, ``ci95``), ``n_resamples``, ``ci_seed``, ``decimals`` (default 1 for percent, else
-    3) and ``percent`` (defaults for the columns), ``show_n`` (default true), ``caption``,
-    ``label`` (LaTeX label, default ``tab:<name>``).
+    Spec: ``columns`` (required; each ``{"metric", "split", "header"?, "decimals"?, "percent"?}`` or
+    ``"<split>/<metric>"``), ``name``, ``order`` (orders the rows; it must name every selected group),
+    ``labels`` (group -> row label), ``row_header`` (default ``Group``), ``spread`` (``sd``, ``se``,
+    ``ci95``), ``n_resamples``, ``ci_seed``, ``decimals`` (default 1 for percent, else 3) and ``percent``
+    (defaults for the columns), ``show_n`` (default true), ``caption``, ``label`` (LaTeX label, default
+    ``tab:<name>``).
     A group without rows for a column is an error: an empty cell would hide a missing run.
     """
     name = str(spec.get("name", "table"))

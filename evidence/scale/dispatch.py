@@ -320,7 +320,7 @@ def dispatch(project_root: str, spec_json: dict[str, Any], key: str, force: bool
             forked: int | None = None
             if world_size <= 1 and warm.enabled(settings.warm_worker):
                 forked = warm.run_warm(project, run_arguments(project, spec_path, outcome, force), env,
-                                       profile_env, allocation.fds, outcome)
+                                       profile_env, allocation.fds, outcome, label=label)
             if forked is None:
                 env.update(EVIDENCE_LAUNCH="process", EVIDENCE_LAUNCH_T0=repr(time.time()))
                 forked = subprocess.call(command, cwd=project.root, env={**os.environ, **env},

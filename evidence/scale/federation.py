@@ -3,9 +3,12 @@
 A run that arrives from another machine, lab or cluster must be exactly as trustworthy as one
 trained here, so an import trusts nothing it is told:
 
-1. **Transport.** An archive is extracted with tarfile's ``data`` filter after every member was
-   checked (no absolute paths, no ``..``, no links or devices, only ``ARCHIVE.json`` and
-   ``runs/<run-id>/<file>``); run ids are validated before they become paths.
+1. **Transport.** Every member of an archive is checked before anything is written (no absolute
+   paths, no ``..``, no links or devices, no name twice, only ``ARCHIVE.json`` and
+   ``runs/<run-id>/<file>``); run ids are validated before they become paths. The checked
+   members are then written one by one as plain data files (mode 0644, never over an existing
+   file), which is what tarfile's ``data`` filter would do for them, on every Python 3.11 (the
+   filter argument only exists from 3.11.4).
 2. **Integrity.** ``ARCHIVE.json`` lists the digest of every run's ``manifest.json``, and each
    manifest lists every file's digest and size; a changed manifest, a changed file, a missing
    file or a file the manifest does not list rejects the run, naming the file.
@@ -161,15 +164,41 @@ def _check_member(member: tarfile.TarInfo) -> None:
 
 
 def extract_archive(archive: Path, dest: Path) -> None:
-    """Extract ``archive`` into the empty folder ``dest`` after checking every member."""
+    """Extract ``archive`` into the empty folder ``dest`` after checking every member.
+
+    Only folders and regular files pass :func:`_check_member`, so they are written here rather
+    than by ``TarFile.extractall``: its ``filter`` argument came in Python 3.11.4, and without it
+    extractall would keep the archive's modes and owners.
+    """
     try:
         with tarfile.open(archive, mode="r:*") as tar:
             members = tar.getmembers()
+            seen: set[str] = set()
             for member in members:
                 _check_member(member)
-            tar.extractall(dest, members=members, filter="data")
+                name = PurePosixPath(member.name).as_posix()
+                if member.isfile() and name in seen:
+                    raise Rejected(f"archive member {name!r} is given more than once (refusing to extract)")
+                seen.add(name)
+            for member in members:
+                _write_member(tar, member, dest)
     except (tarfile.TarError, EOFError, OSError) as error:
         raise Rejected(f"{archive}: not a readable archive: {error}") from None
+
+
+def _write_member(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: Path) -> None:
+    """A checked folder or regular file under ``dest``: a file as plain data (0644), new."""
+    target = dest.joinpath(*PurePosixPath(member.name).parts)
+    if member.isdir():
+        target.mkdir(mode=0o755, parents=True, exist_ok=True)
+        return
+    target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    source = tar.extractfile(member)
+    if source is None:  # not a regular file after all (checked above; kept for the type checker)
+        raise Rejected(f"archive member {member.name!r}: not a regular file")
+    with source, open(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), "wb") as out:
+        shutil.copyfileobj(source, out)
+    os.chmod(target, 0o644)  # whatever the umask: the mode the data filter gives a data file
 
 
 # -- checks ----------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from typing import Any
 
 from evidence.core.hashing import digest_json
 from evidence.core.project import Project
+from evidence.train.worker import LOCK_SUFFIX, remove_lock_file
 
 #: Seconds a worker waits for its next run before it exits (``EVIDENCE_WARM_WORKER_IDLE``).
 IDLE_SECONDS = 120.0
@@ -143,10 +144,11 @@ def _start(project: Project, path: Path, profile_env: Mapping[str, str]) -> sock
     conn = _connect(path)
     if conn is not None:
         return conn
-    with FileLock(str(path) + ".lock"):
+    with FileLock(str(path) + LOCK_SUFFIX):
         conn = _connect(path)
         if conn is not None:
             return conn
+        sweep_stale_locks(path.parent, keep=path)
         log = project.state_dir / "worker" / "worker.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         pid = _spawn(project, path, profile_env, log)
@@ -159,6 +161,19 @@ def _start(project: Project, path: Path, profile_env: Mapping[str, str]) -> sock
     print(f"the warm worker did not start (see {project.relative(log)}); starting the run's own "
           "process instead", file=sys.stderr, flush=True)
     return None
+
+
+def sweep_stale_locks(folder: Path, keep: Path) -> list[Path]:
+    """Remove the start locks of workers that are gone (no socket beside them, nobody holding
+    them): a worker killed before it could remove its own leaves one; the removed paths."""
+    removed = []
+    for lock in sorted(folder.glob(f"*.sock{LOCK_SUFFIX}")):
+        socket_file = lock.with_name(lock.name.removesuffix(LOCK_SUFFIX))
+        if socket_file == keep or socket_file.exists():
+            continue
+        if remove_lock_file(str(lock)):
+            removed.append(lock)
+    return removed
 
 
 def _spawn(project: Project, path: Path, profile_env: Mapping[str, str], log: Path) -> int | None:
@@ -208,7 +223,7 @@ def _lines(conn: socket.socket) -> Any:
 
 
 def run_warm(project: Project, argv: list[str], env: Mapping[str, str], profile_env: Mapping[str, str],
-             pass_fds: list[int], outcome: Path) -> int | None:
+             pass_fds: list[int], outcome: Path, label: str = "") -> int | None:
     """Run ``python -m evidence.train.runner <argv>`` in a child of the warm worker; its exit code."""
     path = socket_path(project, worker_key(profile_env))
     if path is None:
@@ -239,7 +254,7 @@ def run_warm(project: Project, argv: list[str], env: Mapping[str, str], profile_
         if not first or "pid" not in first:  # gone before forking, or retired: nothing ran
             return None
         pid = int(first["pid"])
-        with _forwarding_signals(pid), contextlib.suppress(ValueError):
+        with _forwarding_signals(pid, label or "a run"), contextlib.suppress(ValueError):
             for reply in replies:
                 if "exit" in reply:
                     return int(reply["exit"])
@@ -260,11 +275,24 @@ def _fd(stream: Any, default: int) -> int:
 
 
 @contextlib.contextmanager
-def _forwarding_signals(pid: int) -> Any:
-    """SIGINT and SIGTERM sent to this process go to the run's process (which checkpoints)."""
+def _forwarding_signals(pid: int, label: str) -> Any:
+    """SIGINT and SIGTERM sent to this process go to the run's process (which checkpoints).
+
+    The run is a child of the warm worker, not of doit: it is not in doit's process group, and
+    outlives doit by the moment it takes to checkpoint. So the first signal also says so, with
+    its pid (killing doit with SIGKILL says nothing, and the worker stops the run all the same)."""
+    told: list[int] = []
+
     def forward(signum: int, _frame: Any) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signum)
+        if not told:
+            told.append(signum)
+            with contextlib.suppress(OSError, ValueError):
+                print(f"{label} (pid {pid}, forked from the warm worker, so not in doit's process "
+                      f"group) was sent {signal.Signals(signum).name} too: it writes a checkpoint and "
+                      "stops; `evidence status` shows it while it does, `evidence stop` stops runs "
+                      "still going, and `doit train` resumes it", file=sys.stderr, flush=True)
 
     previous = {}
     try:

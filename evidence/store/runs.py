@@ -185,6 +185,12 @@ def manifest_sizes(run_path: str, run_id: str) -> dict[str, Any]:
         return {"problem": [MANIFEST, "manifest is missing"]}
     except (OSError, ValueError) as error:
         return {"problem": [MANIFEST, f"manifest is malformed: {error}"]}
+    return sizes_of_manifest(manifest, run_id)
+
+
+def sizes_of_manifest(manifest: Any, run_id: str) -> dict[str, Any]:
+    """:func:`manifest_sizes` of a manifest already parsed (a reader that needs more of it, such
+    as the digests, reads the file once)."""
     files = manifest.get("files") if isinstance(manifest, dict) else None
     if not isinstance(files, dict) or not all(
             isinstance(e, dict) and type(e.get("size")) is int for e in files.values()):

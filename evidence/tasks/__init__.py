@@ -6,6 +6,7 @@ train      train and fsck tasks
 artifacts  figure and table tasks
 verify     the verify task
 deliver    the deliver tasks
+checklist  the deliver tasks of the paper checklist and the evidence page
 info       `doit info` in this process (for `evidence why`)
 standard   the standard task set for a one-line dodo.py
 moot       expensive uptodate checks, skipped when a file dependency changed (doit runs the task anyway)

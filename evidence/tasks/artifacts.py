@@ -52,6 +52,7 @@ def artifact_tasks(project: Project, artifact: str) -> Iterator[TaskDict]:
     source_code = [code_stamp(project, figures.SOURCE_MODULE)]
     render_code = [code_stamp(project, figures.RENDER_MODULE)]
     for art in figures.discover(project, artifact):
+        figures.check_order(art)
         args = [str(project.root), artifact, art.name]
         spec = str(art.spec_path)
         yield {

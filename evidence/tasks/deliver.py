@@ -21,6 +21,7 @@ from evidence.deliver.reconcile import read_document
 from evidence.deliver.summary import summary_action
 from evidence.tasks.actions import task_action
 from evidence.tasks.base import TaskDict, user_errors
+from evidence.tasks.checklist import checklist_tasks
 from evidence.tasks.moot import SavedValueCheck, UnlessInputsChanged
 
 
@@ -185,14 +186,16 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            "task_dep": ["verify:report"], "targets": [claims_file], "verbosity": 2}
     yield {"name": "reconcile", "doc": "numbers in documents vs their evidence; drift fails the build",
            **step(steps.reconcile_action, project),
-           "file_dep": sorted({claims_file, *docs, *sources, str(project.evidence_file)}),
-           "targets": [str(project.reconcile_dir / "report.json"), str(project.reconcile_dir / "report.md")],
+           "file_dep": sorted({claims_file, *docs, *sources, str(project.evidence_file),
+                               *(str(p) for p in steps.hand_typed_sources(project))}),
+           "targets": [str(project.reconcile_dir / "report.json"), str(project.reconcile_dir / "report.md"),
+                       str(project.reconcile_dir / "reconcile.json")],
            "verbosity": 2}
     yield {"name": "disclose", "doc": "audit the evidence behind every claim -> DISCLOSURES.md",
            **step(steps.disclose_action, project),
            "file_dep": sorted({claims_file, *_evidence_deps(project), *sources, *presentation,
-                               *audited_inputs, *priced}),
-           "task_dep": ["figures", "tables"],
+                               *audited_inputs, *priced, str(project.reconcile_dir / "reconcile.json")}),
+           "task_dep": ["figures", "tables", "deliver:reconcile"],
            "uptodate": [UnlessInputsChanged(check) for check in
                         (StoreUnchanged(project), PricesUnchanged(project), InputsStateUnchanged(project))],
            "targets": [disclosures_file, str(project.disclosures_dir / "DISCLOSURES.md")], "verbosity": 2}
@@ -203,7 +206,8 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            # The compute statement covers every declared run, so delivering trains them all.
            "task_dep": ["train"],
            "targets": [compute_file, str(project.compute_dir / "compute.md")], "verbosity": 2}
-    papers = [str(p) for p in paper_outputs(project)]
+    staging = steps.staging_dir(project)
+    papers = [str(p) for p in paper_outputs(project, staging)]
     from evidence.deliver import latex
 
     pdfs = [str(p) for p in latex.pdf_targets(project)] if latex.toolchain() else []
@@ -213,17 +217,23 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            "task_dep": ["deliver:reconcile"],
            "targets": papers, "verbosity": 2}
     yield pdf_task(project, claims_file, disclosures_file, presentation)
+    yield from checklist_tasks(project, claims_file, compute_file, presentation, audited_inputs,
+                               StoreUnchanged(project))
     out = steps.deliver_dir(project)
     yield {"name": "exports", "doc": "PROV-JSON and RO-Crate of the deliverable, each validated",
            **step(steps.exports_action, project),
            "file_dep": sorted({claims_file, disclosures_file, compute_file, *presentation,
                                *_evidence_deps(project), str(project.reconcile_dir / "report.json"),
                                *papers, *pdfs}),
-           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:pdf"],
+           "task_dep": ["deliver:paper", "deliver:disclose", "deliver:reconcile", "deliver:pdf",
+                        "deliver:checklist", "deliver:evidence_page"],
            "uptodate": [UnlessInputsChanged(StoreUnchanged(project))],
-           "targets": [str(out / "prov.json"), str(out / "ro-crate-metadata.json")], "verbosity": 2}
-    exported = [str(out / "prov.json"), str(out / "ro-crate-metadata.json")]
-    yield {"name": "package", "doc": "assemble build/deliver/ with its manifest",
+           "targets": [str(staging / "prov.json"), str(staging / "ro-crate-metadata.json")], "verbosity": 2}
+    exported = [str(staging / "prov.json"), str(staging / "ro-crate-metadata.json")]
+    # What the package step publishes: every file the steps before it wrote into staging, under
+    # build/deliver/ (a published copy edited by hand is named, and the build's copy published again).
+    published = [str(out / Path(p).relative_to(staging)) for p in [*papers, *pdfs, *exported]]
+    yield {"name": "package", "doc": "the deliverable and its manifest, published as build/deliver/",
            **step(steps.package_action, project),
            "file_dep": sorted({*map(str, steps.assembled_files(project)), *papers, *pdfs, *exported,
                                *presentation}),
@@ -232,7 +242,8 @@ def deliver_tasks(project: Project) -> Iterator[TaskDict]:
            # every file of the deliverable as its manifest says, else the package step runs and
            # refuses (naming the file) to certify what the build did not write
            "uptodate": [UnlessInputsChanged(DeliverableIntact(project, out))],
-           "targets": [str(out / "MANIFEST.json"), *map(str, steps.assembled_files(project).values())],
+           "targets": [str(out / "MANIFEST.json"), *published,
+                       *(str(out / t.relative_to(staging)) for t in steps.assembled_files(project).values())],
            "verbosity": 2}
     yield {"name": "summary", "doc": "print the one-screen summary of the deliverable",
            **step(summary_action, project), "task_dep": ["deliver:package"],

@@ -62,18 +62,47 @@ def train_tasks(project: Project, specs: list[RunSpec] | None = None) -> Iterato
     load_settings(project)  # a malformed evidence.toml is bad input before anything runs
     surveyed = survey(project)
     runs_dir = str(project.runs_dir)
+    first: dict[str, RunSpec] = {}
     for spec in specs if specs is not None else expand_all(project):
         key = spec.key
         generations = store.generations(key)
         run_id = run_id_for(key, generations[-1] if generations else 1)
+        sealed = bool(generations) and surveyed.intact(run_id)
+        if key in first:  # another experiment declares this very run: it is trained once
+            yield same_run_task(project, spec, first[key], run_id, sealed)
+            continue
+        first[key] = spec
         yield {
             "name": spec.task_name,
             "doc": f"train {spec.trainer} ({spec.group}, seed {spec.seed}) -> runs/{run_id}",
             "actions": [(run_spec, [str(project.root), spec.to_json(), key])],
-            "uptodate": [bool(generations) and surveyed.intact(run_id)],
+            "uptodate": [sealed],
             "targets": [os.path.join(runs_dir, run_id, "results.json")],
             "verbosity": 2,
         }
+
+
+def same_run_task(project: Project, spec: RunSpec, original: RunSpec, run_id: str,
+                  sealed: bool) -> TaskDict:
+    """The task of a run that an earlier experiment already declares with the same identity.
+
+    Two experiments that differ only in what is not the run's identity (``[checkpoint]``,
+    ``[smoke]``, the experiment's name) declare the same run: the same key, the same sealed run.
+    It is trained once, by the first experiment's task; this one depends on it and, when that
+    trains, says so in one line. Refusing would make a shared baseline impossible; two tasks with
+    one target is what doit refuses ("Two different tasks can't have a common target").
+    """
+    line = (f"train:{spec.task_name} is the same run as train:{original.task_name} "
+            f"({project.relative(project.experiments_dir / (spec.experiment + '.toml'))} and "
+            f"{project.relative(project.experiments_dir / (original.experiment + '.toml'))} declare "
+            f"identical identities, key {spec.key[:12]}…): trained once, as runs/{run_id}")
+    return {"name": spec.task_name, "doc": f"same run as train:{original.task_name} -> runs/{run_id}",
+            "actions": [(_say, [line])], "task_dep": [f"train:{original.task_name}"],
+            "uptodate": [sealed], "verbosity": 2}
+
+
+def _say(line: str) -> None:
+    print(line)
 
 
 @user_errors

@@ -54,7 +54,11 @@ def print_summary(project_root: str) -> None:
 def _deps(project: Project, config: VerifyConfig) -> list[str]:
     paths = {p for named in config.named()
              for p in results_paths(project, select(project, named.selection, source=config.source))}
-    return [str(comparisons_path(project)), *sorted(paths), code_stamp(project, REPORT_MODULE),
+    # an experiment's `deterministic = true` changes how verify compares its runs, not their keys
+    experiments = {str(project.experiments_dir / f"{named.selection.experiment}.toml")
+                   for named in config.named()}
+    return [str(comparisons_path(project)), *sorted(paths), *sorted(experiments),
+            code_stamp(project, REPORT_MODULE),
             *(str(ENGINE_DIR / "schemas" / name) for name in SCHEMAS)]
 
 

@@ -153,7 +153,19 @@ def _checked_result(raw: Any, source: str) -> dict[str, Any]:
     if raw["selection_metric"] not in directions:
         raise RunFailedError(f"{source}: selection_metric {raw['selection_metric']!r} is not one of "
                              f"the metrics {sorted(directions)}")
+    for key in ("epochs", "steps"):  # recorded as returned: a baseline that trains nothing says 0
+        value = raw.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise RunFailedError(f"{source}: train(ctx) returned {key}={value!r}: must be a whole "
+                                 "number >= 0",
+                                 hint="return how many epochs and optimizer steps the loop ran")
     return raw
+
+
+def _logged_epochs(context: RunContext) -> int:
+    """The largest ``epoch`` the loop logged through ``ctx.log`` (0 if it logged none)."""
+    epochs = [row["epoch"] for row in context.history if isinstance(row.get("epoch"), int)]
+    return max(epochs, default=0)
 
 
 def _float_metrics(metrics: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -222,7 +234,9 @@ def _results(execution: Any, result: dict[str, Any], final: dict[str, dict[str, 
         "evaluations": [{"split": "train", "when": "final", "purpose": "report"},
                         {"split": "val", "when": "final", "purpose": "selection"},
                         {"split": "test", "when": "final", "purpose": "report"}],
-        "diagnostics": diagnostics, "epochs": max(1, int(result.get("epochs", 1))),
-        "steps": max(1, int(result.get("steps", context.steps))),
+        # what the loop returned, never rounded up: a loop that trains nothing records 0 and 0;
+        # not returned: the last epoch it logged through ctx.log, and the steps it reported
+        "diagnostics": diagnostics, "epochs": int(result.get("epochs", _logged_epochs(context))),
+        "steps": int(result.get("steps", context.steps)),
         "loop": "own", "verify_by_load": verified,
     }

@@ -26,7 +26,8 @@ descriptors (``SCM_RIGHTS``); the replies ``{"pid": N}`` then ``{"exit": code}``
 signal, as ``subprocess`` reports it), or ``{"retired": why}`` alone. A client that goes away
 while its child runs (doit killed) makes the worker send the child SIGTERM: the runner
 checkpoints and stops, as under an interactive Ctrl-C. A worker with no child and no request for
-``--idle`` seconds removes its socket and exits.
+``--idle`` seconds removes its socket and exits (and the start lock beside it, unless a client
+holds it).
 """
 
 from __future__ import annotations
@@ -300,6 +301,34 @@ class Worker:
             conn.close()
 
 
+#: The lock file beside a worker's socket: the client holds it while it starts a worker.
+LOCK_SUFFIX = ".lock"
+
+
+def remove_lock_file(lock: str) -> bool:
+    """Remove a worker's start lock file if nobody holds it; True when it is gone.
+
+    Taken without waiting and unlinked while held: a client waiting on it then wins a lock on an
+    unlinked file, which filelock sees (no links left) and retries on a new one, so two starters
+    never both believe they hold it. One that is held (a worker is being started) stays.
+    """
+    from filelock import FileLock, Timeout
+
+    held = FileLock(lock, timeout=0)
+    try:
+        held.acquire()
+    except Timeout:
+        return False
+    except OSError:
+        return not os.path.exists(lock)
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock)
+    finally:
+        held.release()
+    return True
+
+
 def _detach() -> None:
     """Go on in a forked copy of this process and let the original exit, printing the copy's pid:
     the client that started the worker waits for the original only (its start-up, not the
@@ -330,7 +359,10 @@ def main(argv: list[str] | None = None) -> int:
     gc.collect()
     gc.freeze()  # what is loaded now is shared with every child: the collector must not touch (copy) it
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    Worker(args.socket, args.idle, args.check).serve()
+    try:
+        Worker(args.socket, args.idle, args.check).serve()
+    finally:  # its start lock, unless a client is starting a worker at this path right now
+        remove_lock_file(args.socket + LOCK_SUFFIX)
     return 0
 
 

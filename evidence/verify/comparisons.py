@@ -4,10 +4,17 @@ The file (schema ``comparisons``) lives at the project root and has three kinds 
 
 * ``[[comparison]]``: A vs B on one metric and split (``a``, ``b``, optional ``control``: the
   shuffled-label control runs A must beat), the claimed direction and the statistical
-  settings (``min_seeds`` 5, ``confidence`` 0.95, ``n_resamples`` 10000 by default), the
+  settings (``min_seeds`` 5, ``confidence`` 0.95 by default; ``n_resamples`` is accepted but
+  unused: P(A better) has a score interval, which does not resample), the
   optional ``equivalence_margin`` (the smallest difference that matters, in the metric's unit:
   without one a comparison is never called noise, because only an equivalence test against a
   declared margin can show a difference is negligible) and optional ``thresholds`` overrides;
+* ``[[reference]]``: a published number (``value`` in the metric's unit, a ``citation``, and
+  optionally its spread: ``sd`` and ``n``, or an ``interval`` with its ``confidence`` and ``n``).
+  A comparison names it as ``b = { reference = "<id>" }``: against a value alone the seeded
+  side is compared by the one-sample t-test, against a value with its spread by Welch's test
+  from summary statistics. Claims cite it as ``reference:<id>``, so the number and its citation
+  come from this file and are never typed into the paper;
 * ``[thresholds]``: the project's :class:`evidence.verify.classify.Thresholds`;
 * ``[[aggregate]]``: one metric over seeds with intervals; ``selection`` may be a list of
   selections (strata, e.g. datasets); optional ``reference`` (a number, ``"chance"`` for
@@ -52,11 +59,39 @@ class Named:
 
 
 @dataclass(frozen=True)
+class ReferenceEntry:
+    """A published number: its value (the metric's unit), citation and, if given, its spread."""
+
+    id: str
+    name: str
+    value: float
+    citation: str
+    description: str
+    field: str
+    sd: float | None = None
+    n: int | None = None
+    interval: tuple[float, float] | None = None
+    confidence: float = 0.95
+    url: str | None = None
+
+    @property
+    def has_spread(self) -> bool:
+        """Whether the paper gives the spread that Welch's test needs (sd and n, or an interval)."""
+        return (self.sd is not None and self.n is not None) or self.interval is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "value": self.value, "citation": self.citation,
+                "description": self.description, "sd": self.sd, "n": self.n,
+                "interval": list(self.interval) if self.interval else None,
+                "confidence": self.confidence, "url": self.url}
+
+
+@dataclass(frozen=True)
 class ComparisonEntry:
     id: str
     description: str
     a: Named
-    b: Named
+    b: Named | None  # None: B is the published number ``reference``
     control: Named | None
     metric: str
     split: str
@@ -67,6 +102,15 @@ class ComparisonEntry:
     field: str
     equivalence_margin: float | None = None
     thresholds: Thresholds = DEFAULT_THRESHOLDS
+    reference: ReferenceEntry | None = None
+
+    @property
+    def b_name(self) -> str:
+        """How reasons name B: its selection's name, or the reference's."""
+        if self.b is not None:
+            return self.b.name
+        assert self.reference is not None  # parse_config sets one of the two
+        return self.reference.name
 
 
 @dataclass(frozen=True)
@@ -101,12 +145,13 @@ class VerifyConfig:
     comparisons: tuple[ComparisonEntry, ...]
     aggregates: tuple[AggregateEntry, ...]
     expected_max: tuple[ExpectedMaxEntry, ...]
+    references: tuple[ReferenceEntry, ...] = ()
 
     def named(self) -> list[Named]:
         """Every selection the file makes, in file order."""
         out: list[Named] = []
         for c in self.comparisons:
-            out += [c.a, c.b, *([c.control] if c.control else [])]
+            out += [c.a, *([c.b] if c.b else []), *([c.control] if c.control else [])]
         for a in self.aggregates:
             out += a.strata
         out += [e.selection for e in self.expected_max]
@@ -131,13 +176,19 @@ def parse_config(raw: Mapping[str, Any], source: str, *, check_schema: bool = Tr
     if check_schema:
         validate(raw, "comparisons", source)
     project_thresholds = Thresholds.from_mapping(raw.get("thresholds", {}))
+    references = {r.id: r for r in _references(raw.get("reference", []), source)}
     comparisons = []
     for i, c in enumerate(raw.get("comparison", [])):
         f = f"comparison[{i}]"
         margin = c.get("equivalence_margin")
+        cited = c["b"].get("reference") if isinstance(c["b"], Mapping) else None
+        if cited is not None and cited not in references:
+            raise BadInputError(source, f"no [[reference]] has the id {cited!r} (known: "
+                                f"{', '.join(sorted(references)) or 'none'})", field=f"{f}.b.reference")
         comparisons.append(ComparisonEntry(
             id=c["id"], description=c.get("description", ""), a=_named(c["a"], source, f"{f}.a"),
-            b=_named(c["b"], source, f"{f}.b"),
+            b=None if cited is not None else _named(c["b"], source, f"{f}.b"),
+            reference=references.get(cited) if cited is not None else None,
             control=_named(c["control"], source, f"{f}.control") if "control" in c else None,
             metric=c["metric"], split=c.get("split", "test"), claimed=cast(Claim, c["claimed"]),
             min_seeds=c.get("min_seeds", 5), confidence=float(c.get("confidence", 0.95)),
@@ -173,13 +224,41 @@ def parse_config(raw: Mapping[str, Any], source: str, *, check_schema: bool = Tr
                                  metric=e.get("metric"), split=e.get("split", "val"),
                                  field=f"expected_max[{i}]")
                 for i, e in enumerate(raw.get("expected_max", []))]
-    for entries in (comparisons, aggregates, expected):
+    for entries in (comparisons, aggregates, expected, list(references.values())):
         seen: set[str] = set()
         for entry in entries:
             if entry.id in seen:
                 raise BadInputError(source, f"the id {entry.id!r} is used twice", field=f"{entry.field}.id")
             seen.add(entry.id)
-    return VerifyConfig(source, tuple(comparisons), tuple(aggregates), tuple(expected))
+    return VerifyConfig(source, tuple(comparisons), tuple(aggregates), tuple(expected),
+                        tuple(references.values()))
+
+
+def _references(raw: list[Mapping[str, Any]], source: str) -> list[ReferenceEntry]:
+    """``[[reference]]`` entries; beyond the schema: an interval that holds its value, unique ids."""
+    out: list[ReferenceEntry] = []
+    seen: set[str] = set()
+    for i, r in enumerate(raw):
+        f = f"reference[{i}]"
+        if r["id"] in seen:
+            raise BadInputError(source, f"the id {r['id']!r} is used twice", field=f"{f}.id")
+        seen.add(r["id"])
+        interval = r.get("interval")
+        value = float(r["value"])
+        if r.get("sd") is not None and int(r["n"]) < 2:
+            raise BadInputError(source, "a published sd needs the n (>= 2) of runs it was measured "
+                                "over", field=f"{f}.n")
+        if interval is not None and not float(interval[0]) <= value <= float(interval[1]):
+            raise BadInputError(source, f"the interval [{interval[0]}, {interval[1]}] does not contain "
+                                f"the value {value}; give [low, high] of the published interval",
+                                field=f"{f}.interval")
+        out.append(ReferenceEntry(
+            id=r["id"], name=str(r.get("name") or r["id"]), value=value, citation=r["citation"],
+            description=r.get("description", ""), field=f,
+            sd=None if r.get("sd") is None else float(r["sd"]), n=r.get("n"),
+            interval=None if interval is None else (float(interval[0]), float(interval[1])),
+            confidence=float(r.get("confidence", 0.95)), url=r.get("url")))
+    return out
 
 
 def comparisons_path(project: Project) -> Path:
@@ -213,17 +292,17 @@ def load_config(project: Project) -> VerifyConfig | None:
     keys: dict[Named, set[str]] = {}
     for named in config.named():
         experiment = named.selection.experiment
-        if not (project.experiments_dir / f"{experiment}.toml").is_file():
-            raise BadInputError(source, f"experiment {experiment!r} does not exist (no "
-                                f"experiments/{experiment}.toml)", field=f"{named.field}.experiment")
-        matched = {s.key for s in specs_of(project, experiment) if named.selection.matches(s)}
+        matched = {s.key for s in specs_of(project, experiment, source=source)
+                   if named.selection.matches(s)}
         if not matched:
             raise BadInputError(source, f"the filters {named.selection.to_dict()['where']} match no "
                                 f"run of experiment {experiment!r}", field=f"{named.field}.where")
         keys[named] = matched
     for c in config.comparisons:
         for other in (c.b, c.control):
-            if other is not None and keys[c.a] & keys[other]:
+            if other is None:
+                continue
+            if keys[c.a] & keys[other]:
                 raise BadInputError(source, f"{other.field.rsplit('.', 1)[1]} selects some of the same "
                                     "runs as a", field=other.field)
     return config

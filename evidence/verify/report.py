@@ -42,22 +42,32 @@ from evidence.core.errors import BadInputError, EvidenceError
 from evidence.core.hashing import digest_bytes, digest_file, write_bytes_atomic, write_json_atomic
 from evidence.core.project import Project
 from evidence.core.schema import validate
-from evidence.experiments.select import Selection, select
+from evidence.experiments.select import SelectedRun, Selection, select
 from evidence.verify import stats
-from evidence.verify.classify import classify
+from evidence.verify.classify import (
+    Check,
+    check_finite_metrics,
+    check_fixed_agree,
+    check_metric_ranges,
+    check_seed_applied,
+    classify,
+)
 from evidence.verify.comparisons import (
     COMPARISONS_FILE,
     AggregateEntry,
     ComparisonEntry,
     ExpectedMaxEntry,
     Named,
+    ReferenceEntry,
     VerifyConfig,
     comparisons_path,
 )
+from evidence.verify.determinism import Fixed, fixed_group
 
 SCHEMA_VERSION = 1
 #: How claims cite an entry: ``<prefix>:<id>`` -> the report's list of that kind.
-REFERENCE_KINDS = {"verify": "comparisons", "aggregate": "aggregates", "expected_max": "expected_max"}
+REFERENCE_KINDS = {"verify": "comparisons", "aggregate": "aggregates", "expected_max": "expected_max",
+                   "reference": "references"}
 LABELS = ("effect", "noise", "insufficient_evidence", "suspected_bug")
 
 
@@ -80,13 +90,20 @@ class RunResult:
                    int(results.get("seed", 0)), results, digest)
 
 
+def read_selected(project: Project, named: Named,
+                  source: str) -> tuple[list[SelectedRun], list[RunResult]]:
+    """The sealed runs of a selection and their results; an error naming any run not trained."""
+    chosen = select(project, named.selection, require_sealed=True, source=source)
+    out = []
+    for run in chosen:
+        data = run.results_path.read_bytes()
+        out.append(RunResult.from_results(json.loads(data), digest_bytes(data)))
+    return chosen, out
+
+
 def read_runs(project: Project, named: Named, source: str) -> list[RunResult]:
     """The sealed runs of a selection; an error naming the missing runs if any is not trained."""
-    out = []
-    for chosen in select(project, named.selection, require_sealed=True, source=source):
-        data = chosen.results_path.read_bytes()
-        out.append(RunResult.from_results(json.loads(data), digest_bytes(data)))
-    return out
+    return read_selected(project, named, source)[1]
 
 
 def _direction(groups: Sequence[tuple[Named, Sequence[RunResult]]], metric: str, source: str,
@@ -133,29 +150,91 @@ def _values(runs: Sequence[RunResult], metric: str, split: str) -> stats.FloatAr
 # --------------------------------------------------------------------------- evaluation
 
 
+def _fixed_phrase(fixed: Fixed) -> str:
+    return f"a fixed value: {fixed.detail}"
+
+
+def _reference_phrase(ref: ReferenceEntry) -> str:
+    """How a reason names a published number: "as published in <citation>, sd 0.01 over 5 runs"."""
+    spread = ""
+    if ref.sd is not None and ref.n is not None:
+        spread = f", sd {_n(ref.sd)} over {ref.n} runs"
+    elif ref.interval is not None:
+        over = f" over {ref.n} runs" if ref.n is not None else ""
+        spread = f", {100 * ref.confidence:g}% CI [{_n(ref.interval[0])}, {_n(ref.interval[1])}]{over}"
+    kind = "as published" if ref.has_spread else "a fixed value: published"
+    return f"{kind} in {ref.citation}{spread}"
+
+
+def _compare_sides(values_a: stats.FloatArray, fixed_a: bool, values_b: stats.FloatArray,
+                   fixed_b: bool, *, direction: stats.Direction, confidence: float) -> stats.Comparison:
+    """The statistics that fit what varies: Welch for two seeded groups, one-sample t against a
+    fixed side, the exact difference of two fixed values."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if fixed_a and fixed_b:
+            return stats.compare_constants(float(np.mean(values_a)), float(np.mean(values_b)),
+                                           direction=direction, n_a=values_a.size, n_b=values_b.size,
+                                           confidence=confidence)
+        if fixed_b:
+            return stats.compare_to_constant(values_a, float(np.mean(values_b)), direction=direction,
+                                             constant_side="b", n_constant=values_b.size,
+                                             confidence=confidence)
+        if fixed_a:
+            return stats.compare_to_constant(values_b, float(np.mean(values_a)), direction=direction,
+                                             constant_side="a", n_constant=values_a.size,
+                                             confidence=confidence)
+        return stats.compare(values_a, values_b, direction=direction, confidence=confidence)
+
+
+def _compare_reference(values_a: stats.FloatArray, ref: ReferenceEntry, *, direction: stats.Direction,
+                       confidence: float) -> stats.Comparison:
+    """A's seeds against a published number: Welch from summary statistics when the paper gives
+    the spread, else the one-sample t-test against the value."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if ref.has_spread:
+            se, df = stats.summary_se_df(sd=ref.sd, n=ref.n, interval=ref.interval,
+                                         confidence=ref.confidence)
+            return stats.compare_to_summary(values_a, ref.value, se, df, direction=direction,
+                                            n_b=ref.n, sd_b=ref.sd, confidence=confidence)
+        return stats.compare_to_constant(values_a, ref.value, direction=direction, constant_side="b",
+                                         confidence=confidence)
+
+
 def evaluate_comparison(entry: ComparisonEntry, a: Sequence[RunResult], b: Sequence[RunResult],
                         control: Sequence[RunResult] | None = None, *,
-                        source: str = COMPARISONS_FILE) -> dict[str, Any]:
+                        source: str = COMPARISONS_FILE, fixed_a: Fixed | None = None,
+                        fixed_b: Fixed | None = None) -> dict[str, Any]:
     """One report entry: A vs B (and A vs its control) compared and classified.
 
-    The control comparison (A vs the shuffled-label control on the same metric and split) uses
-    its own generator, ``rng_for("<id>/control")``, so adding a control never moves A-vs-B's
-    intervals.
+    ``fixed_a``/``fixed_b``: the side is a fixed value (a deterministic variant,
+    :mod:`evidence.verify.determinism`), compared by the one-sample statistics. A comparison whose
+    B is a ``[[reference]]`` has no runs of B (``b`` is empty) and uses the published number.
+    The control comparison (A vs the shuffled-label control on the same metric and split) is
+    computed the same way; nothing here draws random numbers.
     """
-    groups = [(entry.a, a), (entry.b, b), *([(entry.control, control)] if entry.control and control
-                                            is not None else [])]
+    ref = entry.reference
+    b_name = entry.b_name
+    groups = [(entry.a, a), *([(entry.b, b)] if entry.b is not None else []),
+              *([(entry.control, control)] if entry.control and control is not None else [])]
     direction = _direction(groups, entry.metric, source, entry.field)
     values_a = _values(a, entry.metric, entry.split)
-
-    def compare(other: Sequence[RunResult], rng_id: str) -> stats.Comparison:
-        with np.errstate(invalid="ignore", over="ignore"):
-            return stats.compare(values_a, _values(other, entry.metric, entry.split),
-                                 direction=direction, rng=stats.rng_for(rng_id),
-                                 confidence=entry.confidence, n_resamples=entry.n_resamples)
-
-    comparison = compare(b, entry.id)
-    control_cmp = compare(control, f"{entry.id}/control") \
+    fixed: dict[str, str] = {}
+    if fixed_a is not None:
+        fixed[entry.a.name] = _fixed_phrase(fixed_a)
+    if ref is not None:
+        comparison = _compare_reference(values_a, ref, direction=direction, confidence=entry.confidence)
+        fixed[b_name] = _reference_phrase(ref)
+    else:
+        if fixed_b is not None:
+            fixed[b_name] = _fixed_phrase(fixed_b)
+        comparison = _compare_sides(values_a, fixed_a is not None, _values(b, entry.metric, entry.split),
+                                    fixed_b is not None, direction=direction, confidence=entry.confidence)
+    control_cmp = _compare_sides(values_a, fixed_a is not None,
+                                 _values(control, entry.metric, entry.split), False,
+                                 direction=direction, confidence=entry.confidence) \
         if entry.control is not None and control is not None else None
+    declared = [name for name, f in ((entry.a.name, fixed_a), (b_name, fixed_b))
+                if f is not None and f.how == "declared"]
     # The test's level is the interval's: the printed interval excludes zero iff the test rejects.
     thresholds = replace(entry.thresholds, alpha=round(1 - entry.confidence, 12),
                          min_seeds=entry.min_seeds)
@@ -163,24 +242,57 @@ def evaluate_comparison(entry: ComparisonEntry, a: Sequence[RunResult], b: Seque
                        results_a=[r.results for r in a], results_b=[r.results for r in b],
                        control=control_cmp, results_control=[r.results for r in control or ()],
                        metric=entry.metric, split=entry.split,
-                       names=(entry.a.name, entry.b.name, entry.control.name if entry.control
+                       names=(entry.a.name, b_name, entry.control.name if entry.control
                               else "control"),
-                       margin=entry.equivalence_margin, thresholds=thresholds)
+                       margin=entry.equivalence_margin, thresholds=thresholds, fixed=fixed,
+                       declared=declared)
+    if entry.b is not None:
+        b_group = _group(entry.b, b, entry.metric, entry.split)
+    else:
+        assert ref is not None
+        b_group = {"name": b_name, "reference": ref.to_dict(), "runs": []}
+    a_group = _group(entry.a, a, entry.metric, entry.split)
+    if ref is not None and not ref.has_spread:  # a published value alone is a fixed value
+        fixed_b = Fixed("published", f"published in {ref.citation}")
+    for group, f in ((a_group, fixed_a), (b_group, fixed_b)):
+        if f is not None:
+            group["fixed"] = f.to_dict()
     return {
         "id": entry.id, "description": entry.description, "metric": entry.metric,
         "split": entry.split, "direction": direction, "claimed": entry.claimed,
         "min_seeds": entry.min_seeds, "confidence": entry.confidence,
         "n_resamples": entry.n_resamples, "equivalence_margin": entry.equivalence_margin,
         "thresholds": thresholds.to_dict(),
-        "a": _group(entry.a, a, entry.metric, entry.split),
-        "b": _group(entry.b, b, entry.metric, entry.split),
+        "a": a_group,
+        "b": b_group,
         "control": None if entry.control is None or control is None or control_cmp is None else {
             **_group(entry.control, control, entry.metric, entry.split),
             "numbers": control_cmp.to_dict()},
         "class": verdict.label, "reason": verdict.reason, "checks": verdict.checks,
         "direction_matches_claim": verdict.direction_matches_claim,
-        "seeds_needed": verdict.seeds_needed, "numbers": comparison.to_dict(),
+        "seeds_needed": verdict.seeds_needed, "seeds_needed_note": verdict.seeds_needed_note,
+        "numbers": comparison.to_dict(),
     }
+
+
+def aggregate_guards(named: Sequence[Named], strata: Sequence[Sequence[RunResult]],
+                     fixed: Sequence[Fixed | None]) -> tuple[list[Check], str | None]:
+    """The guards that apply to runs on their own: finite metrics, metrics in range, seeds applied
+    (except where a stratum is a fixed value) and a declared-deterministic stratum that agrees.
+
+    Returns the checks and, when one failed, the reason a claim on the aggregate cannot rest on it.
+    """
+    runs = {n.name: [r.results for r in rs] for n, rs in zip(named, strata, strict=True)}
+    phrases = {n.name: _fixed_phrase(f) for n, f in zip(named, fixed, strict=True) if f is not None}
+    declared = [n.name for n, f in zip(named, fixed, strict=True) if f is not None and f.how == "declared"]
+    checks = [check_finite_metrics(runs), check_metric_ranges(runs), check_seed_applied(runs, phrases),
+              *([check_fixed_agree(runs, declared)] if declared else [])]
+    failed = [c for c in checks if c["passed"] is False]
+    if not failed:
+        return checks, None
+    details = "; ".join(f"{c['detail']} [{c['name']}]" for c in failed)
+    return checks, (f"Suspected bug in the runs of {' + '.join(runs)}: {details}. Until this is "
+                    "explained these runs are not evidence.")
 
 
 def _bootstrap_interval(entry: AggregateEntry, samples: Sequence[stats.FloatArray],
@@ -216,8 +328,8 @@ def _mean_interval(entry: AggregateEntry, samples: Sequence[stats.FloatArray]) -
     parts = [(x.size / n) ** 2 * float(np.var(x, ddof=1)) / x.size for x in samples]
     variance = sum(parts)
     if variance == 0.0:
-        return stats.Interval(estimate, estimate, estimate, entry.confidence, stats.MEAN_CI_METHOD, 0,
-                              "every value is equal, so the interval has zero width")
+        return stats.Interval(math.nan, math.nan, estimate, entry.confidence, "none", 0,
+                              "every value is equal, so there is no spread to estimate an interval from")
     df = variance**2 / sum(p**2 / (x.size - 1) for p, x in zip(parts, samples, strict=True))
     half = float(stats.t_quantile(0.5 + entry.confidence / 2, df)) * math.sqrt(variance)
     return stats.Interval(estimate - half, estimate + half, estimate, entry.confidence,
@@ -253,13 +365,17 @@ def _reference(entry: AggregateEntry, runs: Sequence[RunResult], source: str) ->
 
 
 def evaluate_aggregate(entry: AggregateEntry, strata: Sequence[Sequence[RunResult]], *,
-                       source: str = COMPARISONS_FILE) -> dict[str, Any]:
+                       source: str = COMPARISONS_FILE,
+                       fixed: Sequence[Fixed | None] | None = None) -> dict[str, Any]:
     """One report entry: a metric summarised over seeds (pooled over strata), with intervals.
 
     ``ci``, the interval a claim cites, is the Student-t interval of the mean (:func:`_mean_interval`).
     The IQM has no t interval: it gets bootstrap intervals, percentile and BCa, on the same
     resamples (``rng_for("aggregate:<id>")``); with several strata the resampling is stratified
     (:func:`evidence.verify.stats.stratified_bootstrap_ci`) so every stratum keeps its size.
+    ``checks``, ``class`` and ``reason``: the guards on the runs themselves
+    (:func:`aggregate_guards`); a failed one makes the entry a ``suspected_bug``, which no claim
+    can rest on. ``fixed``: per stratum, whether it is a fixed value (its seeds agree by design).
     """
     direction = _direction(list(zip(entry.strata, strata, strict=True)), entry.metric, source, entry.field)
     samples = [_values(runs, entry.metric, entry.split) for runs in strata]
@@ -282,12 +398,16 @@ def evaluate_aggregate(entry: AggregateEntry, strata: Sequence[Sequence[RunResul
                      "ci_contains": ci["low"] <= value <= ci["high"] if defined else None,
                      "ci_max_distance": max(abs(ci["low"] - value), abs(ci["high"] - value))
                      if defined else math.nan}
+    checks, bug = aggregate_guards(entry.strata, strata, list(fixed or [None] * len(strata)))
     return {
         "id": entry.id, "description": entry.description, "metric": entry.metric,
         "split": entry.split, "direction": direction, "stratified": entry.stratified,
+        "checks": checks, "class": "suspected_bug" if bug else None, "reason": bug,
         "confidence": entry.confidence, "n_resamples": entry.n_resamples,
-        "strata": [{**_group(named, runs, entry.metric, entry.split), "n": len(runs), "mean": m}
-                   for named, runs, m in zip(entry.strata, strata, stratum_means, strict=True)],
+        "strata": [{**_group(named, runs, entry.metric, entry.split), "n": len(runs), "mean": m,
+                    **({"fixed": f.to_dict()} if f is not None else {})}
+                   for named, runs, m, f in zip(entry.strata, strata, stratum_means,
+                                                fixed or [None] * len(strata), strict=True)],
         **summary, "ci": ci, "intervals": intervals, "reference": reference,
     }
 
@@ -336,16 +456,29 @@ def evaluate_expected_max(entry: ExpectedMaxEntry, runs: Sequence[RunResult], *,
 
 def build_report(project: Project, config: VerifyConfig) -> dict[str, Any]:
     """The whole report (NaN still NaN); reads each selection's runs once."""
-    cache: dict[Selection, list[RunResult]] = {}
+    cache: dict[Selection, tuple[list[SelectedRun], list[RunResult]]] = {}
+    fixed_cache: dict[Selection, Fixed | None] = {}
 
     def runs(named: Named) -> list[RunResult]:
         if named.selection not in cache:
-            cache[named.selection] = read_runs(project, named, config.source)
-        return cache[named.selection]
+            cache[named.selection] = read_selected(project, named, config.source)
+        return cache[named.selection][1]
 
-    comparisons = [evaluate_comparison(c, runs(c.a), runs(c.b), runs(c.control) if c.control else None,
-                                       source=config.source) for c in config.comparisons]
-    aggregates = [evaluate_aggregate(g, [runs(s) for s in g.strata], source=config.source)
+    def fixed(named: Named | None) -> Fixed | None:
+        if named is None:
+            return None
+        if named.selection not in fixed_cache:
+            runs(named)
+            chosen, results = cache[named.selection]
+            fixed_cache[named.selection] = fixed_group(project, chosen, [r.results for r in results])
+        return fixed_cache[named.selection]
+
+    comparisons = [evaluate_comparison(c, runs(c.a), runs(c.b) if c.b is not None else [],
+                                       runs(c.control) if c.control else None,
+                                       source=config.source, fixed_a=fixed(c.a), fixed_b=fixed(c.b))
+                   for c in config.comparisons]
+    aggregates = [evaluate_aggregate(g, [runs(s) for s in g.strata], source=config.source,
+                                     fixed=[fixed(s) for s in g.strata])
                   for g in config.aggregates]
     expected = [evaluate_expected_max(e, runs(e.selection), source=config.source)
                 for e in config.expected_max]
@@ -353,7 +486,8 @@ def build_report(project: Project, config: VerifyConfig) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "comparisons_file": project.relative(path),
             "comparisons_digest": digest_file(path),
             "counts": {label: sum(c["class"] == label for c in comparisons) for label in LABELS},
-            "comparisons": comparisons, "aggregates": aggregates, "expected_max": expected}
+            "comparisons": comparisons, "aggregates": aggregates, "expected_max": expected,
+            "references": [r.to_dict() for r in config.references]}
 
 
 # --------------------------------------------------------------------------- summary
@@ -379,8 +513,10 @@ def _comparison_line(c: Mapping[str, Any]) -> str:
     if label == "effect":
         label += " (as claimed)" if c["direction_matches_claim"] else " (CONTRADICTS the claim)"
     better = "higher" if c["direction"] == "higher" else "lower"
+    ref = c["b"].get("reference")
+    cited = f" (b: {ref['citation']})" if ref else ""
     return (f"- **{c['id']}** {label}: {c['split']} {c['metric']} ({better} is better) "
-            f"{a} - {b} = {_n(n['diff'], True)} ({_ci_text(n['diff_ci'], True)}); "
+            f"{a} - {b}{cited} = {_n(n['diff'], True)} ({_ci_text(n['diff_ci'], True)}); "
             f"P({a} better than {b}) = {_n(n['prob_improvement'])} "
             f"({_ci_text(n['prob_improvement_ci'])}). {c['reason']}")
 
@@ -396,7 +532,22 @@ def _aggregate_line(g: Mapping[str, Any]) -> str:
         verb = {True: "contains", False: "excludes", None: "is undefined, so says nothing about"}
         text += (f"; reference {_n(ref['value'])} ({ref['source']}): the CI "
                  f"{verb[ref['ci_contains']]} it and lies within +/-{_n(ref['ci_max_distance'])} of it")
-    return text + "."
+    if g.get("class") == "suspected_bug":
+        text += f". **suspected_bug**: {g['reason']}"
+    return text if text.endswith(".") else text + "."  # the reason ends its own sentence
+
+
+def _reference_line(r: Mapping[str, Any]) -> str:
+    spread = ""
+    if r.get("sd") is not None:
+        spread = f", sd {_n(r['sd'])} over {r['n']} runs"
+    elif r.get("interval"):
+        over = f" over {r['n']} runs" if r.get("n") else ""
+        spread = f", {100 * r['confidence']:g}% CI [{_n(r['interval'][0])}, {_n(r['interval'][1])}]{over}"
+    elif r.get("n"):
+        spread = f", over {r['n']} runs (no spread published)"
+    url = f" <{r['url']}>" if r.get("url") else ""
+    return f"- **{r['id']}** {_n(r['value'])}{spread}: {r['citation']}{url}."
 
 
 def render_summary(report: Mapping[str, Any]) -> str:
@@ -409,6 +560,8 @@ def render_summary(report: Mapping[str, Any]) -> str:
         lines += ["## Comparisons", "", *map(_comparison_line, report["comparisons"]), ""]
     if report["aggregates"]:
         lines += ["## Aggregates over seeds", "", *map(_aggregate_line, report["aggregates"]), ""]
+    if report.get("references"):
+        lines += ["## Published references", "", *map(_reference_line, report["references"]), ""]
     for e in report["expected_max"]:
         lines += [f"## Expected validation performance: {e['id']}", "",
                   f"Expected best {e['split']} {e['metric']} ({e['direction']} is better) among k of "

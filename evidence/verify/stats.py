@@ -12,7 +12,12 @@ Which interval for which quantity (one method per quantity, wherever it is print
 * the mean of per-seed values: **Student t** (:func:`t_interval_mean`), mean +/- t_{n-1} SE;
 * a difference of two means: **Welch t** (:func:`welch_interval`), unequal variances,
   Welch-Satterthwaite df; the same test decides ``effect`` in :mod:`evidence.verify.classify`;
-* P(A better) and the IQM, which have no t interval: the bootstrap (percentile by default).
+* a seeded model against a fixed value (a deterministic variant, a published number): the
+  one-sample **Student t** interval of mean - value (:func:`compare_to_constant`); against a
+  published mean with its spread: **Welch t from summary statistics** (:func:`compare_to_summary`);
+* P(A better): a **score interval** (Newcombe's for two groups, Wilson's against a fixed value),
+  which is never zero width at a few seeds, unlike a bootstrap of 5 vs 5 separated values;
+* the IQM, which has no t interval: the bootstrap (percentile or BCa).
 
 Why t and not the bootstrap for means: at the seed counts people use (3-10), the bootstrap
 interval of a mean is too narrow, because resampling n values never shows more spread than
@@ -70,7 +75,11 @@ CIMethod = Literal["percentile", "bca"]
 MEAN_CI_METHOD = "student-t"
 DIFF_CI_METHOD = "welch-t"
 METHOD_NAMES = {"student-t": "Student t", "welch-t": "Welch t", "percentile": "percentile bootstrap",
-                "bca": "BCa bootstrap", "none": "undefined"}
+                "bca": "BCa bootstrap", "newcombe-score": "Newcombe score",
+                "wilson-score": "Wilson score", "none": "undefined"}
+#: Which test a :class:`Comparison` made, and how a reason names it.
+TEST_NAMES = {"welch": "Welch t", "one-sample-t": "one-sample t",
+              "welch-summary": "Welch t from summary statistics", "exact": "exact"}
 
 
 def ci_label(confidence: float, method: str) -> str:
@@ -263,6 +272,12 @@ def _bootstrap(samples: Sequence[FloatArray], statistic: _MultiStatistic, *,
         else:
             levels, used = bca, "bca"
     low, high = np.quantile(theta_b, levels)
+    if not float(high) > float(low):
+        # e.g. the IQM of five equal values: every resample gives the same number, and a
+        # "95% CI [57.45, 57.45]" from a handful of runs would claim a certainty they cannot give
+        return _undefined(estimate, confidence, n_resamples,
+                          f"every resample gives {float(low):.6g} (the values are (nearly) all "
+                          "equal), so the bootstrap has no spread to turn into an interval")
     return Interval(float(low), float(high), estimate, confidence, used, n_resamples, note)
 
 
@@ -279,8 +294,9 @@ def bootstrap_ci(values: npt.ArrayLike, statistic: Statistic, *, rng: np.random.
     bootstrap interval undercovers (about 85% for a "95%" interval of a mean at n = 5), so
     means and differences of means use :func:`t_interval_mean` and :func:`welch_interval`
     instead; the bootstrap serves statistics without a t interval (IQM, P(A better)). Where BCa is
-    undefined (e.g. all values equal) the percentile interval is returned and ``note`` says
-    so. With n = 1 there is no sampling variation to resample and the interval is NaN.
+    undefined the percentile interval is returned and ``note`` says so. With n = 1 there is no
+    sampling variation to resample, and where every resample gives the same value (all values
+    equal) a zero-width interval would overstate certainty: the interval is NaN in both cases.
     """
     x = _as_1d(values)
     estimate = float(statistic(x))
@@ -318,8 +334,13 @@ def stratified_bootstrap_ci(groups: Mapping[str, npt.ArrayLike], statistic: Stat
 
 
 def t_quantile(q: float, df: float) -> float:
-    """The q quantile of Student's t with ``df`` degrees of freedom (scipy)."""
-    return float(_sps().t.ppf(q, df))
+    """The q quantile of Student's t with ``df`` degrees of freedom.
+
+    ``scipy.special.stdtrit`` is the function ``scipy.stats.t.ppf`` evaluates (the same bits,
+    tests/test_stats.py checks it), without importing ``scipy.stats``: ``evidence show`` prints
+    an interval per row and must answer in well under a second.
+    """
+    return float(special.stdtrit(df, q))
 
 
 def t_interval_mean(values: npt.ArrayLike, *, confidence: float = 0.95) -> Interval:
@@ -328,8 +349,9 @@ def t_interval_mean(values: npt.ArrayLike, *, confidence: float = 0.95) -> Inter
     t is the 1 - alpha/2 quantile of Student's t with n - 1 degrees of freedom, which widens the
     interval exactly as much as estimating the SD from n seeds demands; coverage is the nominal
     one for normal seeds at every n >= 2. Undefined (NaN, with a note) for one value or
-    non-finite values; zero width when every value is equal (``note`` says so: identical seeds
-    usually mean the seed is not applied, which :mod:`evidence.verify.classify` flags).
+    non-finite values, and when every value is equal (never a zero-width interval: identical
+    seeds mean the seed is not applied, which :mod:`evidence.verify.classify` flags, or a
+    deterministic variant, which has no interval to give).
     """
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
@@ -342,9 +364,12 @@ def t_interval_mean(values: npt.ArrayLike, *, confidence: float = 0.95) -> Inter
     if x.size < 2:
         return Interval(math.nan, math.nan, estimate, confidence, "none", 0,
                         "one value has no spread to estimate")
-    half = float(_sps().t.ppf(0.5 + confidence / 2, x.size - 1)) * float(se(x))
-    note = "every value is equal, so the interval has zero width" if half == 0.0 else ""
-    return Interval(estimate - half, estimate + half, estimate, confidence, MEAN_CI_METHOD, 0, note)
+    half = t_quantile(0.5 + confidence / 2, x.size - 1) * float(se(x))
+    if half == 0.0:  # never a zero-width interval from a few equal values
+        note = "every value is equal, so there is no spread to estimate an interval from" \
+            if np.all(x == x[0]) else "the spread underflows to zero in floating point"
+        return Interval(math.nan, math.nan, estimate, confidence, "none", 0, note)
+    return Interval(estimate - half, estimate + half, estimate, confidence, MEAN_CI_METHOD, 0)
 
 
 def welch_se_df(a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[float, float]:
@@ -387,7 +412,7 @@ def welch_interval(a: npt.ArrayLike, b: npt.ArrayLike, *, confidence: float = 0.
     if err == 0.0:
         return Interval(math.nan, math.nan, diff, confidence, "none", 0,
                         "both groups have zero variance, so the interval is undefined")
-    half = float(_sps().t.ppf(0.5 + confidence / 2, df)) * err
+    half = t_quantile(0.5 + confidence / 2, df) * err
     return Interval(diff - half, diff + half, diff, confidence, DIFF_CI_METHOD, 0)
 
 
@@ -533,6 +558,66 @@ def _check_direction(direction: str) -> None:
         raise ValueError(f"direction must be 'higher' or 'lower', got {direction!r}")
 
 
+def _score_interval(estimate: float, variance: Callable[[float], float], *, confidence: float,
+                    method: str, note: str = "") -> Interval:
+    """The score interval of a probability: every theta with (estimate - theta)^2 <= z^2 V(theta).
+
+    Unlike estimate +/- z SE(estimate) it uses the variance *at the candidate* theta, which is
+    positive inside (0, 1), so an estimate of 1 still gets a lower end below 1 (Wilson 1927;
+    Newcombe 2006 for the Mann-Whitney probability). Never zero width for 0 < confidence < 1.
+    """
+    from scipy.optimize import brentq
+
+    z = float(special.ndtri(0.5 + confidence / 2))
+
+    def excess(theta: float) -> float:
+        return (estimate - theta) ** 2 - z * z * variance(theta)
+
+    tiny = 1e-12
+    low = 0.0 if estimate <= tiny or excess(0.0) <= 0 else \
+        float(brentq(excess, 0.0, max(estimate - tiny, tiny / 2), xtol=1e-12))
+    high = 1.0 if estimate >= 1 - tiny or excess(1.0) <= 0 else \
+        float(brentq(excess, min(estimate + tiny, 1 - tiny / 2), 1.0, xtol=1e-12))
+    return Interval(low, high, estimate, confidence, method, 0, note)
+
+
+def wilson_interval(successes: float, n: int, *, confidence: float = 0.95) -> Interval:
+    """Wilson score interval of a proportion: ``successes`` (ties may count one half) of ``n``.
+
+    Used for P(A better than a fixed value): each seed either beats the constant or not, so the
+    share is a binomial proportion. At 5 of 5 the 95% interval is [0.57, 1], not the [1, 1] a
+    resample of five values gives.
+    """
+    if n < 1:
+        raise ValueError("a proportion needs at least one trial")
+    estimate = successes / n
+    return _score_interval(estimate, lambda t: t * (1 - t) / n, confidence=confidence,
+                           method="wilson-score")
+
+
+def prob_improvement_interval(estimate: float, n_a: int, n_b: int, *,
+                              confidence: float = 0.95) -> Interval:
+    """Interval of P(A better than B) (the Mann-Whitney probability) from n_a and n_b seeds.
+
+    Newcombe's (2006) method 5, a Wilson-type score interval: the Hanley-McNeil variance
+    theta (1 - theta) / (n_a n_b) [1 + (N* - 1)(1 - theta)/(2 - theta) + (N* - 1) theta/(1 + theta)]
+    with N* = (n_a + n_b)/2, inverted as in :func:`_score_interval`. Why not the bootstrap: at a
+    handful of seeds completely separated groups resample to P = 1 every time, which printed a
+    zero-width "95% CI [1, 1]" from ten numbers. Newcombe measured this interval's coverage close
+    to nominal down to 5 per group; bench/pbetter_coverage.py measures it here.
+    """
+    if min(n_a, n_b) < 1:
+        raise ValueError("each group needs at least one value")
+    half = (n_a + n_b) / 2 - 1
+
+    def variance(t: float) -> float:
+        if t <= 0.0 or t >= 1.0:
+            return 0.0
+        return t * (1 - t) / (n_a * n_b) * (1 + half * (1 - t) / (2 - t) + half * t / (1 + t))
+
+    return _score_interval(estimate, variance, confidence=confidence, method="newcombe-score")
+
+
 @dataclass(frozen=True)
 class Comparison:
     """A vs B over seeds, in the metric's unit; see :func:`compare`.
@@ -540,8 +625,13 @@ class Comparison:
     ``diff`` = mean_a - mean_b is *not* oriented (for a loss, negative means A is better);
     ``improvement`` is the same difference oriented so that positive means A is better, and
     ``prob_improvement`` and ``hedges_g`` are oriented too (A better > 0.5, > 0). ``diff_ci`` is
-    the Welch interval (method "welch-t"); ``diff_se`` and ``welch_df`` are its standard error
-    and degrees of freedom, from which an equivalence test (:func:`tost_p`) is computed.
+    the interval of the difference; ``diff_se`` and ``welch_df`` its standard error and degrees of
+    freedom, from which an equivalence test (:func:`tost_p`) is computed; ``welch_t`` and
+    ``welch_p`` the test statistic and two-sided p. ``test`` says which test made them (the field
+    names are Welch's, the common case): ``welch`` (two groups of seeds), ``one-sample-t`` (one
+    side is a fixed value: a deterministic variant or a published number without its spread,
+    :func:`compare_to_constant`), ``welch-summary`` (B is a published mean with its spread and
+    n, :func:`compare_to_summary`) or ``exact`` (both sides are fixed values).
     """
 
     direction: Direction
@@ -563,11 +653,17 @@ class Comparison:
     confidence: float
     n_resamples: int
     notes: tuple[str, ...] = field(default=())
+    test: str = "welch"
 
     @property
     def improvement(self) -> float:
         """mean_a - mean_b oriented by ``direction``: positive when A is better."""
         return self.diff if self.direction == "higher" else -self.diff
+
+    @property
+    def groups(self) -> int:
+        """How many groups vary with the seed: 2 (Welch), 1 (against a fixed value) or 0."""
+        return {"welch": 2, "welch-summary": 2, "one-sample-t": 1}.get(self.test, 0)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict (intervals as nested dicts, notes as a list); NaN stays NaN."""
@@ -577,17 +673,21 @@ class Comparison:
         return out
 
 
+def _zero_rounding(diff: float, *values: FloatArray | float) -> float:
+    """A difference within rounding of zero (1e-12 of the values' magnitude) is exactly 0.0."""
+    scale = max(float(np.max(np.abs(v))) for v in values)
+    return 0.0 if abs(diff) <= 1e-12 * scale else diff
+
+
 def compare(a: npt.ArrayLike, b: npt.ArrayLike, *, direction: Direction,
-            rng: np.random.Generator, confidence: float = 0.95, n_resamples: int = 10_000,
-            method: CIMethod = "bca") -> Comparison:
+            confidence: float = 0.95) -> Comparison:
     """Compare per-seed values of A (shape (n_a,)) and B (shape (n_b,)).
 
     * ``diff`` = mean_a - mean_b with the Welch interval (:func:`welch_interval`; the seeds of A
       and B are not paired), whose coverage is right at small n where the bootstrap's is not;
     * Welch's t-test (no equal-variance assumption; two-sided p), the same test;
-    * P(A better) (:func:`probability_of_improvement`) with a bootstrap CI (``method``; it has
-      no t interval). Resample indices for A are drawn first, then B's, as
-      ``scipy.stats.bootstrap`` draws them;
+    * P(A better) (:func:`probability_of_improvement`) with Newcombe's score interval
+      (:func:`prob_improvement_interval`), which has no zero-width end at a few seeds;
     * Hedges' g (:func:`hedges_g`).
 
     Degenerate data do not raise: undefined numbers are NaN and ``notes`` says why (intervals
@@ -597,7 +697,7 @@ def compare(a: npt.ArrayLike, b: npt.ArrayLike, *, direction: Direction,
     _check_direction(direction)
     x, y = _as_1d(a, "a"), _as_1d(b, "b")
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        return _non_finite_comparison(x, y, direction, confidence, n_resamples)
+        return _non_finite_comparison(x, y, direction, confidence, 0)
     notes: list[str] = []
     welch = welch_t_test(x, y)
     if welch.note:
@@ -607,20 +707,15 @@ def compare(a: npt.ArrayLike, b: npt.ArrayLike, *, direction: Direction,
     if math.isnan(g):
         notes.append("Hedges' g is undefined (fewer than two values in a group, or zero "
                      "pooled standard deviation)")
-    diff = float(np.mean(x) - np.mean(y))
-    scale = max(float(np.max(np.abs(x))), float(np.max(np.abs(y))))
-    if abs(diff) <= 1e-12 * scale:
-        diff = 0.0  # rounding of equal means, not a measured difference
+    diff = _zero_rounding(float(np.mean(x) - np.mean(y)), x, y)
     diff_ci = welch_interval(x, y, confidence=confidence)
     diff_ci = replace(diff_ci, estimate=diff)
     if min(x.size, y.size) < 2:
-        why = "a group with one value has no sampling distribution to resample"
+        why = "a group with one value has no spread to estimate"
         notes.append(f"the intervals are undefined: {why}")
-        p_ci = _undefined(p_imp, confidence, n_resamples, why)
+        p_ci = _undefined(p_imp, confidence, 0, why)
     else:
-        indices = _draw_indices([x.size, y.size], n_resamples, rng)
-        p_ci = _bootstrap([x, y], _prob_improvement_stat(direction), indices=indices,
-                          confidence=confidence, method=method)
+        p_ci = prob_improvement_interval(p_imp, x.size, y.size, confidence=confidence)
     diff_se, _ = welch_se_df(x, y)
     return Comparison(
         direction=direction, n_a=int(x.size), n_b=int(y.size),
@@ -628,8 +723,187 @@ def compare(a: npt.ArrayLike, b: npt.ArrayLike, *, direction: Direction,
         sd_a=float(sd(x)), sd_b=float(sd(y)), diff=diff, diff_ci=diff_ci, diff_se=diff_se,
         welch_t=welch.statistic, welch_df=welch.df, welch_p=welch.pvalue,
         prob_improvement=p_imp, prob_improvement_ci=p_ci, hedges_g=g,
-        confidence=confidence, n_resamples=n_resamples, notes=tuple(notes),
+        confidence=confidence, n_resamples=0, notes=tuple(notes),
     )
+
+
+def one_sample_g(values: npt.ArrayLike, constant: float) -> float:
+    """Standardised distance of the mean from a constant, (mean - c) / sd, times Hedges' J(n - 1).
+
+    The one-sample counterpart of :func:`hedges_g` (not oriented). NaN for fewer than two values
+    or zero spread.
+    """
+    x = _as_1d(values)
+    if x.size < 2 or not np.all(np.isfinite(x)):
+        return math.nan
+    spread = float(np.std(x, ddof=1))
+    if spread == 0.0:
+        return math.nan
+    df = x.size - 1
+    j = math.exp(math.lgamma(df / 2) - 0.5 * math.log(df / 2) - math.lgamma((df - 1) / 2)) \
+        if df > 1 else 1.0
+    return j * (float(np.mean(x)) - constant) / spread
+
+
+def compare_to_constant(values: npt.ArrayLike, constant: float, *, direction: Direction,
+                        constant_side: Literal["a", "b"] = "b", n_constant: int = 1,
+                        confidence: float = 0.95) -> Comparison:
+    """Seeded runs against a fixed value: a deterministic variant or a published number alone.
+
+    The fixed side has no seed-to-seed variation, so the only uncertainty is the seeded side's:
+    the interval of mean - constant is the one-sample **Student t** interval (n - 1 df), and the
+    test is the one-sample t-test (a Welch interval would be undefined: one group has zero
+    variance). ``constant_side`` says which of A and B is fixed (``diff`` stays mean_a - mean_b);
+    ``n_constant`` is how many (identical) runs the fixed side has, for the record. P(A better) is
+    the share of seeds on the better side of the constant (ties one half) with its Wilson
+    interval; Hedges' g is :func:`one_sample_g`, oriented.
+    """
+    _check_direction(direction)
+    x = _as_1d(values)
+    c = float(constant)
+    sign = 1.0 if constant_side == "b" else -1.0  # diff = sign * (mean(x) - c)
+    with np.errstate(invalid="ignore", over="ignore"):
+        mean_x = float(np.mean(x))
+    means = (mean_x, c) if constant_side == "b" else (c, mean_x)
+    ns = (int(x.size), n_constant) if constant_side == "b" else (n_constant, int(x.size))
+    sds = (float(sd(x)), 0.0) if constant_side == "b" else (0.0, float(sd(x)))
+    notes: list[str] = []
+    if not (np.all(np.isfinite(x)) and math.isfinite(c)):
+        why = "some values are NaN or infinite"
+        nan = math.nan
+        return Comparison(direction, ns[0], ns[1], *means, *sds, diff=sign * (mean_x - c),
+                          diff_ci=_undefined(nan, confidence, 0, why), diff_se=nan, welch_t=nan,
+                          welch_df=nan, welch_p=nan, prob_improvement=nan,
+                          prob_improvement_ci=_undefined(nan, confidence, 0, why), hedges_g=nan,
+                          confidence=confidence, n_resamples=0,
+                          notes=(f"{why}; every statistic is undefined",), test="one-sample-t")
+    diff = _zero_rounding(sign * (mean_x - c), x, c)
+    shifted = t_interval_mean(x - c, confidence=confidence)
+    if shifted.defined and shifted.high > shifted.low:
+        low, high = (shifted.low, shifted.high) if sign > 0 else (-shifted.high, -shifted.low)
+        diff_ci = Interval(low, high, diff, confidence, MEAN_CI_METHOD, 0)
+    else:
+        why = shifted.note or "the seeded side has zero variance"
+        if x.size >= 2 and not shifted.note:
+            why = "every seed gives the same value, so the interval is undefined"
+        diff_ci = _undefined(diff, confidence, 0, why if x.size >= 2 else
+                             "one value has no spread to estimate")
+        notes.append(f"the interval is undefined: {diff_ci.note}")
+    err = float(se(x)) if x.size >= 2 else math.nan
+    df = float(x.size - 1) if x.size >= 2 else math.nan
+    if math.isfinite(err) and err > 0:
+        t = diff / err
+        p = 2 * float(_sps().t.sf(abs(t), df))
+    else:
+        t = p = math.nan
+    oriented = x - c if direction == "higher" else c - x
+    wins = float(np.count_nonzero(oriented > 0) + 0.5 * np.count_nonzero(oriented == 0))
+    share = wins / x.size
+    p_x = wilson_interval(wins, int(x.size), confidence=confidence)
+    if constant_side == "a":  # A is the constant: A better = the seed is worse than it
+        share = 1 - share
+        p_x = Interval(1 - p_x.high, 1 - p_x.low, share, confidence, p_x.method, 0, p_x.note)
+    g = one_sample_g(x, c)
+    g = sign * g if direction == "higher" else -sign * g
+    return Comparison(
+        direction=direction, n_a=ns[0], n_b=ns[1], mean_a=means[0], mean_b=means[1],
+        sd_a=sds[0], sd_b=sds[1], diff=diff, diff_ci=diff_ci, diff_se=err, welch_t=t,
+        welch_df=df, welch_p=p, prob_improvement=share, prob_improvement_ci=p_x, hedges_g=g,
+        confidence=confidence, n_resamples=0, notes=tuple(notes), test="one-sample-t")
+
+
+def summary_se_df(*, sd: float | None = None, n: int | None = None,
+                  interval: tuple[float, float] | None = None,
+                  confidence: float = 0.95) -> tuple[float, float]:
+    """Standard error and degrees of freedom of a published mean from what the paper gives.
+
+    ``sd`` and ``n``: se = sd / sqrt(n), df = n - 1. An ``interval`` (a symmetric interval of
+    the mean at ``confidence``) with ``n``: se = half-width / t_{n-1}; without ``n``: half-width
+    / z and infinite df (a normal interval). Raises ValueError when neither is given.
+    """
+    if sd is not None and n is not None:
+        if n < 2:
+            raise ValueError("a published sd needs n >= 2")
+        return float(sd) / math.sqrt(n), float(n - 1)
+    if interval is not None:
+        half = (float(interval[1]) - float(interval[0])) / 2
+        if n is not None and n >= 2:
+            return half / t_quantile(0.5 + confidence / 2, n - 1), float(n - 1)
+        return half / float(special.ndtri(0.5 + confidence / 2)), math.inf
+    raise ValueError("a published spread needs sd and n, or an interval")
+
+
+def compare_to_summary(a: npt.ArrayLike, mean_b: float, se_b: float, df_b: float, *,
+                       direction: Direction, n_b: int | None = None, sd_b: float | None = None,
+                       confidence: float = 0.95) -> Comparison:
+    """Seeded runs of A against a published mean with its spread: Welch from summary statistics.
+
+    The Welch interval needs only each side's mean, standard error and degrees of freedom:
+    se = sqrt(s_a^2 / n_a + se_b^2), Welch-Satterthwaite df (an infinite ``df_b``, from a
+    normal interval, adds nothing to the denominator). P(A better) needs B's runs, which a paper
+    does not give: it is undefined and the note says so. Hedges' g needs B's sd and n.
+    """
+    _check_direction(direction)
+    x = _as_1d(a, "a")
+    nan = math.nan
+    with np.errstate(invalid="ignore", over="ignore"):
+        mean_a = float(np.mean(x))
+    diff = mean_a - float(mean_b)
+    why_p = "P(A better) needs the reference's per-run values, which a published summary does not give"
+    p_ci = _undefined(nan, confidence, 0, why_p)
+    notes = [why_p]
+    if x.size < 2 or not np.all(np.isfinite(x)) or not (se_b >= 0 and math.isfinite(se_b)):
+        why = "A needs two finite values for its spread" if x.size < 2 or not np.all(np.isfinite(x)) \
+            else "the reference's standard error is undefined"
+        return Comparison(direction, int(x.size), int(n_b or 1), mean_a, float(mean_b), nan,
+                          nan if sd_b is None else float(sd_b), diff, _undefined(diff, confidence, 0, why),
+                          nan, nan, nan, nan, nan, p_ci, nan, confidence, 0,
+                          (*notes, f"the interval is undefined: {why}"), "welch-summary")
+    va = float(np.var(x, ddof=1)) / x.size
+    vb = float(se_b) ** 2
+    err = math.sqrt(va + vb)
+    tail_b = 0.0 if not math.isfinite(df_b) else vb**2 / df_b
+    denominator = va**2 / (x.size - 1) + tail_b
+    df = (va + vb) ** 2 / denominator if denominator > 0 else math.inf
+    diff = _zero_rounding(diff, x, float(mean_b))
+    if err == 0.0:
+        ci = _undefined(diff, confidence, 0, "both sides have zero spread, so the interval is undefined")
+        t = p = nan
+    else:
+        half = t_quantile(0.5 + confidence / 2, df) * err if math.isfinite(df) else \
+            float(special.ndtri(0.5 + confidence / 2)) * err
+        ci = Interval(diff - half, diff + half, diff, confidence, DIFF_CI_METHOD, 0)
+        t = diff / err
+        p = 2 * float(_sps().t.sf(abs(t), df)) if math.isfinite(df) else 2 * float(special.ndtr(-abs(t)))
+    g = nan
+    if sd_b is not None and n_b is not None and n_b >= 2:
+        pooled = ((x.size - 1) * float(np.var(x, ddof=1)) + (n_b - 1) * float(sd_b) ** 2) \
+            / (x.size + n_b - 2)
+        if pooled > 0:
+            dfg = x.size + n_b - 2
+            j = math.exp(math.lgamma(dfg / 2) - 0.5 * math.log(dfg / 2) - math.lgamma((dfg - 1) / 2))
+            g = j * diff / math.sqrt(pooled) * (1 if direction == "higher" else -1)
+    return Comparison(direction, int(x.size), int(n_b or 1), mean_a, float(mean_b),
+                      float(sd(x)), nan if sd_b is None else float(sd_b), diff, ci, err, t, df, p,
+                      nan, p_ci, g, confidence, 0, tuple(notes), "welch-summary")
+
+
+def compare_constants(value_a: float, value_b: float, *, direction: Direction, n_a: int = 1,
+                      n_b: int = 1, confidence: float = 0.95) -> Comparison:
+    """Two fixed values (both sides deterministic): the difference is exact, it has no interval.
+
+    Nothing varies with the seed, so there is no sampling distribution: the interval is undefined
+    (never a zero-width one) and the note says the difference is exact.
+    """
+    _check_direction(direction)
+    diff = _zero_rounding(float(value_a) - float(value_b), float(value_a), float(value_b))
+    why = "both sides are deterministic, so the difference is exact and has no sampling interval"
+    better = (value_a > value_b) if direction == "higher" else (value_a < value_b)
+    share = 0.5 if diff == 0.0 else float(better)
+    nan = math.nan
+    return Comparison(direction, n_a, n_b, float(value_a), float(value_b), 0.0, 0.0, diff,
+                      _undefined(diff, confidence, 0, why), 0.0, nan, nan, nan, share,
+                      _undefined(share, confidence, 0, why), nan, confidence, 0, (why,), "exact")
 
 
 def _non_finite_comparison(x: FloatArray, y: FloatArray, direction: Direction,
@@ -653,23 +927,36 @@ def _non_finite_comparison(x: FloatArray, y: FloatArray, direction: Direction,
 # --------------------------------------------------------------------------- power
 
 
-def t_test_power(effect_size_d: float, n_per_group: int, *, alpha: float = 0.05) -> float:
-    """Power of a two-sided two-sample t-test (equal n, equal variances) at effect size d.
+def _df_root(n: int, groups: int) -> tuple[int, float]:
+    """Degrees of freedom and the noncentrality factor of a t-test with n per group.
+
+    Two groups of n: df = 2n - 2, ncp = d sqrt(n / 2). One group against a fixed value:
+    df = n - 1, ncp = d sqrt(n).
+    """
+    if groups not in (1, 2):
+        raise ValueError(f"groups must be 1 or 2, got {groups}")
+    return (2 * n - 2, math.sqrt(n / 2)) if groups == 2 else (n - 1, math.sqrt(n))
+
+
+def t_test_power(effect_size_d: float, n_per_group: int, *, alpha: float = 0.05,
+                 groups: int = 2) -> float:
+    """Power of a two-sided t-test at effect size d: two samples of n (equal variances), or
+    (``groups=1``) one sample of n against a fixed value.
 
     Exact, via the noncentral t distribution: with df = 2n - 2 and noncentrality
-    d sqrt(n / 2), power = P(T > t_crit) + P(T < -t_crit) for T ~ nct(df, ncp) and t_crit the
-    1 - alpha/2 quantile of the central t(df).
+    d sqrt(n / 2) (one sample: n - 1 and d sqrt(n)), power = P(T > t_crit) + P(T < -t_crit) for
+    T ~ nct(df, ncp) and t_crit the 1 - alpha/2 quantile of the central t(df).
     """
     if n_per_group < 2:
-        raise ValueError("a two-sample t-test needs at least 2 per group")
-    df = 2 * n_per_group - 2
-    ncp = abs(effect_size_d) * math.sqrt(n_per_group / 2)
+        raise ValueError("a t-test needs at least 2 per group")
+    df, root = _df_root(n_per_group, groups)
+    ncp = abs(effect_size_d) * root
     crit = float(_sps().t.ppf(1 - alpha / 2, df))
     return float(_sps().nct.sf(crit, df, ncp) + _sps().nct.cdf(-crit, df, ncp))
 
 
 def seeds_needed(effect_size_d: float, *, alpha: float = 0.05, power: float = 0.8,
-                 max_n: int = MAX_SEEDS) -> int | None:
+                 max_n: int = MAX_SEEDS, groups: int = 2) -> int | None:
     """Seeds per group to detect ``effect_size_d`` (Cohen's d or Hedges' g, sign ignored).
 
     This is the power of the rule :mod:`evidence.verify.classify` applies (a Welch interval
@@ -681,6 +968,8 @@ def seeds_needed(effect_size_d: float, *, alpha: float = 0.05, power: float = 0.
     smallest n >= 2 per group whose two-sided power at level ``alpha`` reaches ``power``.
     Power grows with n, so the search doubles n upward from 2 and then bisects, which finds
     the same n as stepping up one at a time. E.g. d = 0.5 needs 64 per group (Cohen 1988).
+
+    ``groups=1``: seeds of one model compared with a fixed value (one-sample t-test).
 
     Returns None when no finite n suffices (d = 0) or n would exceed ``max_n``; raises
     ValueError for a NaN effect size or an invalid alpha/power.
@@ -695,20 +984,21 @@ def seeds_needed(effect_size_d: float, *, alpha: float = 0.05, power: float = 0.
     if math.isinf(d):
         return 2
     lo, hi = 1, 2  # invariant: power(lo) < target (lo = 1 means "below the minimum")
-    while t_test_power(d, hi, alpha=alpha) < power:
+    while t_test_power(d, hi, alpha=alpha, groups=groups) < power:
         if hi >= max_n:
             return None
         lo, hi = hi, min(2 * hi, max_n)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if t_test_power(d, mid, alpha=alpha) >= power:
+        if t_test_power(d, mid, alpha=alpha, groups=groups) >= power:
             hi = mid
         else:
             lo = mid
     return hi
 
 
-def tost_power(effect_d: float, margin_d: float, n_per_group: int, *, alpha: float = 0.05) -> float:
+def tost_power(effect_d: float, margin_d: float, n_per_group: int, *, alpha: float = 0.05,
+               groups: int = 2) -> float:
     """Approximate power of TOST at level ``alpha`` to show |difference| < margin.
 
     Both arguments are in SD units (the true difference d and the margin m over the common SD),
@@ -718,11 +1008,10 @@ def tost_power(effect_d: float, margin_d: float, n_per_group: int, *, alpha: flo
     shared SD estimate as independent; simulation in the tests checks it is close.
     """
     if n_per_group < 2:
-        raise ValueError("a two-sample test needs at least 2 per group")
+        raise ValueError("a t-test needs at least 2 per group")
     if margin_d <= 0:
         return 0.0
-    df = 2 * n_per_group - 2
-    root = math.sqrt(n_per_group / 2)
+    df, root = _df_root(n_per_group, groups)
     crit = float(_sps().t.ppf(1 - alpha, df))
     upper = float(_sps().nct.cdf(-crit, df, (abs(effect_d) - margin_d) * root))
     lower = float(_sps().nct.cdf(crit, df, (abs(effect_d) + margin_d) * root))
@@ -730,7 +1019,8 @@ def tost_power(effect_d: float, margin_d: float, n_per_group: int, *, alpha: flo
 
 
 def equivalence_seeds_needed(effect_d: float, margin_d: float, *, alpha: float = 0.05,
-                             power: float = 0.8, max_n: int = MAX_SEEDS) -> int | None:
+                             power: float = 0.8, max_n: int = MAX_SEEDS,
+                             groups: int = 2) -> int | None:
     """Seeds per group for TOST to show |difference| < margin with ``power`` (SD units).
 
     The smallest n >= 2 with :func:`tost_power` >= ``power``, searched by doubling then
@@ -742,13 +1032,13 @@ def equivalence_seeds_needed(effect_d: float, margin_d: float, *, alpha: float =
     if abs(effect_d) >= margin_d:
         return None
     lo, hi = 1, 2
-    while tost_power(effect_d, margin_d, hi, alpha=alpha) < power:
+    while tost_power(effect_d, margin_d, hi, alpha=alpha, groups=groups) < power:
         if hi >= max_n:
             return None
         lo, hi = hi, min(2 * hi, max_n)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if tost_power(effect_d, margin_d, mid, alpha=alpha) >= power:
+        if tost_power(effect_d, margin_d, mid, alpha=alpha, groups=groups) >= power:
             hi = mid
         else:
             lo = mid

@@ -23,8 +23,10 @@ class Thresholds:
     ``alpha``: level of Welch's test and of TOST (the report sets it to 1 - confidence, so the
     printed interval and the test agree); ``power``: target power of "seeds needed";
     ``entropy_fraction``, ``majority_share``: collapsed-prediction limits
-    (:func:`check_predictions`); ``leakage_margin``, ``perfect_scores``: leakage limits
-    (:func:`check_leakage`); ``initial_loss_tolerance``: :func:`check_initial_loss`;
+    (:func:`check_predictions`); ``leakage_margin``, ``leakage_fraction``, ``leakage_relative``,
+    ``perfect_scores``: leakage limits (:func:`check_leakage`: by default scale-aware, a fraction
+    of a bounded metric's range or of an unbounded metric's train value; ``leakage_margin``, when
+    set, is one absolute limit in metric units); ``initial_loss_tolerance``: :func:`check_initial_loss`;
     ``control_margin``: how far (metric units) a shuffled-label control's whole interval may lie
     better than chance before it is a suspected bug (:func:`check_control_at_chance`).
     """
@@ -34,7 +36,9 @@ class Thresholds:
     power: float = 0.8
     entropy_fraction: float = 0.1
     majority_share: float = 0.95
-    leakage_margin: float = 0.05
+    leakage_margin: float | None = None
+    leakage_fraction: float = 0.05
+    leakage_relative: float = 0.25
     perfect_scores: Mapping[str, float] = field(default_factory=lambda: DEFAULT_PERFECT_SCORES,
                                                 hash=False)
     initial_loss_tolerance: float = 0.5

@@ -1,0 +1,335 @@
+"""Which claim a number in a sentence states, and which of its quantities: the attribution rules.
+
+Per segment (a sentence, a heading, a table row), the words of every claim are found: its
+subjects (derived from the evidence: the variants it measures or compares), its metric, its
+``keywords``. Where two subject names overlap ("wide MLP" and "MLP") the longer wins. A claim is
+*eligible* for a number in the segment when all its keywords occur (the explicit rule), or its
+subject does (a measurement), or both of its sides do, or one side and a word of comparison (a
+difference: "by", "lead", "gap"...). The number's role (a point value, an interval end, a count
+of seeds, a seeds-needed estimate, a probability; :mod:`evidence.deliver.statements`) picks the
+quantity; its shape (a percentage, points, a fraction, a plain number) must fit it. Among the
+eligible claims the number goes to the one whose magnitude fits, then whose words are most
+specific, then nearest ("respectively" pairs the n-th subject with the n-th number). A number
+whose nearest metric word names another metric (a test loss beside an accuracy), or whose
+table column does, states no claim of this metric.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from evidence.deliver.prose import Segment
+from evidence.deliver.quantities import ClaimQuantity, Quantity
+from evidence.deliver.statements import Token
+
+#: Words of comparison that let a difference be stated with one side named ("its lead is ...").
+DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|improv\w*|gain\w*|ahead|"
+                      r"higher|lower|better|worse|beats?|outperform\w*|advantage|over|than|versus|vs\.?|"
+                      r"drop\w*|loses?|trails?|behind|change[sd]?|changing|delta|Δ|increase[sd]?|"
+                      r"decrease[sd]?|edge|wins?|winning|loses)\b|Δ", re.I)
+#: Words just before a number that make it a difference ("by 0.6", "a lead of 0.6", "gap: 0.6").
+LOCAL_DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|improv\w*|gains?|ahead|"
+                            r"advantage|delta|drops?|dropped|change[sd]?|changing|increase[sd]?|decrease[sd]?|"
+                            r"reduc\w*|edge|beats?|beating|outperform\w*|trails?|behind|loses?|lost)\b|Δ",
+                            re.I)
+#: Names of metrics: a number whose nearest metric word is not the claim's does not state it.
+METRIC_WORDS = re.compile(
+    r"\b(?:accuracy|acc\.?|error(?: rate)?|loss|nll|cross[- ]entropy|f1(?:[- ]score)?|auc|auroc|auprc|"
+    r"precision|recall|mse|rmse|mae|r2|r²|perplexity|bleu|rouge|ece|calibration|runtime|latency|"
+    r"throughput|memory|params|parameters|flops|cost|std|sd|standard deviation|variance|"
+    r"wall[- ]clock|time|seconds|hours|spearman|pearson|correlation|iou|map)\b", re.I)
+_SPLIT_WORDS = {"test": re.compile(r"\b(?:validation|val|train|training|dev)\b(?!\s+(?:set|split)\s+"
+                                   r"(?:of|was|is))", re.I),
+                "val": re.compile(r"\btest\b(?!\s+(?:split|set)\b)", re.I)}
+_CLAUSE = re.compile(r"[,;:(]|\b(?:but|while|whereas|and|or|than|versus|vs|compared)\b")
+_CLAUSE_PENALTY = 10_000
+
+
+@lru_cache(maxsize=4096)
+def word_regex(keyword: str) -> re.Pattern[str]:
+    """Case-insensitive, whole-word-ish: "CNN" matches "CNNs" and "CNN's", not "CNNLayer"."""
+    words = r"[\s_-]+".join(re.escape(w) for w in keyword.split())
+    return re.compile(rf"(?<!\w){words}(?:s|es|'s|’s)?(?![\w])", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    subject: str  # the subject's canonical name (its first word alternative)
+    words: str
+
+
+def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantity]) -> list[Mention]:
+    """Every subject named in ``t[start:end]``, the longest name winning where names overlap."""
+    pattern, owners = _subject_pattern(tuple(sorted({(g[0], w) for c in claims for g in c.subjects
+                                                     for w in g})))
+    if pattern is None:
+        return []
+    return [Mention(m.start(), m.end(), owners[str(m.lastgroup)], m.group(0))
+            for m in pattern.finditer(t, start, end)]
+
+
+def _header_subjects(header: str, claims: Sequence[ClaimQuantity]) -> set[str]:
+    return {m.subject for m in subject_mentions(header, 0, len(header), claims)}
+
+
+@lru_cache(maxsize=64)
+def _subject_pattern(pairs: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    """One alternation of every subject name, longest first, so that "wide MLP" wins over "MLP"."""
+    if not pairs:
+        return None, {}
+    owners: dict[str, str] = {}
+    parts = []
+    for n, (subject, word) in enumerate(sorted(pairs, key=lambda p: (-len(p[1]), p[1]))):
+        name = f"w{n}"
+        owners[name] = subject
+        words = r"[\s_-]+".join(re.escape(w) for w in word.split())
+        parts.append(f"(?P<{name}>{words})")
+    # a first-letter lookahead lets the engine skip every position no name can start at
+    first = "".join(sorted({w[0].lower() for _, w in pairs} | {w[0].upper() for _, w in pairs}))
+    return re.compile(rf"(?<!\w)(?=[{re.escape(first)}])(?:{'|'.join(parts)})(?:s|es|'s|’s)?(?![\w])",
+                      re.IGNORECASE), owners
+
+
+@dataclass
+class Candidate:
+    claim: ClaimQuantity
+    quantity: Quantity
+    fraction: bool  # stated as a fraction of a percent claim (0.986 for 98.6%)
+    key: tuple[float, ...]
+    words: tuple[str, ...]  # the words that tied the number to the claim
+
+
+def _gap(t: str, tok: Token, a: int, b: int) -> int:
+    gap = max(a - tok.end, tok.start - b, 0)
+    lo, hi = min(tok.end, b), max(tok.start, a)
+    return gap + (_CLAUSE_PENALTY if lo < hi and _CLAUSE.search(t, lo, hi) else 0)
+
+
+def _clause(t: str, seg: Segment, tok: Token) -> tuple[int, int]:
+    """The clause around a number: from the last clause mark before it to the next after it."""
+    lo = seg.start
+    for m in re.finditer(r"[,;:(]|\b(?:but|while|whereas|and|versus|vs\.?)\b", t[seg.start : tok.start]):
+        lo = seg.start + m.end()
+    rest = re.search(r"[,;:)]|\b(?:but|while|whereas|and)\b", t[tok.end : seg.end])
+    hi = tok.end + rest.start() if rest else seg.end
+    return lo, hi
+
+
+def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, header: str) -> str | None:
+    """A metric word that is not the claim's, nearest the number in its clause (or its column)."""
+    own = [*claim.metric, *claim.keywords]
+
+    def is_own(word: str) -> bool:
+        return any(word_regex(w).search(word) or word_regex(word.strip(".")).search(w) for w in own)
+
+    if header:
+        words = [m.group(0) for m in METRIC_WORDS.finditer(header)]
+        if words and not any(is_own(w) for w in words):
+            return words[0]
+        if re.search(r"±|\bstd\b|\bsd\b|\bse\b|\bvariance\b", header, re.I):
+            return "±"
+        return None
+    if not claim.metric:
+        return None
+    lo, hi = _clause(t, seg, tok)
+    best: tuple[int, str] | None = None
+    for m in METRIC_WORDS.finditer(t, lo, hi):
+        d = min(abs(m.start() - tok.end), abs(tok.start - m.end()))
+        if best is None or d < best[0]:
+            best = (d, m.group(0))
+    if best is not None and not is_own(best[1]):
+        return best[1]
+    return None
+
+
+def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split: str | None) -> bool:
+    pattern = _SPLIT_WORDS.get(split or "")
+    if pattern is None:
+        return False
+    lo, hi = _clause(t, seg, tok)
+    own = " ".join([*claim.metric, *claim.keywords]).lower()
+    return any(m.group(0).lower() not in own for m in pattern.finditer(t, lo, hi))
+
+
+def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg: Segment,
+               header: str, cue: bool) -> list[bool]:
+    """How the number can state the quantity: [False] as displayed, [True] as a fraction of a
+    percentage, both, or [] when its shape does not fit (a count for a percentage...)."""
+    fmt = quantity.format
+    if quantity.form == "count":
+        return [False] if tok.integer and tok.unit == "" else []
+    if quantity.form == "probability":
+        if tok.unit == "%":
+            return [False]
+        return [True] if tok.unit == "" and 0 <= tok.value <= 1 else []
+    percent_header = bool(re.search(r"%|percent|\(pp\)|points", header, re.I))
+    if fmt.percent:
+        if tok.unit == "%" or (tok.unit == "" and percent_header):
+            return [False]
+        if tok.unit == "" and not tok.integer and tok.decimals >= 2 and 0.0 <= abs(tok.value) <= 1.0:
+            return [True]
+        return []
+    if claim.points:
+        if tok.unit in ("pts", "%") or (tok.unit == "" and percent_header):
+            return [False]
+        if tok.unit == "" and (cue or tok.signed) and tok.statement:
+            by = re.search(r"\b(?:by|of)\s*[~≈]?\s*$", t[max(seg.start, tok.start - 8) : tok.start], re.I)
+            options = [False] if abs(tok.value) < 100 and (tok.decimals >= 1 or tok.signed or by) else []
+            if not tok.integer and tok.decimals >= 2 and abs(tok.value) < 1:
+                options.append(True)
+            return options
+        return []
+    want = fmt.suffix.strip()
+    if not want:
+        if tok.unit != "":
+            return []
+        if fmt.decimals == 0 or not tok.integer:
+            return [False]
+        # an integer for a plain claim with decimals ("by 12" for 9.17): only where it is stated
+        before = t[max(seg.start, tok.start - 24) : tok.start]
+        if re.search(r"(?:\bby|\bof|\bis|\bwas|=|:|\bat|\breach(?:es|ed)?|\bscor(?:es|ed)|\bachiev(?:es|ed)"
+                     r"|\bgets?|\bgot|\bto|\babout|\baround|\broughly|~|≈|\bonly|\bjust)\s*$", before, re.I):
+            return [False]
+        return []
+    spaced = re.match(rf"[ \u00a0]?{re.escape(want)}(?!\w)", tok.follow)
+    return [False] if tok.unit == want or (tok.unit == "" and spaced is not None) else []
+
+
+def _mismatch(claim: ClaimQuantity, quantity: Quantity, tok: Token, fraction: bool) -> float:
+    """How far the number is from the quantity in order of magnitude (0 when within 3x)."""
+    if quantity.form == "count":
+        return 0.0 if abs(tok.value - quantity.raw) <= max(3.0, 2 * quantity.raw) else 1.0
+    expected = quantity.raw if fraction else quantity.format.scaled(quantity.raw)
+    if quantity.form == "probability":
+        expected = quantity.raw * (1 if fraction or tok.unit != "%" else 100)
+    stated = abs(tok.value)
+    scale = max(abs(expected), 1e-9)
+    # half a point of slack where the unit is points or percent (a difference of +0.0 points)
+    slack = 0.5 if not fraction and (claim.format.percent or claim.points) else 0.0
+    if stated <= 3 * scale + slack and stated >= scale / 3 - slack:
+        return 0.0
+    return 1.0
+
+
+def _role_quantities(role: str) -> tuple[str, ...]:
+    return {"value": ("value",), "ci_low": ("ci_low",), "ci_high": ("ci_high",), "n": ("n",),
+            "seeds_needed": ("seeds_needed",), "prob_better": ("prob_better",)}[role]
+
+
+def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity],
+               mentions: list[Mention], splits: dict[str, str | None],
+               order: dict[str, int] | None = None) -> list[Candidate]:
+    """Every (claim, quantity) the number could state, best first."""
+    cell = seg.cell(tok.start)
+    header = cell.column if cell else ""
+    row_head = cell.row if cell else ""
+    cue = DIFF_CUE.search(t, seg.start, seg.end) is not None or bool(header and DIFF_CUE.search(header))
+    # a column header names subjects too ("Δ vs MLP"): at distance 0, like its other words
+    header_subjects = _header_subjects(header, claims) if header else set()
+    named = {m.subject for m in mentions} | header_subjects
+    out: list[Candidate] = []
+    for claim in claims:
+        groups: list[tuple[str, list[tuple[int, int]], bool]] = []  # words, spans, in header
+        kw_ok = bool(claim.keywords)
+        for kw in claim.keywords:
+            spans = [m.span() for m in word_regex(kw).finditer(t, seg.start, seg.end)]
+            in_header = bool(header and word_regex(kw).search(header))
+            if not spans and not in_header:
+                kw_ok = False
+                continue
+            groups.append((kw, spans, in_header))
+        sides = [g for g in claim.subjects if g[0] in named]
+        for g in sides:
+            hits = [m for m in mentions if m.subject == g[0]]
+            groups.append((hits[0].words if hits else g[0], [(m.start, m.end) for m in hits],
+                           g[0] in header_subjects))
+        metric_hit = [w for w in claim.metric
+                      if word_regex(w).search(t, seg.start, seg.end)
+                      or (header and word_regex(w).search(header))]
+        if claim.subjects:
+            eligible = len(sides) >= 2 or (len(sides) == 1 and cue) if claim.comparison else len(sides) >= 1
+        else:
+            eligible = False
+        if not (kw_ok or eligible):
+            continue
+        for quantity in claim.quantities():
+            if quantity.name not in _role_quantities(tok.role):
+                continue
+            forms = shape_fits(claim, quantity, tok, t, seg, header, cue or len(sides) >= 2)
+            if not forms:
+                continue
+            if quantity.form == "measure" and (_foreign_metric(t, seg, tok, claim, header)
+                                                or _foreign_split(t, seg, tok, claim, splits.get(claim.id))):
+                continue
+            fraction = min(forms, key=lambda f: _closeness(claim, quantity, tok, f))
+            bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I)
+            round_number = tok.integer and tok.value % 5 == 0
+            if (bare or round_number) and quantity.form == "measure" and \
+                    (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction):
+                continue  # a bare or round number far from a percentage's size is a setting
+            if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction):
+                continue  # 41 training runs in total: not this claim's seeds
+            distance = 0
+            for _, spans, in_header in groups:
+                if in_header or (row_head and any(t[a:b] in row_head for a, b in spans)):
+                    continue
+                distance += min((_gap(t, tok, a, b) for a, b in spans), default=_CLAUSE_PENALTY)
+            if order is not None and not claim.comparison and claim.subjects:
+                position = order.get(claim.subjects[0][0])
+                distance = 0 if position == order.get("#" + str(tok.start)) else distance + _CLAUSE_PENALTY
+            fit = 2 * len(sides) + (len(claim.keywords) if kw_ok else 0) + (1 if metric_hit else 0)
+            if claim.comparison and len(sides) < 2 and not kw_ok:
+                fit -= 1
+            if claim.comparison and quantity.form == "measure" and not _difference_shaped(t, seg, tok):
+                fit -= 3  # both sides named, but the number reads as one side's level
+            key = (_mismatch(claim, quantity, tok, fraction), -fit, distance, tok.start)
+            unique: dict[str, str] = {}
+            named_words = [g for g, _, _ in groups]
+            extra = [w for w in metric_hit[:1] if not any(w.lower() in g.lower() for g in named_words)]
+            for word in named_words + extra:
+                unique.setdefault(word.lower().removesuffix("'s").removesuffix("’s"), word)
+            words = tuple(unique.values())
+            out.append(Candidate(claim, quantity, fraction, key, words))
+    out.sort(key=lambda c: (c.key, c.claim.id))
+    return out
+
+
+def _difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
+    """Whether a number reads as a difference: signed, in points, or right after "by", "lead"..."""
+    if tok.signed or tok.unit == "pts" or tok.value < 0:
+        return True
+    cell = seg.cell(tok.start)
+    if cell is not None:
+        return bool(DIFF_CUE.search(cell.column))
+    lo, _ = _clause(t, seg, tok)
+    return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
+
+
+def _closeness(claim: ClaimQuantity, quantity: Quantity, tok: Token, fraction: bool) -> float:
+    expected = quantity.raw if fraction else quantity.format.scaled(quantity.raw)
+    return abs(abs(tok.value) - abs(expected))
+
+
+def respectively_order(t: str, seg: Segment, tokens: list[Token],
+                       mentions: list[Mention]) -> dict[str, int] | None:
+    """"The CNN and the MLP reach 98.1% and 98.7% respectively": the n-th subject named before the
+    numbers pairs with the n-th number. None when the segment does not say "respectively"."""
+    if not re.search(r"\brespectively\b", t[seg.start : seg.end], re.I):
+        return None
+    values = [tok for tok in tokens if tok.role == "value" and tok.statement and not tok.decoy]
+    if len(values) < 2:
+        return None
+    subjects: list[str] = []
+    for m in mentions:
+        if m.start < values[0].start and m.subject not in subjects:
+            subjects.append(m.subject)
+    if len(subjects) != len(values):
+        return None
+    order = {s: i for i, s in enumerate(subjects)}
+    order.update({"#" + str(tok.start): i for i, tok in enumerate(values)})
+    return order

@@ -1,0 +1,407 @@
+"""The prose of a document, found by real parsers: what reconcile reads numbers in.
+
+A document is turned into a *masked text* (the same length as the source, every character that
+is not prose replaced by a space, so offsets and line numbers stay the source's) and its
+*segments*: the units a number is judged in (a sentence, a heading, a table row whose cells know
+their column header and row header).
+
+* Markdown is parsed by markdown-it-py (CommonMark, with tables, footnotes and front matter):
+  only paragraphs (in list items, block quotes and footnote definitions too), headings and table
+  rows are prose; code blocks, HTML blocks, front matter and link definitions are not.
+* LaTeX is walked by pylatexenc's ``LatexWalker``: comments, verbatim and display-math
+  environments, the arguments of cross-referencing and layout macros (``\\cite``, ``\\ref``,
+  ``\\includegraphics``, ``\\vspace``...) and optional arguments are masked; a macro's name
+  becomes a word (``\\%`` a percent sign, ``\\,`` a space); ``tabular`` rows are split at ``\\\\``
+  and cells at ``&``.
+* Jinja templates have their ``{{ }}``, ``{% %}`` and ``{# #}`` blocks masked before parsing.
+
+Inline decoys (code spans, URLs, DOIs, dates, citations...) are masked afterwards by
+:mod:`evidence.deliver.reconcile`'s patterns, on prose only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+
+_JINJA_RE = re.compile(r"\{\{[\s\S]*?(?:\}\}|\Z)|\{%[\s\S]*?(?:%\}|\Z)|\{#[\s\S]*?(?:#\}|\Z)")
+
+
+@dataclass(frozen=True)
+class Cell:
+    start: int
+    end: int
+    column: str  # the column's header text ("" when none)
+    row: str  # the row's header (its first cell), "" for the first cell itself
+
+
+@dataclass
+class Segment:
+    """A sentence, a heading, a caption or a table row, by offsets into the document."""
+
+    start: int
+    end: int
+    cells: tuple[Cell, ...] = ()
+    kind: str = "sentence"  # sentence | heading | row
+    clause: bool = False  # ends with ';': the sentence goes on in the next segment
+
+    def cell(self, pos: int) -> Cell | None:
+        return next((c for c in self.cells if c.start <= pos < c.end), None)
+
+    def header(self, pos: int) -> str:
+        cell = self.cell(pos)
+        return cell.column if cell else ""
+
+
+@dataclass
+class Prose:
+    masked: str
+    segments: list[Segment] = field(default_factory=list)
+
+
+def spaces(text: str) -> str:
+    """``text`` blanked: every character but a newline a space (offsets and lines kept)."""
+    if "\n" not in text:
+        return " " * len(text)
+    return "\n".join(" " * len(part) for part in text.split("\n"))
+
+
+def is_template(name: str) -> bool:
+    return any(s in (".j2", ".jinja", ".jinja2") for s in Path(name).suffixes)
+
+
+def dialect(name: str) -> str:
+    return "tex" if ".tex" in Path(name).suffixes else "markdown"
+
+
+def mask_jinja(text: str) -> str:
+    return _JINJA_RE.sub(lambda m: spaces(m.group(0)), text)
+
+
+@lru_cache(maxsize=32)
+def parse(name: str, text: str) -> Prose:
+    """The prose of ``text`` read as the dialect its name says (templates unwrapped first)."""
+    if is_template(name):
+        text = mask_jinja(text)
+    if dialect(name) == "tex":
+        return _parse_tex(text)
+    return _parse_markdown(text)
+
+
+# --------------------------------------------------------------------------- sentences
+
+_ABBREVIATIONS = frozenset({
+    "e.g", "i.e", "al", "fig", "figs", "eq", "eqs", "sec", "secs", "tab", "vs", "cf", "approx",
+    "resp", "no", "nos", "dr", "prof", "mr", "ms", "ref", "refs", "ch", "vol", "ed", "eds", "p",
+    "pp", "ca", "incl", "acc", "avg", "std", "est", "max", "min",
+})
+_BOUNDARY_RE = re.compile(r"[.!?;][\"'”’)\]*_]*(?=\s|$)")
+
+
+def sentences(t: str, start: int, end: int) -> list[Segment]:
+    """Split a block into sentences: after . ! ? ; and whitespace, unless the period ends a
+    known abbreviation or an initial, or the next word starts in lower case."""
+    out, s = [], start
+    for m in _BOUNDARY_RE.finditer(t, start, end):
+        words = t[s : m.start()].split()
+        word = words[-1].lstrip("([*_\"'").lower() if words else ""
+        rest = t[m.end() : end].lstrip()
+        if t[m.start()] == ";":
+            out.append(Segment(s, m.end(), clause=True))
+            s = m.end()
+            continue
+        if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+            continue
+        if rest and rest[0].islower():
+            continue
+        out.append(Segment(s, m.end()))
+        s = m.end()
+    if t[s:end].strip():
+        out.append(Segment(s, end))
+    return out
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+@cache
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
+    return MarkdownIt("commonmark").enable("table").use(footnote_plugin).use(front_matter_plugin)
+
+
+#: What opens a line of a paragraph inside a container: block quote marks, a list marker, a
+#: footnote definition's label.
+_CONTAINER_RE = re.compile(r"^[ \t]*(?:>[ \t]?)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?"
+                           r"(?:\[\^[^\]\n]+\]:[ \t]*)?")
+_HEADING_MARK_RE = re.compile(r"^[ \t]*(?:>[ \t]?)*[ \t]*#{1,6}(?:[ \t]+(?:\d+\.)*\d+\.?(?=\s))?")
+_SETEXT_RE = re.compile(r"^[ \t]*(?:=+|-+)[ \t]*$")
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for m in re.finditer("\n", text):
+        starts.append(m.end())
+    return starts
+
+
+def _parse_markdown(text: str) -> Prose:
+    starts = _line_starts(text)
+    lines = text.split("\n")
+    keep = [False] * len(lines)
+    masked = [spaces(line) for line in lines]
+    segments: list[Segment] = []
+    tokens = _markdown().parse(text)
+
+    def span(a: int, b: int) -> tuple[int, int]:
+        b = min(b, len(lines))
+        return starts[a], starts[b - 1] + len(lines[b - 1])
+
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type in ("paragraph_open", "heading_open") and tok.map:
+            a, b = tok.map
+            for n in range(a, min(b, len(lines))):
+                line = lines[n]
+                prefix = (_HEADING_MARK_RE if tok.type == "heading_open" else _CONTAINER_RE).match(line)
+                cut = prefix.end() if prefix and (n == a or tok.type == "heading_open") else \
+                    len(re.match(r"^[ \t]*(?:>[ \t]?)*", line).group(0))  # type: ignore[union-attr]
+                if tok.type == "heading_open" and _SETEXT_RE.match(line) and n > a:
+                    continue
+                masked[n] = " " * cut + line[cut:]
+                keep[n] = True
+            s, e = span(a, b)
+            if tok.type == "heading_open":
+                segments.append(Segment(s, e, kind="heading"))
+            else:
+                segments.append(Segment(s, e, kind="block"))
+        elif tok.type == "table_open" and tok.map:
+            j = i
+            header: list[tuple[int, int]] = []
+            while j < len(tokens) and tokens[j].type != "table_close":
+                row = tokens[j]
+                if row.type == "tr_open" and row.map:
+                    n = row.map[0]
+                    masked[n] = lines[n]
+                    keep[n] = True
+                    cells = _pipe_cells(text, starts[n], starts[n] + len(lines[n]))
+                    if not header:
+                        header = cells
+                        segments.append(Segment(starts[n], starts[n] + len(lines[n]), kind="row"))
+                    else:
+                        heads = [text[a0:b0].strip() for a0, b0 in header]
+                        row_head = text[cells[0][0]:cells[0][1]].strip() if cells else ""
+                        segments.append(Segment(starts[n], starts[n] + len(lines[n]), tuple(
+                            Cell(a0, b0, heads[k] if k < len(heads) else "", row_head if k else "")
+                            for k, (a0, b0) in enumerate(cells)), kind="row"))
+                j += 1
+            i = j
+        i += 1
+    out = "\n".join(masked)
+    final: list[Segment] = []
+    for seg in segments:
+        if seg.kind == "block":
+            final.extend(sentences(out, seg.start, seg.end))
+        else:
+            final.append(seg)
+    return Prose(out, final)
+
+
+def _pipe_cells(t: str, start: int, end: int) -> list[tuple[int, int]]:
+    pipes = [i for i in range(start, end) if t[i] == "|" and t[i - 1 : i] != "\\"]
+    bounds = [start - 1, *pipes, end]
+    cells = [(a + 1, b) for a, b in itertools.pairwise(bounds)]
+    if t[start:end].strip().startswith("|"):
+        cells = cells[1:]
+    if t[start:end].strip().endswith("|") and cells:
+        cells = cells[:-1]
+    return cells
+
+
+# --------------------------------------------------------------------------- LaTeX
+
+#: Macros whose arguments are never prose: references, citations, files, layout, definitions.
+_MASKED_MACROS = frozenset({
+    "cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "parencite",
+    "textcite", "autocite", "footcite", "nocite", "ref", "eqref", "autoref", "cref", "Cref", "pageref",
+    "nameref", "label", "input", "include", "includegraphics", "url", "bibliography",
+    "bibliographystyle", "usepackage", "documentclass", "RequirePackage", "vspace", "hspace",
+    "vskip", "hskip", "setlength", "addtolength", "setcounter", "addtocounter", "newcommand",
+    "renewcommand", "providecommand", "def", "newenvironment", "renewenvironment", "geometry",
+    "hypersetup", "multicolumn", "multirow", "cline", "cmidrule", "rule", "resizebox", "scalebox",
+    "includepdf", "lstinputlisting", "verb", "lstinline", "texttt", "path", "href", "footnotemark",
+    "IfFileExists", "graphicspath", "DeclareMathOperator", "newtheorem", "arraystretch",
+    "definecolor", "color", "textcolor", "pgfplotsset", "tikz", "bibitem", "date",
+})
+#: Environments whose body is never prose.
+_MASKED_ENVS = frozenset({
+    "verbatim", "verbatim*", "lstlisting", "minted", "comment", "equation", "equation*", "align",
+    "align*", "gather", "gather*", "multline", "multline*", "eqnarray", "eqnarray*", "displaymath",
+    "math", "tikzpicture", "thebibliography", "filecontents", "filecontents*", "alignat", "alignat*",
+    "flalign", "flalign*", "axis", "Verbatim", "algorithmic", "algorithm",
+})
+_TABULAR_ENVS = frozenset({"tabular", "tabular*", "tabularx", "longtable", "tabulary", "array",
+                           "tblr", "supertabular"})
+_RULES = frozenset({"hline", "toprule", "midrule", "bottomrule", "cline", "cmidrule", "addlinespace",
+                    "endhead", "endfirsthead", "endfoot", "endlastfoot"})
+
+
+def _parse_tex(text: str) -> Prose:
+    from pylatexenc.latexwalker import LatexWalker
+
+    chars = list(text)
+    rows: list[Segment] = []
+    blocks: list[tuple[int, int]] = []
+
+    def mask(a: int, b: int) -> None:
+        for k in range(max(a, 0), min(b, len(chars))):
+            if chars[k] != "\n":
+                chars[k] = " "
+
+    try:
+        nodes = LatexWalker(text, tolerant_parsing=True).get_latex_nodes()[0] or []
+    except Exception:
+        nodes = []
+        blocks.append((0, len(text)))
+
+    def macro(node: Any) -> None:
+        name = node.macroname
+        head = len(name) + 1
+        if name in _MASKED_MACROS or name in _RULES:
+            mask(node.pos, node.pos + node.len)
+            return
+        if name == "%":
+            chars[node.pos] = " "
+        elif name.isalpha():
+            chars[node.pos] = " "  # \evCnnTestAccuracy -> a word; \alpha -> "alpha"
+        else:
+            mask(node.pos, node.pos + head)  # \, \; \! \\ and accents: spacing, not text
+        args = node.nodeargd.argnlist if node.nodeargd and node.nodeargd.argnlist else []
+        for arg in args:
+            if arg is None:
+                continue
+            if text[arg.pos : arg.pos + 1] == "[":
+                mask(arg.pos, arg.pos + arg.len)  # options: [width=0.8\linewidth]
+            else:
+                walk([arg])
+
+    def tabular(node: Any) -> None:
+        mask(node.pos, node.pos + len(r"\begin{}") + len(node.environmentname))
+        for arg in (node.nodeargd.argnlist if node.nodeargd and node.nodeargd.argnlist else []):
+            if arg is not None:
+                mask(arg.pos, arg.pos + arg.len)  # the column spec
+        end_pos = node.pos + node.len
+        tail = text.rfind("\\end", node.pos, end_pos)
+        if tail >= 0:
+            mask(tail, end_pos)
+        cells: list[list[tuple[int, int]]] = [[]]
+        body = node.nodelist or []
+        start = body[0].pos if body else end_pos
+        for child in body:
+            if child.isNodeType(_specials()) and child.specials_chars == "&":
+                cells[-1].append((start, child.pos))
+                chars[child.pos] = " "
+                start = child.pos + 1
+            elif child.isNodeType(_macro()) and child.macroname == "\\":
+                cells[-1].append((start, child.pos))
+                mask(child.pos, child.pos + child.len)
+                cells.append([])
+                start = child.pos + child.len
+            else:
+                walk([child])
+        cells[-1].append((start, tail if tail >= 0 else end_pos))
+        real = [row for row in cells if any("".join(chars[a:b]).strip() for a, b in row)]
+        if not real:
+            return
+        header = ["".join(chars[a:b]).strip() for a, b in real[0]]
+        rows.append(Segment(real[0][0][0], real[0][-1][1], kind="row"))
+        for row in real[1:]:
+            row_head = "".join(chars[row[0][0]:row[0][1]]).strip()
+            rows.append(Segment(row[0][0], row[-1][1], tuple(
+                Cell(a, b, header[k] if k < len(header) else "", row_head if k else "")
+                for k, (a, b) in enumerate(row)), kind="row"))
+
+    def walk(nodes: list[Any]) -> None:
+        for node in nodes:
+            if node is None:
+                continue
+            kind = type(node).__name__
+            if kind == "LatexCommentNode":
+                mask(node.pos, node.pos + node.len)
+            elif kind == "LatexMacroNode":
+                macro(node)
+            elif kind == "LatexEnvironmentNode":
+                name = node.environmentname
+                if name in _MASKED_ENVS:
+                    mask(node.pos, node.pos + node.len)
+                elif name in _TABULAR_ENVS:
+                    tabular(node)
+                else:
+                    mask(node.pos, node.pos + len(r"\begin{}") + len(name))
+                    for arg in (node.nodeargd.argnlist if node.nodeargd and node.nodeargd.argnlist
+                                else []):
+                        if arg is not None:
+                            mask(arg.pos, arg.pos + arg.len)
+                    walk(node.nodelist or [])
+                    tail = text.rfind("\\end", node.pos, node.pos + node.len)
+                    if tail >= 0:
+                        mask(tail, node.pos + node.len)
+            elif kind == "LatexMathNode":
+                if node.displaytype == "display":
+                    mask(node.pos, node.pos + node.len)
+                else:
+                    delim = 1 if text[node.pos] == "$" else 2
+                    mask(node.pos, node.pos + delim)
+                    mask(node.pos + node.len - delim, node.pos + node.len)
+                    walk(node.nodelist or [])
+            elif kind == "LatexGroupNode":
+                chars[node.pos] = " "
+                if node.len > 1:
+                    chars[node.pos + node.len - 1] = " "
+                walk(node.nodelist or [])
+            elif kind == "LatexSpecialsNode" and node.specials_chars in ("~", "&"):
+                chars[node.pos] = " "
+
+    walk(nodes)
+    masked = "".join(chars)
+    # paragraphs: runs of non-blank lines outside the table rows
+    segments = list(rows)
+    taken = sorted((s.start, s.end) for s in rows)
+    for m in re.finditer(r"(?:[^\n]*\S[^\n]*(?:\n|$))+", masked):
+        a, b = m.start(), m.end()
+        pieces, cursor = [], a
+        for s, e in taken:
+            if e <= cursor or s >= b:
+                continue
+            if s > cursor:
+                pieces.append((cursor, s))
+            cursor = max(cursor, e)
+        if cursor < b:
+            pieces.append((cursor, b))
+        for s, e in pieces:
+            if masked[s:e].strip():
+                segments.extend(sentences(masked, s, e))
+    segments.sort(key=lambda s: s.start)
+    return Prose(masked, segments)
+
+
+@cache
+def _specials() -> Any:
+    from pylatexenc.latexwalker import LatexSpecialsNode
+
+    return LatexSpecialsNode
+
+
+@cache
+def _macro() -> Any:
+    from pylatexenc.latexwalker import LatexMacroNode
+
+    return LatexMacroNode

@@ -1,0 +1,343 @@
+"""Numbers in prose: decoys masked, every remaining number read with its unit and its role.
+
+Works on the masked text of :mod:`evidence.deliver.prose` (non-prose already spaces). Inline
+decoys are masked first (URLs, DOIs, arXiv ids, dates, versions, citations, page ranges,
+references to sections, tables, figures and equations); token-level rules then mark years,
+identifier parts (``resnet50``, ``CIFAR-10``), fractions, times, settings (a 95% CI, a 20% test
+split, a learning rate of 0.01) and counts of things (1,797 images, 15 epochs) as decoys. What is
+left is read with its *role*: a point value, one end of an interval or range, a number of seeds,
+a seeds-needed estimate, a probability.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+_TOOLS = (
+    r"python|py|pytorch|torch|torchvision|cuda|cudnn|nccl|numpy|scipy|pandas|jax|jaxlib"
+    r"|tensorflow|tf|keras|sklearn|scikit-learn|transformers|matplotlib|jinja2?|doit|ubuntu"
+    r"|debian|macos|windows|linux|gcc|clang|llvm|node|nodejs|java|rust|go|latex|pip|conda"
+    r"|version|ver\.|release|rel\.|v\.|python3|evidence|markdown-it-py|pylatexenc|release"
+)
+_REF_ONE = (
+    r"section|sec\.|§|table|tab\.|figure|fig\.|equation|eq\.|eqn\.|appendix|app\.|chapter|ch\."
+    r"|algorithm|alg\.|line|theorem|thm\.|lemma|corollary|definition|def\.|proposition"
+    r"|prop\.|step|footnote|listing|page|part|example|exercise|row|column|col\.|panel|ref\."
+    r"|reference|no\.|vol\.|volume|issue|item|note|stage|phase|round|iteration|checkpoint|seed|run"
+    r"|experiment|exp\.|hypothesis|question|rq|claim|slide|task|trial|fold|layer|block|epoch"
+)
+_REF_MANY = (
+    r"sections|secs\.|§§|tables|figures|figs\.|equations|eqs\.|appendices|chapters"
+    r"|algorithms|lines|theorems|lemmas|definitions|propositions|steps|footnotes|listings"
+    r"|pages|parts|examples|exercises|rows|columns|panels|refs\.|references|nos\.|seeds|runs|slides"
+)
+_NUMREF = r"~?\(?\d+(?:\.\d+)*[a-z]?\)?"
+
+#: Prose-level decoys masked in every dialect, in order. Each entry says what it removes.
+_DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
+    (r"<!--[\s\S]*?(?:-->|\Z)", 0),  # HTML comments
+    (r"<sup>[^<]*</sup>", 0),  # footnote markers
+    (r"</?[A-Za-z][^>\n]*>", 0),  # HTML tags and their attributes
+    (r"(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n)[\s\S])+?(?<!`)\1(?!`)", 0),  # inline code
+    (r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)", 0),  # Markdown link targets
+    (r"(?:https?://|ftp://|file://|\bwww\.)[^\s<>)\]]*[^\s<>)\].,;:]", 0),  # URLs
+    (r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", 0),  # e-mail addresses
+    (r"\b(?:doi:\s*)?10\.\d{4,9}/[^\s\]>),;]*[^\s\]>),;.]", re.I),  # DOIs
+    (r"\b(?:arXiv:\s*)?\d{2}(?:0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?\b", re.I),  # arXiv ids
+    (r"\b\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?\b", 0),  # ISO dates
+    (r"\b\d{4}[/-]\d{2}\b", 0),  # 2024-05, 2024/25
+    (r"\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b", 0),  # 05/01/2024, 01.05.2024
+    (rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b", 0),  # May 1, 2024
+    (rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?\b", 0),  # 1 May 2024
+    (rf"\b{_MONTH}\s+\d{{4}}\b", 0),  # May 2024
+    (rf"(?<![\w-])(?:{_TOOLS})\s*(?:[=<>~!]=\s*|v)?\d+(?:\.\d+)*(?:[a-z]+\d*)?\b", re.I),
+    (r"(?<![\w.])v\d+(?:\.\d+)+\b", 0),  # v1.2.3
+    (r"[=<>~!]=\s*v?\d+(?:\.\d+)*\b", 0),  # requirement pins: torch>=2.3
+    (r"\[\^[^\]\n]*\]", 0),  # Markdown footnote references
+    (r"\[\s*\d+[a-z]?(?:\s*[,;–—-]\s*\d+[a-z]?)*\s*\]", 0),  # numeric citations [3, 4]
+    (r"\b(?:pp?|pages?)\.?\s*\d+(?:\s*(?:[-–—]|--)\s*\d+)?", re.I),  # page numbers and ranges
+    (rf"(?<![\w-])(?:{_REF_ONE})\s*{_NUMREF}", re.I),  # Table 2, Section 3.2, Eq. (3)
+    (rf"(?<![\w-])(?:{_REF_MANY})\s*{_NUMREF}(?:\s*(?:,|and|&|or|to|[-–—])\s*{_NUMREF})*",
+     re.I),  # Tables 2 and 3, Sections 3.1–3.4
+    (r"\b\d+\(\d+\)", 0),  # volume(issue) in bibliographies: 34(2)
+    (r"\(\d{1,3}[a-z]?\)", 0),  # equation and enumeration references: (3)
+    (r"\^\{?\d+\}?", 0),  # superscript footnote markers
+    (r"(?<![\w.])\d*\.?\d+(?:\s?(?:pt|mm|cm|em|ex|bp|pc|sp)|in)\b(?!\s+(?:the|a|an|our|of|each)\b)", 0),
+    (r"\[[^\]\n]*=[^\]\n]*\]", 0),  # key=value options: [width=0.8\linewidth]
+    (r"\b(?!n\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*(?:\s*,\s*[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*)*", 0),  # lr=0.05
+    (r"\b\d+(?:\.\d+)?\s*[x×]\s*\d+(?:\.\d+)?(?:\s*[x×]\s*\d+(?:\.\d+)?)*\b", 0),  # 8x8, 2 × 3
+    # identifiers: resnet50, GPT-4, mlp-s0, A100 (not the metric names F1, R2)
+    (r"\b(?!(?:F1|R2|L1|L2|F2)\b)[A-Za-z]+[-_]?\d+[A-Za-z]*(?:[-_.]\d+[A-Za-z]*)*\b", 0),
+    (r"(?<![\w.])\d+(?:st|nd|rd|th)\b", 0),  # ordinals
+    (r"\b(?=[a-f]{0,63}\d)[0-9a-f]{7,64}\b", 0),  # digests and commit ids
+    (r"\b(?:19|20)\d{2}[a-z]?\b", 0),  # years, also 2021a in author-year citations
+]
+
+
+@cache
+def decoy_patterns() -> list[re.Pattern[str]]:
+    """Compiled on first use: a doit no-op never reconciles."""
+    return [re.compile(pattern, flags) for pattern, flags in _DECOY_PATTERNS_SOURCE]
+
+
+#: The first patterns mask what is not prose whether or not it holds a number (comments, tags,
+#: code, link targets, URLs: words in them are no subjects either); the rest mask numbers only.
+_TEXT_PATTERNS = 6
+
+
+@lru_cache(maxsize=32)
+def mask_decoys(t: str) -> str:
+    """``t`` with every decoy blanked (same length). The number patterns run only on the blocks
+    (runs of lines between blank lines) that hold a digit: most of a document holds none."""
+    from evidence.deliver.prose import spaces
+
+    patterns = decoy_patterns()
+    for pattern in patterns[:_TEXT_PATTERNS]:
+        t = pattern.sub(lambda m: spaces(m.group(0)), t)
+    blocks = re.split(r"(\n[ \t]*\n)", t)
+    for n, block in enumerate(blocks):
+        if n % 2 == 0 and any(c.isdigit() for c in block):
+            for pattern in patterns[_TEXT_PATTERNS:]:
+                block = pattern.sub(lambda m: spaces(m.group(0)), block)
+            blocks[n] = block
+    return "".join(blocks)
+
+
+@dataclass
+class Token:
+    start: int
+    end: int  # end of the stated text, unit included
+    value: float
+    decimals: int
+    unit: str  # "%", "pts" (points), letters glued to the number ("M", "x"), or ""
+    follow: str  # masked text after the number, for spaced unit suffixes
+    integer: bool
+    decoy: bool = False  # not a quantity at all: never reported
+    statement: bool = True  # a quantity to check (False: a ± term, a count of things)
+    role: str = "value"  # value | ci_low | ci_high | n | seeds_needed | prob_better
+    approximate: bool = False  # "about 10", "~10", "roughly 10"
+    bound: str = ""  # ">" for "over 98%", "at least 98%"; "<" for "below 99%", "under 99%"
+    signed: bool = False
+    word: bool = False  # a count written in words ("five seeds"): checked, never hand-typed
+
+
+_NUM_RE = re.compile(r"(?<![\w.])[+±]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+|(?=\.\d))((?:\.\d+)*)"
+                     r"(?:[eE][-+]?\d+)?")
+_WORD_NUMBERS = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "a dozen": 12, "dozen": 12,
+}
+_WORD_NUMBER_RE = re.compile(r"\b(?:" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + r")\b", re.I)
+_PERCENT_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,3}(?:%|percent\b|per cent\b)", re.I)
+_POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f-]{0,2}(?:percentage[ -]points?|pct\.?[ -]points?"
+                        r"|points?\b|pts?\b"
+                        r"|pp\b|p\.p\.)", re.I)
+_GLUED_RE = re.compile(r"[A-Za-zµ×]+")
+#: After a percentage: a confidence level or a share of the data, not a result.
+_LEVEL_AFTER = re.compile(
+    r"[\s\u00a0-]*(?:(?:[A-Za-z'-]+\s){0,2}(?:CIs?\b|confidence|credible|intervals?\b|level\b)|quantile"
+    r"|percentile|significance)", re.I)
+_SHARE_VERBS = re.compile(r"\b(?:use[sd]?|using|hold(?:s|ing)? out|held out|reserve[sd]?|set aside"
+                          r"|sample[sd]?"
+                          r"|split|train(?:s|ed)? on|keep|kept|allocate[sd]?|assign(?:s|ed)?|take[sn]?|took"
+                          r"|the same|a fixed|randomly|drop(?:s|ped)?|mask(?:s|ed)?|corrupt\w*"
+                          r"|prune[sd]?|remove[sd]?|only|first|last|leaves?|left)\b[^.;,]{0,16}$", re.I)
+_SETTING_AFTER = re.compile(
+    r"[\s\u00a0-]*(?:(?!(?:on|in|at|for|over|across|with|from)\b)[A-Za-z'-]+[ -]){0,3}"
+    r"(?:held[- ]out|hold[- ]out|splits?\b|subsets?\b|partitions?\b|portion"
+    r"|share\b|fraction\b|sample\b|of (?:the |our |all )?(?:data|samples|examples|images|digits"
+    r"|training|test|validation|dataset|labels|points|inputs|pixels|rows)|quantile|percentile"
+    r"|significance|dropout|masking|sparsity|pruning|warm-?up|noise\b|label noise|corruption|of labels"
+    r"|of the labels)", re.I)
+#: Before a number: a hyper-parameter or a setting named in words.
+_SETTING_BEFORE = re.compile(
+    r"(?<![\w-])(?:dropout|weight[ -]decay|momentum|learning[ -]rate|lr|warm-?up|label smoothing"
+    r"|batch[ -]size"
+    r"|epochs?|seed|split|alpha|α|level|threshold|margin of|tolerance|temperature|beta|gamma|lambda"
+    r"|decay|patience|width|depth|hidden(?: units| size)?|channels|kernel(?: size)?|stride|budget of"
+    r"|top-?k|k\s*=|p\s*[<>=≤]|p-value|p value|significance|confidence(?: level)?|power"
+    r"|version|release|held out|holds? out|hold-out|test size|test share"
+    r"|trained on|train on|training on|ratio)"
+    r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above))?\s*[\s(~≈]*$", re.I)
+#: Words after an integer that make it a count of things, not a result (1,797 images, 15 epochs).
+_COUNT_NOUNS = re.compile(
+    r"[\s\u00a0-]*(?:[A-Za-z-]+[\s-]){0,2}?(?:epochs?|steps?|iterations?|images?|samples?|examples?|digits?\b"
+    r"|classes|class|layers?|units?|neurons?|channels?|params?|parameters?|hours?|minutes?|seconds?|s\b|ms\b"
+    r"|gpus?|cpus?|cores?|nodes?|workers?|batches|batch|configurations?|configs?|models?|variants?"
+    r"|features?|pixels?|dimensions?|dims?|tokens?|words?|pages?|rows?|columns?|files?|folds?|splits?"
+    r"|groups?|arms?|trials?|checkpoints?|times|x\b|fold|way|shot|bits?|bytes?|kb|mb|gb|tb|kib|mib|gib"
+    r"|people|participants|authors?|annotators?|versions?|days?|weeks?|months?|years?|points? of data)",
+    re.I)
+_SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?|random (?:seeds|restarts)"
+                          r"|repetitions?"
+                          r"|replicates?|repeats?|independent runs?|trainings?|initiali[sz]ations?)\b", re.I)
+_NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|take|per (?:group|arm|model|side"
+                         r"|variant)|each side|more seeds|to detect|to show|to resolve|power)\b", re.I)
+_PROB_BEFORE = re.compile(r"(?:P\s*\([^)]{0,40}\)|probability(?: of [^.;]{0,90}?| that [^.;]{0,90}?)?"
+                          r"|prob\.?|chance that [^.;]{0,90}?|likelihood that [^.;]{0,90}?)"
+                          r"\s*(?:=|≈|~|:|is|of|at|was|about|around|only|just)?\s*(?:about|around|roughly)?\s*$",
+                          re.I)
+_PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior"
+                         r"|of (?:the |all )?(?:seed |run )?pairs|of (?:the )?pairings)", re.I)
+_APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|some|~|≈|nearly|almost"
+                            r"|ca\.)\s*$",
+                            re.I)
+_CHANCE_BEFORE = re.compile(r"\bchance(?: level| accuracy| rate| performance| score)?(?: on [^.;,]{0,30})?"
+                            r"\s*(?:is|of|=|:|equals|would be|corresponds to|level)?\s*[(~≈]?\s*$", re.I)
+_BOUND_BEFORE = re.compile(r"(?:(?:≥|>|>=|\\geq?|\bover|\babove|\bmore than|\bat least"
+                           r"|\bexceed(?:s|ing)?|\bbetter than|\bhigher than)"
+                           r"|(?P<below>≤|<|<=|\\leq?|\bbelow|\bunder|\bless than"
+                           r"|\bat most|\bup to|\bnearly|\balmost|\blower than|\bwithin))\s*$", re.I)
+_INTERVAL_OPEN = re.compile(r"[\[(]\s*$")
+_CI_BEFORE = re.compile(r"(?:CI|interval|confidence interval|credible interval|range|ranges?|bounds?|between"
+                        r"|from)\W{0,6}(?:of|is|was|spans?|:|=|from)?\s*[\[(]?\s*$", re.I)
+
+
+def tokenize(t: str) -> list[Token]:
+    """Every number in masked text with its unit, role and whether it is a decoy."""
+    tokens: list[Token] = []
+    for m in _NUM_RE.finditer(t):
+        s, e = m.span()
+        body, frac = m.group(0), m.group(1)
+        if not body.strip("+±"):
+            continue
+        sign = body[0] if body[0] in "+±" else ""
+        if sign:
+            body = body[1:]
+        before, before2 = t[s - 1 : s], t[max(s - 2, 0) : s - 1]
+        decoy = frac.count(".") >= 2  # 1.2.3 is a version, not a quantity
+        unit, end, value, start = "", e, 0.0, s
+        if pm := _PERCENT_RE.match(t, e):
+            unit, end = "%", pm.end()
+        elif pts := _POINTS_RE.match(t, e):
+            unit, end = "pts", pts.end()
+        elif glued := _GLUED_RE.match(t, e):
+            unit = glued.group(0)
+            decoy |= re.match(r"\w", t[glued.end() : glued.end() + 1]) is not None
+            end = glued.end()
+        nxt = t[e : e + 2]
+        decoy |= before in ("#", "@", "/", "$", "€", "£") or nxt[:1] in ("/", "_")  # #12, 3/4, paths, money
+        decoy |= (nxt[:1] == ":" and nxt[1:].isdigit()) or (before == ":" and before2.isdigit())
+        decoy |= before in ("-", "–") and before2.isalpha()  # CIFAR-10, top-1, GPT-4
+        decoy |= unit != "pts" and nxt[:1] in ("-", "‑") and t[e + 1 : e + 2].isalpha()  # 5-fold, 3-layer
+        if not decoy:
+            value = float(("0" + body if body.startswith(".") else body).replace(",", ""))
+            if before in ("-", "−") and not (before2.isalnum() or before2 in ("%", ")")):
+                value, start = -value, s - 1
+                sign = "-"
+        integer = not frac and "e" not in body.lower()
+        tok = Token(start, end, value, len(frac[1:]), unit, t[e : e + 40], integer, decoy,
+                    signed=bool(sign))
+        spread = t[max(0, s - 4) : s].strip().endswith(("±", "+/-", "\\pm", "pm"))
+        if sign == "±" or before == "±" or before2 == "±" or spread:
+            tok.statement = False  # the ± term: a spread, not a statement of the value
+        window = t[max(0, start - 60) : start]
+        if unit == "%" and _LEVEL_AFTER.match(t, end):
+            tok.decoy = True  # a 95% CI: a confidence level, not a result
+        elif unit == "%" and _SETTING_AFTER.match(t, end) and (
+                (integer and value % 5 == 0) or _SHARE_VERBS.search(window)):
+            tok.decoy = True  # the same 20% test split, 70% of the data: a share, not a result
+        if _SETTING_BEFORE.search(window) or _CHANCE_BEFORE.search(window):
+            tok.decoy = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
+        if _APPROX_BEFORE.search(window):
+            tok.approximate = True
+        if above := _BOUND_BEFORE.search(window):
+            tok.bound = "<" if above.group("below") else ">"
+        if not tok.statement and tok.unit and tokens and not tokens[-1].unit and re.fullmatch(
+                r"[\s\u00a0]*(?:±|\+/-|pm)[\s\u00a0]*[+]?", t[tokens[-1].end : s]):
+            tokens[-1].unit = tok.unit  # 98.7 ± 0.5%: the unit once, after the spread
+        _role(t, tok, tokens)
+        if tok.role in ("n", "seeds_needed"):
+            tok.bound = ""  # "over 5 seeds" means across them
+        tokens.append(tok)
+    last: Token | None = None
+    for tok in tokens:  # 98.4% (95% CI [98.1, 99.2]): the interval in the value's unit
+        if tok.role == "value" and tok.unit in ("%", "pts") and not tok.decoy:
+            last = tok
+        elif tok.role in ("ci_low", "ci_high") and not tok.unit and last is not None and \
+                tok.start - last.end < 80 and not re.search(r"[.;!?]\s", t[last.end : tok.start]):
+            tok.unit = last.unit
+    for w in _WORD_NUMBER_RE.finditer(t):  # "over ten seeds": a count in words
+        tok = Token(w.start(), w.end(), float(_WORD_NUMBERS[w.group(0).lower()]), 0, "",
+                    t[w.end() : w.end() + 40], True, word=True)
+        _role(t, tok, [])
+        if tok.role in ("n", "seeds_needed") and not tok.decoy:
+            tokens.append(tok)
+    return sorted(tokens, key=lambda k: k.start)
+
+
+def _role(t: str, tok: Token, tokens: list[Token]) -> None:
+    """What the number states: an interval end, a count of seeds, a probability, or a value."""
+    s, end = tok.start, tok.end
+    window = t[max(0, s - 60) : s]
+    if tok.integer and not tok.unit:
+        if re.search(r"\bn\s*=\s*$", window) and _COUNT_NOUNS.match(t, end):
+            tok.statement = False  # n = 360 test images: a count of things
+            return
+        if _SEEDS_AFTER.match(t, end) or re.search(r"\bn\s*=\s*$", window):
+            left = t[max(0, s - 80) : s]
+            left = re.split(r"[;.!?]\s|[;:]", left)[-1]
+            right = re.split(r"[;.!?]\s|[;:(]", t[end : end + 60])[0]
+            sentence = left + " " + right
+            tok.role = "seeds_needed" if _NEEDED_CUE.search(sentence) else "n"
+            if tok.decoy and tok.role == "n" and re.search(r"\bseed\s*$", window, re.I):
+                return
+            if re.search(r"\bseeds?\b|\bruns?\b|n\s*=", t[end : end + 30] + window[-6:], re.I):
+                tok.decoy = False
+            return
+        if _COUNT_NOUNS.match(t, end):
+            tok.statement = False  # 1,797 images, 15 epochs: a count of things
+            return
+    if _PROB_BEFORE.search(t, max(0, s - 130), s) or (
+            not tok.unit.startswith("p") and _PROB_AFTER.match(t, end)):
+        tok.role = "prob_better"
+        return
+    prev = tokens[-1] if tokens else None
+    between = t[prev.end : s] if prev else ""
+    if prev is not None and prev.role == "ci_low" and re.fullmatch(
+            r"[\s\u00a0]*(?:,|;|–|—|-|−|--|to|and|\.\.\.?|…)[\s\u00a0]*", between):
+        tok.role = "ci_high"
+        if not prev.unit and tok.unit:
+            prev.unit = tok.unit  # 97.8–98.6%: the unit once at the end
+        return
+    follow = re.match(r"[\s\u00a0]*(?:,|;|–|—|-|−|--|to|and|\.\.\.?|…)[\s\u00a0]*[+−-]?\d", t[end : end + 14])
+    if follow is None:
+        return
+    sep = follow.group(0)
+    interval = (_INTERVAL_OPEN.search(t, max(0, s - 3), s) is not None
+                or _CI_BEFORE.search(window) is not None
+                or re.search(r"[–—]|--|-(?=\s*\d)", sep) is not None)
+    if re.search(r"\bfrom\s*$", window, re.I) and "to" in sep:
+        interval = False  # "from 95.0% to 96.4%": a change, not an interval
+    if re.search(r"\band\b", sep) and not re.search(r"\bbetween\s*$", window, re.I):
+        interval = False
+    if "," in sep and _INTERVAL_OPEN.search(t, max(0, s - 3), s) is None:
+        interval = False
+    if interval:
+        tok.role = "ci_low"

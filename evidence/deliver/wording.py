@@ -1,0 +1,111 @@
+"""Words are evidence too: a sentence that asserts a comparison is held to what verify shows.
+
+A sentence that names both sides of a claim's comparison and asserts a direction ("beats",
+"outperforms", "better than", "significantly") needs verify's verdict ``effect``; one that
+asserts sameness ("equivalent", "no difference", "on par", "matches", "indistinguishable") needs
+``noise``. Hedged wording ("does not beat", "whether", "cannot", "might") asserts nothing. The
+rule is the same for every document and explains itself in one line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from evidence.deliver.attribution import Mention
+from evidence.deliver.prose import Segment
+from evidence.deliver.quantities import ClaimQuantity
+
+DIRECTION = re.compile(
+    r"\b(?:beats?|beating|beaten|outperform(?:s|ed|ing)?|out-perform(?:s|ed)?|better than|worse than|"
+    r"superior to|inferior to|improves? (?:on|over|upon)|improvement over|surpass(?:es|ed)?|"
+    r"exceeds?|exceeded|higher (?:test )?accuracy than|lower (?:test )?accuracy than|more accurate than|"
+    r"less accurate than|significant(?:ly)?|wins? (?:over|against)|dominates?|clearly ahead of|"
+    r"statistically (?:significant|reliable))\b", re.I)
+SAMENESS = re.compile(
+    r"\b(?:equivalent|equivalence|no difference|on par|par with|match(?:es|ed)?|indistinguishable|"
+    r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical|"
+    r"performs? equally|equally (?:well|good|accurate)|no better (?:or|nor) worse|makes no difference|"
+    r"does(?:n't| not) matter|no effect)\b", re.I)
+HEDGE = re.compile(
+    r"\b(?:not|n't|never|cannot|can't|whether|if|might|may|could|unclear|inconclusive|insufficient|"
+    r"fails? to|failed to|without|nor|neither|hypothes\w+|predicts?|expected to|would|unless|"
+    r"claimed|claims?|question|test(?:s|ed)? whether|too few|no evidence|not shown|before|"
+    r"hoped|aim(?:s|ed)? to|probability|chance|likelihood|odds|P\(|how often)\b|\?", re.I)
+
+
+@dataclass(frozen=True)
+class WordingIssue:
+    claim: ClaimQuantity
+    start: int
+    end: int
+    words: str
+    asserts: str  # "direction" | "sameness"
+    reason: str
+
+
+def _pair(m: re.Match[str], mentions: list[Mention]) -> frozenset[str]:
+    """The two subjects an assertion is about: the nearest named before it and after it, or,
+    with none after, the last two named before it ("the CNN and the MLP are equivalent")."""
+    before = [x for x in mentions if x.end <= m.start()]
+    after = [x for x in mentions if x.start >= m.end()]
+    if before and after:
+        return frozenset({before[-1].subject, after[0].subject})
+    if len(before) >= 2:
+        return frozenset({before[-1].subject, before[-2].subject})
+    return frozenset()
+
+
+def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Mention],
+             sides: frozenset[str]) -> re.Match[str] | None:
+    for m in pattern.finditer(t, seg.start, seg.end):
+        if _pair(m, mentions) != sides:
+            continue
+        if pattern is SAMENESS and re.match(r"match(?:es|ed)?\b", m.group(0), re.I) and \
+                re.match(r"\s*(?:its|their|the (?:evidence|claim|value|table|figure))",
+                         t[m.end() : m.end() + 30]):
+            continue  # "matches its evidence": not a comparison of the subjects
+        window = t[max(seg.start, m.start() - 50) : min(seg.end, m.end() + 14)]
+        if pattern is SAMENESS and m.group(0).lower().startswith("no "):
+            window = t[max(seg.start, m.start() - 50) : m.start()]
+        if HEDGE.search(window):
+            continue
+        return m
+    return None
+
+
+def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
+                   mentions: list[Mention]) -> list[WordingIssue]:
+    """Comparisons this segment asserts that verify does not support, one per comparison."""
+    sentence = t[seg.start : seg.end].strip()
+    if sentence.endswith("?") or re.match(r"(?:does|do|did|is|are|can|could|will|would|should|whether)\b",
+                                           sentence, re.I):
+        return []  # a question asserts nothing
+    named = {m.subject for m in mentions}
+    issues: list[WordingIssue] = []
+    seen: set[frozenset[str]] = set()
+    for claim in claims:
+        if not claim.comparison or len(claim.subjects) < 2 or claim.classification is None:
+            continue
+        sides = frozenset(g[0] for g in claim.subjects[:2])
+        if not sides <= named or sides in seen:
+            continue
+        verdict = claim.classification
+        direction = _asserts(t, seg, DIRECTION, mentions, sides)
+        sameness = _asserts(t, seg, SAMENESS, mentions, sides)
+        a, b = (g[0] for g in claim.subjects[:2])
+        if direction is not None and (verdict != "effect" or claim.supported is False):
+            seen.add(sides)
+            issues.append(WordingIssue(
+                claim, direction.start(), direction.end(), direction.group(0), "direction",
+                f"'{direction.group(0)}' asserts a difference between {a} and {b}, but verify "
+                f"classifies {claim.id} as {verdict}" + (" and the claim is not supported"
+                                                         if claim.supported is False else "")))
+        elif sameness is not None and verdict != "noise":
+            seen.add(sides)
+            issues.append(WordingIssue(
+                claim, sameness.start(), sameness.end(), sameness.group(0), "sameness",
+                f"'{sameness.group(0)}' asserts that {a} and {b} do not differ, but verify classifies "
+                f"{claim.id} as {verdict} (sameness needs the verdict noise)"))
+    return issues

@@ -1,0 +1,449 @@
+"""Reconcile against every class of miss of issue 30, with claims derived the way delivery does.
+
+The claims are the bundled example's, resolved as ``claims.json`` holds them (values, intervals,
+n, seeds needed, P(better), subjects, metric), and turned into what reconcile checks by
+:func:`evidence.deliver.claims.claim_quantities`: five of them have no ``keywords`` and are
+found by the words of their subjects. A second project with a regression metric (RMSE, a plain
+number) checks the rules that are not about percentages.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evidence.deliver.claims import claim_quantities, metric_words, subject_words
+from evidence.deliver.reconcile import (
+    Finding,
+    drift_findings,
+    findings_json,
+    hand_typed_numbers,
+    scan_text,
+)
+
+
+def _claim(cid: str, ref: str, value: float, low: float | None, high: float | None, *, style: str,
+           subjects: list[str], keywords: tuple[str, ...] = (), quantity: str | None = None,
+           classification: str | None = None, supported: bool = True, seeds_needed: int | None = None,
+           prob: float | None = None, n: int = 5, split: str = "test", metric: str = "accuracy",
+           decimals: int = 1) -> dict[str, Any]:
+    return {"id": cid, "ref": ref, "quantity": quantity, "value": value, "ci_low": low, "ci_high": high,
+            "n": n, "classification": classification, "supported": supported, "seeds_needed": seeds_needed,
+            "prob_better": prob, "subjects": subjects, "keywords": list(keywords), "metric": metric,
+            "split": split, "claimed": "a_better" if ref.startswith("verify:") else None,
+            "format": {"style": style, "decimals": decimals}}
+
+
+EXAMPLE = {"claims": [
+    _claim("cnn_test_accuracy", "aggregate:cnn_accuracy", 0.98667, 0.98100, 0.99233, style="percent",
+           subjects=["cnn"], keywords=("CNN", "test accuracy")),
+    _claim("mlp_test_accuracy", "aggregate:mlp_accuracy", 0.98111, 0.97823, 0.98400, style="percent",
+           subjects=["mlp"], keywords=("MLP", "test accuracy")),
+    _claim("cnn_beats_mlp", "verify:cnn_vs_mlp", 0.005556, -0.0000623, 0.011173, style="points",
+           subjects=["cnn", "mlp"], quantity="diff", classification="insufficient_evidence",
+           supported=False, seeds_needed=10, prob=0.84),
+    _claim("mlp_beats_control", "verify:mlp_vs_control", 0.869444, 0.805772, 0.933117, style="points",
+           subjects=["mlp", "control"], quantity="diff", classification="effect", prob=1.0),
+    _claim("cnn_beats_control", "verify:cnn_vs_control", 0.875, 0.81143, 0.93857, style="points",
+           subjects=["cnn", "control"], quantity="diff", classification="effect", prob=1.0),
+    _claim("control_at_chance", "aggregate:control_at_chance", 0.111667, 0.047957, 0.175376,
+           style="percent", subjects=["control"], keywords=("control", "test")),
+    _claim("width_is_noise", "verify:mlp_wide_vs_mlp", 0.0016667, -0.0012042, 0.0045375, style="points",
+           subjects=["mlp_wide", "mlp"], quantity="diff", classification="insufficient_evidence",
+           supported=False, seeds_needed=26, prob=0.72),
+    _claim("tuning_budget", "expected_max:mlp_sweep", 0.954002, None, None, style="percent",
+           subjects=["mlp_sweep"], quantity="expected@4", n=16, split="val"),
+]}
+CLAIMS = claim_quantities(EXAMPLE)
+
+#: A second project: house prices, a regression metric shown as a plain number.
+HOUSES = {"claims": [
+    _claim("ridge_rmse", "aggregate:ridge", 31.42, 29.80, 33.04, style="number", decimals=2,
+           subjects=["ridge"], metric="rmse"),
+    _claim("gbm_rmse", "aggregate:gbm", 22.25, 21.10, 23.40, style="number", decimals=2,
+           subjects=["gbm"], metric="rmse"),
+    _claim("gbm_beats_ridge", "verify:gbm_vs_ridge", 9.17, 7.20, 11.14, style="number", decimals=2,
+           subjects=["gbm", "ridge"], quantity="improvement", classification="effect", metric="rmse"),
+]}
+HOUSE_CLAIMS = claim_quantities(HOUSES)
+
+
+def failing(name: str, text: str, claims: Any = None, **kw: Any) -> list[tuple[int, str, str, str]]:
+    found = scan_text(name, text, CLAIMS if claims is None else claims, **kw)
+    return sorted((f.line, f.claim_id, f.quantity, f.kind) for f in drift_findings(found))
+
+
+def all_kinds(name: str, text: str, claims: Any = None, **kw: Any) -> list[Finding]:
+    return scan_text(name, text, CLAIMS if claims is None else claims, **kw)
+
+
+# ------------------------------------------------------------------ words from the evidence
+
+
+def test_subject_and_metric_words_are_derived_from_names() -> None:
+    assert {"mlp_wide", "mlp wide", "wide mlp", "wider mlp"} <= set(subject_words("mlp_wide"))
+    assert "convolutional network" in subject_words("cnn")
+    assert "shuffled-label control" in subject_words("control")
+    assert {"accuracy", "test accuracy"} <= set(metric_words("accuracy", "test"))
+    assert "root mean squared error" in metric_words("rmse", None)
+    by_id = {c.id: c for c in CLAIMS}
+    assert by_id["cnn_beats_mlp"].comparison and by_id["cnn_beats_mlp"].points
+    assert [q.name for q in by_id["cnn_beats_mlp"].quantities()] == [
+        "value", "ci_low", "ci_high", "n", "seeds_needed", "prob_better"]
+
+
+# ------------------------------------------------------------------ class 1: claims without keywords
+
+CLASS_1 = [
+    ("The CNN beats the control by 87.5 points and the MLP leads the MLP sweep... "
+     "the CNN's lead over the MLP is +0.8 points.\n", [(1, "cnn_beats_mlp", "value", "drift")]),
+    ("The CNN's lead over the MLP is +0.6 points (95% CI [-0.0, +1.4] points).\n",
+     [(1, "cnn_beats_mlp", "ci_high", "drift")]),
+    ("Trying four configurations of the sweep, the best validation accuracy to expect is 96.4%.\n",
+     [(1, "tuning_budget", "value", "drift")]),
+    ("The MLP beats its shuffled-label control by 80.0 points.\n",
+     [(1, "mlp_beats_control", "value", "drift")]),
+    ("Doubling the width, the wide MLP changes test accuracy by +0.9 points over the MLP.\n",
+     [(1, "width_is_noise", "value", "drift")]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CLASS_1)
+def test_claims_without_keywords_are_checked(text: str, expected: list[Any]) -> None:
+    assert [f for f in failing("README.md", text) if f[3] == "drift"] == expected
+
+
+# ------------------------------------------------------------------ class 2: every quantity
+
+CLASS_2 = [
+    ("The CNN reaches a test accuracy of 98.7% (95% CI [98.1%, 99.4%]).\n",
+     [(1, "cnn_test_accuracy", "ci_high", "drift")]),
+    ("The MLP's test accuracy lies in 97.8–98.6% (95% CI).\n",
+     [(1, "mlp_test_accuracy", "ci_high", "drift")]),
+    ("The CNN reaches 98.7% test accuracy over 10 seeds.\n", [(1, "cnn_test_accuracy", "n", "drift")]),
+    ("Resolving the CNN's lead over the MLP would need about 20 seeds per group.\n",
+     [(1, "cnn_beats_mlp", "seeds_needed", "drift")]),
+    ("The probability that the CNN is better than the MLP is 0.91.\n",
+     [(1, "cnn_beats_mlp", "prob_better", "drift")]),
+    ("P(CNN better than MLP) = 66%.\n", [(1, "cnn_beats_mlp", "prob_better", "drift")]),
+    ("In 91% of seed pairs the CNN wins.\n", [(1, "cnn_beats_mlp", "prob_better", "drift")]),
+    ("The label-shuffled model stays near chance at 13.2%.\n", [(1, "control_at_chance", "value", "drift")]),
+    ("- Slide 4: gap CNN−MLP = +0.8 pp, 95 % CI [−0.0, +1.1] → not resolved with n=5.\n",
+     [(1, "cnn_beats_mlp", "value", "drift")]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CLASS_2)
+def test_every_quantity_of_a_claim_is_checked(text: str, expected: list[Any]) -> None:
+    assert failing("README.md", text) == expected
+
+
+def test_every_quantity_stated_correctly_matches() -> None:
+    text = ("The CNN reaches 98.7% test accuracy (95% CI [98.1%, 99.2%]) over 5 seeds. "
+            "Showing its lead over the MLP would need about 10 seeds per group; "
+            "P(CNN better) = 0.84.\n")
+    found = all_kinds("README.md", text)
+    assert sorted((f.claim_id, f.quantity, f.kind) for f in found) == [
+        ("cnn_beats_mlp", "prob_better", "match"), ("cnn_beats_mlp", "seeds_needed", "match"),
+        ("cnn_test_accuracy", "ci_high", "match"), ("cnn_test_accuracy", "ci_low", "match"),
+        ("cnn_test_accuracy", "n", "match"), ("cnn_test_accuracy", "value", "match")]
+
+
+# ------------------------------------------------------------------ class 3: precision
+
+
+def test_overstated_precision_is_disclosed_and_wrong_digits_are_drift() -> None:
+    [right] = all_kinds("README.md", "The CNN's test accuracy is 98.67%.\n")
+    assert (right.kind, right.quantity) == ("overstated_precision", "value")
+    assert "supports 1" in right.why and not right.failing
+    [wrong] = all_kinds("README.md", "The CNN's test accuracy is 98.61%.\n")
+    assert (wrong.kind, wrong.failing) == ("drift", True)
+
+
+# ------------------------------------------------------------------ class 4: several claims
+
+
+def test_respectively_pairs_subjects_with_numbers_in_order() -> None:
+    swapped = "The CNN and the MLP reach 98.1% and 98.7% respectively.\n"
+    assert failing("README.md", swapped) == [(1, "cnn_test_accuracy", "value", "drift"),
+                                             (1, "mlp_test_accuracy", "value", "drift")]
+    right = "The CNN and the MLP reach 98.7% and 98.1% test accuracy, respectively.\n"
+    assert failing("README.md", right) == []
+
+
+def test_a_bound_number_in_a_sentence_about_another_subject_is_suspicious() -> None:
+    text = "The MLP reaches [98.7%](#claim:cnn_test_accuracy) on the test digits.\n"
+    [finding] = all_kinds("README.md", text)
+    assert (finding.kind, finding.claim_id, finding.bound) == ("drift", "cnn_test_accuracy", True)
+    assert "names 'MLP'" in finding.why
+    ok = "The CNN reaches [98.7%](#claim:cnn_test_accuracy) on the test digits.\n"
+    assert failing("README.md", ok) == []
+
+
+def test_a_template_binding_or_macro_in_a_sentence_about_another_subject_is_suspicious() -> None:
+    md = ("The MLP reaches {{ claim('cnn_test_accuracy') }} test accuracy.\n\n"
+          "The CNN reaches {{ claim('cnn_test_accuracy') }}.\n")
+    assert failing("paper/paper.md.j2", md) == [(1, "cnn_test_accuracy", "value", "drift")]
+    tex = "The MLP reaches \\evCnnTestAccuracy{} test accuracy.\n\nThe CNN reaches \\evCnnTestAccuracy{}.\n"
+    assert failing("paper/paper.tex", tex) == [(1, "cnn_test_accuracy", "value", "drift")]
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("README.md", "The CNN and the MLP reach [98.1%](#claim:mlp_test_accuracy) and "
+                  "[98.7%](#claim:cnn_test_accuracy), respectively.\n"),
+    ("paper/paper.md.j2", "The CNN and the MLP reach {{ claim('mlp_test_accuracy') }} and "
+                          "{{ claim('cnn_test_accuracy') }}, respectively.\n"),
+    ("paper/paper.tex", "The CNN and the MLP reach \\evMlpTestAccuracy{} and \\evCnnTestAccuracy{}, "
+                        "respectively.\n"),
+])
+def test_swapped_bindings_in_a_respectively_list_are_drift(name: str, text: str) -> None:
+    assert failing(name, text) == [(1, "cnn_test_accuracy", "value", "drift"),
+                                   (1, "mlp_test_accuracy", "value", "drift")]
+    swaps = [("mlp_test_accuracy", "cnn_test_accuracy"), ("MlpTest", "CnnTest"), ("[98.1%]", "[98.7%]")]
+    fixed = text
+    for a, b in swaps:
+        fixed = fixed.replace(a, "@").replace(b, a).replace("@", b)
+    assert failing(name, fixed) == []
+
+
+# ------------------------------------------------------------------ class 5: structure
+
+TABULAR = r"""\begin{table}[t]
+\centering
+\begin{tabular}{lrr}
+\toprule
+Model & Test acc.\ (\%) & Test loss \\
+\midrule
+CNN & 98.7 & 0.041 \\
+MLP & 97.6 & 0.050 \\
+Control & 11.2 & 2.301 \\
+\bottomrule
+\end{tabular}
+\caption{Test accuracy over 5 seeds (95\% CI in the text).}
+\end{table}
+"""
+
+
+def test_latex_tabular_cells_are_judged_by_row_and_column_headers() -> None:
+    assert failing("paper/sections/results.tex", TABULAR) == [(8, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_thin_spaces_and_latex_spacing_before_percent() -> None:
+    assert failing("paper/a.tex", "The CNN reaches a test accuracy of 98.9\\,\\%.\n") == [
+        (1, "cnn_test_accuracy", "value", "drift")]
+    assert failing("README.md", "The CNN reaches a test accuracy of 98.9\u2009%.\n") == [
+        (1, "cnn_test_accuracy", "value", "drift")]
+    assert failing("README.md", "The CNN reaches a test accuracy of 98.9\u202f%.\n") == [
+        (1, "cnn_test_accuracy", "value", "drift")]
+    assert failing("paper/a.tex", "The CNN reaches a test accuracy of 98.7~\\%.\n") == []
+
+
+def test_footnote_definitions_are_prose() -> None:
+    text = "The CNN is strong.[^1]\n\n[^1]: Its test accuracy, for the CNN, is 97.9%.\n"
+    assert failing("README.md", text) == [(3, "cnn_test_accuracy", "value", "drift")]
+
+
+def test_a_wrong_integer_difference_of_a_plain_claim_is_caught() -> None:
+    assert failing("README.md", "The GBM beats ridge regression by 12 in RMSE.\n", HOUSE_CLAIMS) == [
+        (1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("README.md", "The GBM beats ridge regression by 9 in RMSE.\n", HOUSE_CLAIMS) == []
+    assert failing("README.md", "The GBM's RMSE is 22.25 and ridge's 33.10.\n", HOUSE_CLAIMS) == [
+        (1, "ridge_rmse", "value", "drift")]
+
+
+def test_a_spread_carries_the_unit_and_bounds_are_checked_as_bounds() -> None:
+    assert failing("README.md", "The CNN's test accuracy is 98.7 ± 0.5%.\n") == []
+    assert failing("README.md", "The CNN's test accuracy is 97.7 ± 0.5%.\n") == [
+        (1, "cnn_test_accuracy", "value", "drift")]
+    assert failing("README.md", "The CNN reaches over 98% test accuracy, the MLP nearly 99%.\n") == []
+    [below] = all_kinds("README.md", "The MLP stays below 98% test accuracy.\n")
+    assert (below.kind, below.claim_id) == ("drift", "mlp_test_accuracy") and "a bound" in below.why
+
+
+def test_a_negative_difference_stated_as_a_magnitude() -> None:
+    """A lower-is-better metric's raw diff is negative; "lowers RMSE by 9.2 (7.2 to 11.1)" states it."""
+    diff = {"claims": [_claim("gbm_minus_ridge", "verify:gbm_vs_ridge", -9.17, -11.14, -7.20,
+                              style="number", decimals=2, subjects=["gbm", "ridge"], quantity="diff",
+                              classification="effect", metric="rmse")]}
+    claims = claim_quantities(diff)
+    text = "Gradient boosting lowers RMSE by 9.2 against ridge regression (95% CI 7.2 to 11.1).\n"
+    assert failing("README.md", text, claims) == []
+    assert failing("README.md", text.replace("9.2", "8.2"), claims) == [
+        (1, "gbm_minus_ridge", "value", "drift")]
+    assert failing("README.md", "The GBM's RMSE differs from ridge's by -9.2.\n", claims) == []
+
+
+# ------------------------------------------------------------------ class 7: wording
+
+
+WORDING = [
+    "The CNN significantly outperforms the MLP.",
+    "- Slide 8: wide MLP (128 units) vs MLP: +0.2 pp, CI [−0.1, +0.5]; no difference!",
+    "- Slide 9: the CNN clearly beats the MLP (but see slide 4).",
+    "The CNN beats the MLP by +0.6 points.",
+    "The wide MLP is equivalent to the MLP.",
+    "The MLP and the wide MLP perform on par.",
+]
+
+
+@pytest.mark.parametrize("sentence", WORDING)
+def test_wording_the_evidence_does_not_support_is_named(sentence: str) -> None:
+    found = [f for f in drift_findings(all_kinds("notes/slides.md", sentence + "\n"))
+             if f.kind == "unsupported_wording"]
+    assert len(found) == 1 and found[0].line == 1 and found[0].file == "notes/slides.md"
+    assert "verify classifies" in found[0].why
+
+
+HEDGED = [
+    "We do not find that the CNN beats the MLP.",
+    "Whether the CNN beats the MLP is not shown by five seeds.",
+    "Does the CNN beat the MLP?",
+    "The CNN beats the shuffled-label control by 87.5 points, as does the MLP.",
+    "The CNN and the MLP both significantly outperform the shuffled-label control.",
+    "The probability that the CNN is better than the MLP is 0.84.",
+    "The CNN might beat the MLP with more seeds.",
+]
+
+
+@pytest.mark.parametrize("sentence", HEDGED)
+def test_hedged_or_supported_wording_passes(sentence: str) -> None:
+    assert failing("notes/slides.md", sentence + "\n") == []
+
+
+# ------------------------------------------------------------------ class 9: hand-typed in a template
+
+
+def test_a_result_in_a_template_is_hand_typed_even_before_of_test() -> None:
+    found = hand_typed_numbers(Path("paper/paper.md.j2"),
+                               "The CNN is right on 98.7% of test digits; we hold out 20% of the data.\n")
+    assert [h.text for h in found] == ["98.7%"]
+
+
+def test_a_hand_typed_number_in_a_tex_source_is_reported() -> None:
+    found = hand_typed_numbers(Path("paper/paper.tex"), "The CNN beats the MLP by 12.5 points "
+                               "(\\cite{x}, Table~\\ref{t}).\n% 99.9 in a comment\n")
+    assert [(h.line, h.text) for h in found] == [(1, "12.5 points")]
+
+
+def test_the_latex_template_reconciles_its_tex_sources() -> None:
+    for template in ("project", "files"):
+        raw = json.loads((resources.files("evidence") / "templates" / template / "EVIDENCE.json").read_text())
+        assert "paper/**/*.tex" in raw["reconcile"]["include"]
+
+
+# ------------------------------------------------------------------ strict mode
+
+
+def test_strict_mode_requires_binding() -> None:
+    text = "The CNN reaches 98.7% test accuracy; bound: [98.7%](#claim:cnn_test_accuracy).\n"
+    assert failing("README.md", text) == []
+    assert failing("README.md", text, strict=True) == [(1, "cnn_test_accuracy", "value", "unbound")]
+    assert failing("paper/a.tex", "The CNN reaches \\evCnnTestAccuracy{} test accuracy.\n", strict=True) == []
+
+
+# ------------------------------------------------------------------ decoys (class 6 and the usual)
+
+DECOYS = [
+    "The shuffled-label control is evaluated on the same 20% test split.",
+    "The CNN's test accuracy is reported with a 95% confidence interval.",
+    "The CNN and the MLP were trained on 2026-11-23 with torch 2.3.1 and Python 3.11.",
+    "See doi:10.1000/xyz123 and arXiv:2101.00001v2 for the CNN's test accuracy, pp. 12–34.",
+    "The CNN (lr = 0.05, momentum 0.9, weight decay 0.0001, batch size 32) trains for 15 epochs.",
+    "The digits dataset has 1,797 images of 8x8 pixels; the MLP has 64 hidden units.",
+    "We use 60% of the data for training and 20% for validation for the CNN and the MLP.",
+    "The CNN's test accuracy follows Eq. (3) and Table 2, as in [12].",
+    "The CNN's test accuracy (Smith et al., 2020) improves on LeCun et al. (1998).",
+    "The MLP's test loss is 0.050, the CNN's test loss 0.041.",
+    "The control's test accuracy is compared with chance (10% for 10 classes).",
+    "The CNN was trained with seed 7 and the MLP with seeds 0-4.",
+    "The CNN's validation accuracy peaks at 97.2% after epoch 12.",
+    "Chance accuracy on 10 classes is 10%, which the control should approach.",
+    "The MLP sweep covers learning rates 0.003, 0.01, 0.03 and 0.1 and widths 16, 32, 64 and 128.",
+    "A test loss of 0.041 for the CNN and 0.061 for the MLP is typical (Appendix B, pp. 12–14).",
+    "P-values below 0.05 are not reported for the CNN vs MLP comparison.",
+    "The MLP uses 20% dropout in our ablation, and the CNN 10%.",
+    "The shuffled-label control permutes 100% of the training labels.",
+    "CNN training takes about 2.5 seconds per seed on 1 CPU core.",
+    "We ran 41 training runs in total (0.065 core-hours, $0.003) for the CNN and the MLP.",
+]
+
+
+@pytest.mark.parametrize("sentence", DECOYS)
+def test_decoys_are_not_flagged(sentence: str) -> None:
+    assert failing("README.md", sentence + "\n") == []
+
+
+RELATED_WORK = r"""\section{Related work}
+Convolutional networks~\cite{lecun1998gradient} reached 99.2\% on MNIST in 1998, and a
+multilayer perceptron with 800 hidden units reached 98.4\%~\citep[p.~7]{simard2003}.
+Unlike \citet{smith2020}, who report 97.1\% for an MLP on CIFAR-10, we study 8$\times$8 digits.
+The MLP's test loss is 0.061 and the CNN's 0.041 (Table~\ref{tab:loss}, Section~4.2).
+"""
+
+
+def test_numbers_of_cited_work_are_not_ours() -> None:
+    assert failing("paper/related.tex", RELATED_WORK) == []
+    ours = "Our CNN reaches 98.1\\% test accuracy, above the 97.1\\% of \\citet{smith2020}.\n"
+    assert failing("paper/a.tex", ours) == [(1, "cnn_test_accuracy", "value", "drift")]
+
+
+def test_code_comments_and_math_are_not_prose() -> None:
+    md = ("```python\nacc = 0.912  # CNN test accuracy 91.2%\n```\n\n"
+          "<!-- the CNN's test accuracy was 97.0% -->\n\n"
+          "    CNN test accuracy 95.5% in an indented block\n\n"
+          "The CNN's test accuracy is `97.1%` in code.\n")
+    assert failing("README.md", md) == []
+    tex = ("% The CNN's test accuracy was 97.0\\% in a draft\n"
+           "\\begin{equation} acc_{CNN} = 0.971 \\label{eq:1} \\end{equation}\n"
+           "\\begin{verbatim}CNN test accuracy 95.5%\\end{verbatim}\n")
+    assert failing("paper/a.tex", tex) == []
+
+
+# ------------------------------------------------------------------ reconcile.json
+
+
+def test_findings_json_validates_and_names_every_field() -> None:
+    from evidence.core.schema import validate
+
+    found = all_kinds("README.md", "The CNN significantly beats the MLP by +0.8 points. "
+                      "The CNN's test accuracy is 98.67%.\n")
+    hand = hand_typed_numbers(Path("paper/paper.md.j2"), "It reaches 98.7%.\n")
+    doc = findings_json(found, hand)
+    validate(doc, "reconcile", Path("reconcile.json"))
+    kinds = {r["kind"] for r in doc["findings"]}
+    assert kinds == {"unsupported_wording", "drift", "overstated_precision", "hand_typed"}
+    assert doc["failing"] == 3
+    drift = next(r for r in doc["findings"] if r["kind"] == "drift")
+    assert (drift["claim"], drift["quantity"], drift["stated"], drift["expected"]) == (
+        "cnn_beats_mlp", "value", "+0.8 points", "+0.6 points")
+    assert "'CNN'" in drift["reason"] and "expected +0.6 points" in drift["reason"]
+
+
+# ------------------------------------------------------------------ the quick entry point
+
+
+def test_evidence_reconcile_checks_any_file_without_a_delivery(tmp_path: Path, capsys: Any) -> None:
+    """`evidence reconcile FILES --json` on a project with a verify report: exit 1 and the findings."""
+    from evidence.cli import main
+
+    example = Path(__file__).resolve().parents[1]
+    project = tmp_path / "project"
+    (project / "build" / "verify").mkdir(parents=True)
+    (project / "EVIDENCE.json").write_text((example / "EVIDENCE.json").read_text("utf-8"), "utf-8")
+    report = example / "build" / "deliver" / "verify" / "report.json"
+    (project / "build" / "verify" / "report.json").write_text(report.read_text("utf-8"), "utf-8")
+    notes = tmp_path / "slides.md"
+    notes.write_text("# Slide 3\n\nThe CNN significantly outperforms the MLP, by +0.9 points.\n", "utf-8")
+    assert main(["--project", str(project), "reconcile", "--json", str(notes)]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert sorted((r["line"], r["kind"], r["claim"]) for r in doc["findings"]) == [
+        (3, "drift", "cnn_beats_mlp"), (3, "unsupported_wording", "cnn_beats_mlp")]
+    notes.write_text("The CNN's lead over the MLP is [+0.6 points](#claim:cnn_beats_mlp).\n", "utf-8")
+    assert main(["--project", str(project), "reconcile", str(notes)]) == 0
+    assert "0 failing finding(s)" in capsys.readouterr().out
+    assert main(["--project", str(project), "reconcile", str(tmp_path / "missing.md")]) == 3
+    assert "missing.md" in capsys.readouterr().err
