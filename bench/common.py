@@ -20,7 +20,7 @@ REPO = BENCH.parent
 RESULTS = BENCH / "results.md"
 TITLE = "# Benchmarks of the evidence engine"
 ORDER = ("intro", "harness", "edit-loop", "profile", "why", "show", "hashing", "training", "warm-worker",
-         "numerics", "notes")
+         "numerics", "remote", "notes")
 _SECTION = re.compile(r"<!-- section:([\w-]+) -->\n(.*?)<!-- /section:\1 -->\n", re.S)
 
 

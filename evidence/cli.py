@@ -17,10 +17,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evidence.core.errors import EXIT_BAD_INPUT, EvidenceError
 from evidence.core.project import Project
+
+if TYPE_CHECKING:
+    from evidence.remote.store import RemoteStore
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -215,10 +218,81 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     return 0
 
 
+def _remote(project: Project) -> RemoteStore:
+    """The project's remote store, or an error saying how to name one."""
+    from evidence.remote.location import open_remote
+    from evidence.remote.store import RemoteStore
+
+    location = open_remote(project)
+    if location is None:
+        raise EvidenceError("this project has no remote", hint="set [remote] url = ... in evidence.toml "
+                            "(or EVIDENCE_REMOTE); see docs/scale-out.md")
+    return RemoteStore(location)
+
+
+def _rate(transfer: object) -> str:
+    sent, seconds = getattr(transfer, "bytes_sent", 0), getattr(transfer, "seconds", 0.0)
+    rate = sent / seconds / 1e6 if seconds > 0 else 0.0
+    objects = getattr(transfer, "objects_sent", 0)
+    return f"{sent} bytes in {objects} object(s), {seconds:.2f} s ({rate:.2f} MB/s)"
+
+
+def cmd_push(args: argparse.Namespace) -> int:
+    """Send sealed runs (all, or the given ids) and stopped runs' newest checkpoints to the remote."""
+    from evidence.remote.push import push_checkpoints, push_runs
+
+    project = _project(args)
+    store = _remote(project)
+    report = push_runs(project, store, args.run_ids or None)
+    if report.stopped is None and not args.run_ids:
+        push_checkpoints(project, store)
+    skipped = report.transfer.objects_skipped
+    print(f"push: {len(report.pushed)} pushed, {len(report.present)} already on the remote, "
+          f"{len(report.refused)} refused; sent {_rate(report.transfer)}; {skipped} object(s) "
+          f"({report.transfer.bytes_skipped} bytes) already there")
+    if report.stopped and not report.stopped.startswith("push stopped"):
+        print(f"ERROR: {report.stopped}", file=sys.stderr)
+    return 0 if report.ok else 1
+
+
+def cmd_pull(args: argparse.Namespace) -> int:
+    """Import runs from the remote (all this project declares, or the given ids), verified as
+    `evidence import` verifies: digests, key, identity and by load."""
+    from evidence.scale.pull import pull_runs
+
+    project = _project(args)
+    report = pull_runs(project, _remote(project), args.run_ids or None,
+                       accept_any=args.any)
+    for line in report.lines:
+        print(line)
+    print(f"pull: {len(report.imported)} imported, {len(report.present)} already here, "
+          f"{len(report.rejected)} rejected; fetched {_rate(report.transfer)}")
+    if report.stopped and not report.stopped.startswith("pull stopped"):
+        print(f"ERROR: {report.stopped}", file=sys.stderr)
+    return 0 if report.ok else 1
+
+
+def cmd_remote(args: argparse.Namespace) -> int:
+    """The teardown gate: is every run sealed here, and every stopped run's newest checkpoint, on
+    the remote? Exit 1 (naming what is missing) when this machine is not safe to destroy."""
+    from evidence.remote.gate import check
+
+    project = _project(args)
+    store = _remote(project)
+    gate = check(project, store, deep=args.deep)
+    for line in gate.missing:
+        print(f"  {line}")
+    print(gate.headline())
+    return 0 if gate.safe else 1
+
+
 def cmd_gc(args: argparse.Namespace) -> int:
     """List sealed runs, and work folders of runs (a failure record, a dead run's checkpoints),
     that no experiment declares; delete them only with --delete."""
     import shutil
+
+    if args.remote:
+        return _gc_remote(args)
 
     from evidence.experiments.spec import expand_all
     from evidence.store.runs import RunStore, run_id_for
@@ -256,6 +330,19 @@ def cmd_gc(args: argparse.Namespace) -> int:
             shutil.rmtree(run.path)
     print(f"{len(orphans)} unreferenced run(s)" + ("" if args.delete else
                                                    "; run `evidence gc --delete` to remove them"))
+    return 0
+
+
+def _gc_remote(args: argparse.Namespace) -> int:
+    """gc on the remote: runs no experiment here declares (never one a claim uses), mirrored
+    checkpoints of runs sealed there, and objects nothing references any more."""
+    from evidence.remote.retention import collect
+
+    project = _project(args)
+    plan = collect(project, _remote(project), delete=args.delete)
+    for line in plan.lines:
+        print(line)
+    print(plan.summary + ("" if args.delete else "; run `evidence gc --remote --delete` to remove them"))
     return 0
 
 
@@ -471,7 +558,24 @@ def build_parser() -> argparse.ArgumentParser:
     rerun.set_defaults(func=cmd_rerun)
     gc = sub.add_parser("gc", help=cmd_gc.__doc__)
     gc.add_argument("--delete", action="store_true")
+    gc.add_argument("--remote", action="store_true",
+                    help="collect on the remote instead of runs/ (dry run unless --delete)")
     gc.set_defaults(func=cmd_gc)
+    push = sub.add_parser("push", help=cmd_push.__doc__)
+    push.add_argument("run_ids", nargs="*", help="sealed run ids (default: every sealed run)")
+    push.set_defaults(func=cmd_push)
+    pull = sub.add_parser("pull", help=cmd_pull.__doc__)
+    pull.add_argument("run_ids", nargs="*", help="run ids (default: every published run this "
+                      "project declares)")
+    pull.add_argument("--any", action="store_true",
+                      help="also accept runs whose identity no experiment of this project declares")
+    pull.set_defaults(func=cmd_pull)
+    remote = sub.add_parser("remote", help="the remote named in evidence.toml")
+    remote_sub = remote.add_subparsers(dest="remote_command", required=True)
+    remote_status = remote_sub.add_parser("status", help=cmd_remote.__doc__)
+    remote_status.add_argument("--deep", action="store_true",
+                               help="also re-read and re-hash every object of this machine's runs")
+    remote_status.set_defaults(func=cmd_remote)
     init = sub.add_parser("init", help="scaffold a new project in FOLDER")
     init.add_argument("folder")
     init.add_argument("--paper", choices=("markdown", "latex", "both"), default="markdown",

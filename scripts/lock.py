@@ -2,8 +2,8 @@
 
 Usage: python scripts/lock.py   (from the repository root, with pip >= 22.2)
 
-pip resolves the project with its [dev], [lightning] and [hf] extras plus torch's CPU build
-(pinned first, as the setup does) without installing anything (``--dry-run --report``); the
+pip resolves the project with its [dev], [remote], [lightning] and [hf] extras plus torch's CPU
+build (pinned first, as the setup does) without installing anything (``--dry-run --report``); the
 report names every distribution it would install with the hash of the exact file. The lock is for the platform
 it was made on (Linux x86-64, CPython 3.11); ``pip install --require-hashes`` refuses any
 file whose hash differs.
@@ -30,7 +30,7 @@ def main() -> int:
         report_path = Path(tmp) / "report.json"
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--dry-run",
                         "--ignore-installed", "--report", str(report_path), "torch==2.13.0",
-                        "-e", f"{root}[dev,lightning,hf]"], check=True)
+                        "-e", f"{root}[dev,remote,lightning,hf]"], check=True)
         report = json.loads(report_path.read_text("utf-8"))
     lines = []
     for item in report["install"]:

@@ -20,7 +20,7 @@ from evidence.core import codedeps
 ENGINE = Path(codedeps.__file__).resolve().parents[1]
 REPO = ENGINE.parent
 #: Packages from the bottom up; a module may import its own package and any package below it.
-LAYERS = ("core", ("store", "numerics"), "experiments", ("train", "integrations"), "scale",
+LAYERS = ("core", ("store", "numerics"), "experiments", "remote", ("train", "integrations"), "scale",
           ("verify", "present"), "deliver", "tasks", "ops", "cli")
 RANK = {name: rank for rank, layer in enumerate(LAYERS)
         for name in ((layer,) if isinstance(layer, str) else layer)}

@@ -15,10 +15,14 @@ invocation (``EVIDENCE_EXECUTOR=slurm doit train``)::
     [devices]
     runs_per_device = 1
 
+    [remote]
+    url = "s3://lab-bucket/evidence"   # or sftp://host/path, file:///shared/evidence, a path
+
 The environment's overrides: ``EVIDENCE_EXECUTOR`` (an executor name),
 ``EVIDENCE_RUNS_PER_DEVICE`` (a positive integer) and ``EVIDENCE_WARM_WORKER`` (``1``/``0``,
 ``true``/``false``, ``yes``/``no``, ``on``/``off``); any other value is bad input, not a
-silent default.
+silent default. ``EVIDENCE_REMOTE`` names the remote for one invocation (``off`` for none).
+The remote's credentials never live here (see :mod:`evidence.remote.location`).
 """
 
 from __future__ import annotations
@@ -42,6 +46,13 @@ BOOLEANS = {"1": True, "true": True, "yes": True, "on": True,
 class Settings:
     dispatch: dict[str, Any] = field(default_factory=dict)
     devices: dict[str, Any] = field(default_factory=dict)
+    remote: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def remote_url(self) -> str | None:
+        """Where sealed runs and checkpoints outlive this machine (:mod:`evidence.remote`)."""
+        url = self.remote.get("url")
+        return str(url) if url else None
 
     @property
     def executor(self) -> str:
@@ -69,6 +80,10 @@ def load_settings(project: Project) -> Settings:
         validate(raw, "settings", path)
     dispatch = dict(raw.get("dispatch", {}))
     devices = dict(raw.get("devices", {}))
+    remote = dict(raw.get("remote", {}))
+    chosen = os.environ.get("EVIDENCE_REMOTE")
+    if chosen is not None and chosen.strip():
+        remote["url"] = None if chosen.strip().lower() == "off" else chosen.strip()
     executor = os.environ.get("EVIDENCE_EXECUTOR")
     if executor:
         if executor not in EXECUTORS:
@@ -87,4 +102,4 @@ def load_settings(project: Project) -> Settings:
             raise BadInputError("EVIDENCE_WARM_WORKER", f"expected 1 or 0 (true/false, yes/no, "
                                 f"on/off), got {os.environ['EVIDENCE_WARM_WORKER']!r}")
         dispatch["warm_worker"] = BOOLEANS[warm]
-    return Settings(dispatch=dispatch, devices=devices)
+    return Settings(dispatch=dispatch, devices=devices, remote=remote)

@@ -33,8 +33,15 @@ def run_spec(project_root: str, spec_json: dict[str, Any], key: str, force: bool
     """doit action: train one run in its own process (or cluster job), mapping its outcome to
     doit's; where it runs is :mod:`evidence.scale.dispatch`'s business (``evidence.toml``)."""
     from evidence.scale.dispatch import dispatch
+    from evidence.scale.pull import pull_for_training
 
     try:
+        if not force:  # sealed on the remote by another machine: import it, do not train it
+            pulled = pull_for_training(Project.at(project_root), key,
+                                       f"{spec_json['experiment']}/{spec_json['label']}")
+            if pulled:
+                print(pulled)
+                return None
         failure = dispatch(project_root, spec_json, key, force)
     except EvidenceError as error:
         return TaskFailed(error.format())

@@ -264,13 +264,12 @@ def run(execution: Any) -> Any:
     from safetensors.torch import load_file, save_file
 
     from evidence.numerics import training
-    from evidence.train.checkpoint import CheckpointClock, CheckpointDir
+    from evidence.train.checkpoint import CheckpointClock
 
     if getattr(execution.group, "world", 1) > 1:
         raise RunFailedError(f"{execution.source}: a trainer with its own loop runs in one process; "
                              "world_size must be 1")
-    checkpoints = CheckpointDir(execution.work / "checkpoints", int(execution.cadence.get("keep", 3)))
-    checkpoints.clean_temporaries()
+    checkpoints = execution.checkpoint_dir()  # cleaned; fetched from the remote if none is here
     execution.last_checkpoint = checkpoints.latest_step()
     context = RunContext(execution, checkpoints, CheckpointClock(execution.cadence))
     attempts = Attempts(execution.work)

@@ -117,6 +117,7 @@ class Execution:
         self.dataset: Any = None
         self.meta: dict[str, Any] = {}
         self.log: Any = None  # the run's RunLog when its output is kept (evidence.train.runlog)
+        self.remote: Any = None  # an evidence.remote.session.RunRemote when a remote is set
 
     def status(self, state: str, **extra: Any) -> None:
         if not self.group.is_main:
@@ -212,12 +213,9 @@ class Execution:
     def _resume(self, recipe: Any) -> tuple[Any, Any]:
         """Load the newest valid checkpoint into ``recipe``; the progress to continue from."""
         from evidence.numerics import training
-        from evidence.train.checkpoint import CheckpointDir
 
         self.group.diverge_rng(self.spec.seed)
-        checkpoints = CheckpointDir(self.work / "checkpoints", int(self.cadence.get("keep", 3)))
-        if self.group.is_main:
-            checkpoints.clean_temporaries()
+        checkpoints = self.checkpoint_dir()
         progress = training.Progress()
         resumed = self.group.load_checkpoint(checkpoints)
         if resumed is not None:
@@ -237,6 +235,18 @@ class Execution:
                       f"(epoch {progress.epoch}, batch {progress.batch})", file=sys.stderr)
         self.last_checkpoint = checkpoints.latest_step()
         return checkpoints, progress
+
+    def checkpoint_dir(self) -> Any:
+        """The run's checkpoint folder, cleaned of torn writes; with a remote, a run that has no
+        checkpoint here first fetches the newest one mirrored there (another machine's)."""
+        from evidence.train.checkpoint import CheckpointDir
+
+        checkpoints = CheckpointDir(self.work / "checkpoints", int(self.cadence.get("keep", 3)))
+        if self.group.is_main:
+            checkpoints.clean_temporaries()
+            if self.remote is not None:
+                self.remote.restore(checkpoints.folder)
+        return checkpoints
 
     def elapsed(self) -> dict[str, Any]:
         """The timing record so far: this attempt's time added to that of earlier attempts."""
@@ -263,7 +273,9 @@ class Execution:
                           t0: float) -> None:
         """Write ``state`` durably and account for it in the run's timing record."""
         state["meta"]["checkpoints_written"] = int(self.meta["checkpoints_written"]) + 1
-        checkpoints.save(state, step, epoch)
+        written = checkpoints.save(state, step, epoch)
+        if self.remote is not None:
+            self.remote.written(written.path)  # a thread mirrors it; training goes on
         self.meta["checkpoints_written"] = state["meta"]["checkpoints_written"]
         self.meta["checkpoint_seconds"] = float(self.meta["checkpoint_seconds"]) + \
             time.perf_counter() - t0
@@ -483,22 +495,39 @@ def execute(project: Project, spec: RunSpec, *, force: bool = False,
             group.broadcast((True, existing.run_id))
             return Outcome(existing, cached=True)
         run_id = store.next_run_id(spec.key)
+        remote = _remote_for(project, spec, run_id)  # the lease first: another machine may train it
         group.broadcast((False, run_id))
         execution = Execution(project, spec, run_id, group)
+        execution.remote = remote
         from evidence.train.runlog import RunLog
 
         logging = RunLog(project.logs_dir / f"{run_id}.log") if log else contextlib.nullcontext()
         try:
             with logging as execution.log:
-                return Outcome(execution.run(), cached=False)
+                outcome = Outcome(execution.run(), cached=False)
         except RunInterruptedError:
             execution.status("interrupted", last_checkpoint=execution.last_checkpoint)
+            if remote is not None:
+                remote.stopped()
             raise
         except EvidenceError as error:
             execution.status("failed", error=error.message, last_checkpoint=execution.last_checkpoint)
+            if remote is not None:
+                remote.stopped()
             raise
+        if remote is not None:
+            remote.sealed(project)
+        return outcome
     finally:
         lock.release()
+
+
+def _remote_for(project: Project, spec: RunSpec, run_id: str) -> Any:
+    """The run's remote session (lease taken), or None without a remote (evidence.remote)."""
+    from evidence.remote.session import RunRemote
+
+    keep = int(spec.execution.get("checkpoint", {}).get("keep", 3))
+    return RunRemote.start(project, run_id, spec.key, spec.task_name, keep)
 
 
 def remove_leftover_work(project: Project, run_id: str) -> None:
