@@ -44,6 +44,7 @@ METRIC_WORDS = re.compile(
 _SPLIT_WORDS = {"test": re.compile(r"\b(?:validation|val|train|training|dev)\b(?!\s+(?:set|split)\s+"
                                    r"(?:of|was|is))", re.I),
                 "val": re.compile(r"\btest\b(?!\s+(?:split|set)\b)", re.I)}
+_OWN_SPLIT = {"test": re.compile(r"\btest\b", re.I), "val": re.compile(r"\b(?:validation|val)\b", re.I)}
 _CLAUSE = re.compile(r"[,;:(]|\b(?:but|while|whereas|and|or|than|versus|vs|compared)\b")
 _CLAUSE_PENALTY = 10_000
 
@@ -148,12 +149,22 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
 
 
 def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split: str | None) -> bool:
+    """Whether the split word nearest the number in its clause is another split's ("validation
+    RMSE of 53.0"); "test RMSE of 57.2, close to its validation RMSE" names the claim's split."""
     pattern = _SPLIT_WORDS.get(split or "")
     if pattern is None:
         return False
     lo, hi = _clause(t, seg, tok)
     own = " ".join([*claim.metric, *claim.keywords]).lower()
-    return any(m.group(0).lower() not in own for m in pattern.finditer(t, lo, hi))
+
+    def gap(m: re.Match[str]) -> int:
+        return min(abs(m.start() - tok.end), abs(tok.start - m.end()))
+
+    foreign = [gap(m) for m in pattern.finditer(t, lo, hi) if m.group(0).lower() not in own]
+    if not foreign:
+        return False
+    mine = [gap(m) for m in _OWN_SPLIT[split or ""].finditer(t, lo, hi)]
+    return not mine or min(foreign) < min(mine)
 
 
 def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg: Segment,
@@ -272,6 +283,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if (bare or round_number) and quantity.form == "measure" and \
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction):
                 continue  # a bare or round number far from a percentage's size is a setting
+            if claim.comparison and quantity.form == "measure" and not _difference_shaped(t, seg, tok) \
+                    and _mismatch(claim, quantity, tok, fraction):
+                continue  # a level far from the difference's size (57.2 RMSE beside a 16.4 gap): a side's
             if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction):
                 continue  # 41 training runs in total: not this claim's seeds
             distance = 0

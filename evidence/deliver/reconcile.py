@@ -267,6 +267,8 @@ def scan_text(
     for f in findings:
         if strict and f.kind in ("match", "overstated_precision") and not f.bound \
                 and f.quantity in RESULT_QUANTITIES:
+            if f.kind == "overstated_precision":
+                out.append(f)  # the right kind stays reported: strict mode adds the binding failure
             f = replace(f, kind="unbound", why=f"strict mode: {f.stated} states {f.claim_id}'s "
                         f"{_QUANTITY_WORDS.get(f.quantity, f.quantity)} without binding it; cite it as "
                         f"[{f.stated}](#claim:{f.claim_id}) (LaTeX: its macro) or waive it ({f.why})")
@@ -611,17 +613,38 @@ def raise_on_drift(findings: Iterable[Finding]) -> None:
         )
 
 
-def hand_typed_numbers(path: Path, text: str) -> list[HandTypedNumber]:
+#: What a paper source must not type by hand: a claim's results and verify's seeds-needed estimate.
+_DERIVED = RESULT_QUANTITIES | {"seeds_needed"}
+
+
+def hand_typed_numbers(path: Path, text: str,
+                       claims: Sequence[ClaimQuantity] | None = None) -> list[HandTypedNumber]:
     """Numbers written literally in a paper source (a Jinja template or a LaTeX file), outside
-    template blocks, code, comments and citations: every number there should come from a claim."""
+    template blocks, code, comments and citations: a result there should come from a claim.
+
+    With the project's ``claims``, only numbers with the shape of a result are reported, by one
+    rule for every paper source: a number reconcile attributes to a claim's result (its value,
+    interval bounds, P(better)), or a percentage or points with decimals ("97.3%"). Settings
+    a paper must state by hand (15 epochs, batch size 32, 5 seeds, the 95% level, a chance
+    level of 0.1, a test loss beside the metric) are not results. Without claims (nothing to
+    attribute to), every such number is reported."""
     doc = prose_module.parse(path.as_posix(), text)  # the name scan_text parsed it by: parsed once
     masked = _blank_bound(doc.masked, mask_decoys(doc.masked))
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    return [
-        HandTypedNumber(path.as_posix(), *_line_col(starts, tok.start), text[tok.start : tok.end].strip())
-        for tok in tokenize(masked)
-        if not tok.decoy and not tok.word
-    ]
+    attributed: set[tuple[int, int]] | None = None
+    if claims is not None:
+        attributed = {(f.line, f.column) for f in scan_text(path.as_posix(), text, claims)
+                      if f.claim_id and f.quantity in _DERIVED and not f.bound}
+    out = []
+    for tok in tokenize(masked):
+        if tok.decoy or tok.word:
+            continue
+        line, col = _line_col(starts, tok.start)
+        if attributed is not None and (line, col) not in attributed \
+                and not (tok.unit in ("%", "pts") and tok.decimals > 0):
+            continue
+        out.append(HandTypedNumber(path.as_posix(), line, col, text[tok.start : tok.end].strip()))
+    return out
 
 
 # --------------------------------------------------------------------------- report
