@@ -148,14 +148,18 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
     return None
 
 
-def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split: str | None) -> bool:
+def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split: str | None,
+                   header: str = "") -> bool:
     """Whether the split word nearest the number in its clause is another split's ("validation
     RMSE of 53.0"); "test RMSE of 57.2, close to its validation RMSE" names the claim's split."""
     pattern = _SPLIT_WORDS.get(split or "")
     if pattern is None:
         return False
-    lo, hi = _clause(t, seg, tok)
     own = " ".join([*claim.metric, *claim.keywords]).lower()
+    if header:  # a table cell: its column names the split ("Validation RMSE")
+        return any(m.group(0).lower() not in own for m in pattern.finditer(header)) \
+            and not _OWN_SPLIT[split or ""].search(header)
+    lo, hi = _clause(t, seg, tok)
 
     def gap(m: re.Match[str]) -> int:
         return min(abs(m.start() - tok.end), abs(tok.start - m.end()))
@@ -275,7 +279,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if not forms:
                 continue
             if quantity.form == "measure" and (_foreign_metric(t, seg, tok, claim, header)
-                                                or _foreign_split(t, seg, tok, claim, splits.get(claim.id))):
+                                                or _foreign_split(t, seg, tok, claim, splits.get(claim.id), header)):
                 continue
             fraction = min(forms, key=lambda f: _closeness(claim, quantity, tok, f))
             bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I)
@@ -284,8 +288,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction):
                 continue  # a bare or round number far from a percentage's size is a setting
             if claim.comparison and quantity.form == "measure" and not _difference_shaped(t, seg, tok) \
-                    and _mismatch(claim, quantity, tok, fraction):
-                continue  # a level far from the difference's size (57.2 RMSE beside a 16.4 gap): a side's
+                    and (len(sides) < 2 or _mismatch(claim, quantity, tok, fraction)):
+                continue  # a level (57.2 RMSE beside a 16.4 gap), not the difference: one side's
             if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction):
                 continue  # 41 training runs in total: not this claim's seeds
             distance = 0
