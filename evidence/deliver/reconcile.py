@@ -249,11 +249,18 @@ def scan_text(
     named = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
     named_starts = [m.start for m in named]
     whole = _sentences(doc.segments)
+    section: list[Any] = []  # the subjects of the last heading
+    previous: list[Any] = []  # the subjects of the last sentence
     for seg in doc.segments:
         lo = bisect.bisect_left(token_starts, seg.start)
         hi = bisect.bisect_left(token_starts, seg.end)
         mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
                                      bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
+        context = previous + section
+        if seg.kind == "heading":
+            section, previous = mentions, []
+        elif seg.kind != "row" and mentions:
+            previous = mentions
         sentence = whole[id(seg)]
         for issue in wording_issues(masked, sentence, claims,
                                     named[bisect.bisect_left(named_starts, sentence.start):
@@ -262,7 +269,8 @@ def scan_text(
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
                                     math.nan, f"wording the verdict {issue.claim.classification} supports",
                                     "unsupported_wording", why=issue.reason, quantity="wording"))
-        findings += _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts)
+        findings += _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts,
+                                      context)
     out = []
     for f in findings:
         if strict and f.kind in ("match", "overstated_precision") and not f.bound \
@@ -346,7 +354,10 @@ def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.S
 
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
-                      starts: list[int]) -> list[Finding]:
+                      starts: list[int], context: Sequence[Any] = ()) -> list[Finding]:
+    """The numbers of one segment, each attributed to a claim. ``context``: the subjects of the
+    sentence before and of the section's heading ("Its test RMSE is ..."): a number that names no
+    claim's words of its own is read with them, and where words tie, they break the tie."""
     citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)]
     if citations or _REPORTED.search(text, seg.start, seg.end):
         tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]
@@ -354,7 +365,10 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     chosen = []
     stated: str | None = None  # the claim whose value was stated last: an interval after it is its
     for tok in tokens:
-        options = candidates(t, seg, tok, claims, mentions, {c.id: c.split for c in claims}, order)
+        splits = {c.id: c.split for c in claims}
+        options = candidates(t, seg, tok, claims, mentions, splits, order)
+        if not options and context and seg.kind != "row":
+            options = candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
         if not options:
             continue
         if tok.role in ("ci_low", "ci_high") and stated is not None:
@@ -362,6 +376,10 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         # where the words cannot tell two claims apart, the one the number agrees with, else the
         # one it is nearest to
         tied = [c for c in options if c.key[:3] == options[0].key[:3]]
+        if context:  # the claim of the subjects the text is about ("P(CNN better)" under "CNN vs MLP")
+            about = {m.subject for m in [*mentions, *context]}
+            top = max(sum(g[0] in about for g in c.claim.subjects) for c in tied)
+            tied = [c for c in tied if sum(g[0] in about for g in c.claim.subjects) == top]
         best = next((c for c in tied if _accepts(c, tok)), None) or \
             min(tied, key=lambda c: _distance_to(c, tok))
         ok = _accepts(best, tok)
