@@ -171,6 +171,9 @@ def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split
     return not mine or min(foreign) < min(mine)
 
 
+_AS_FRACTION = re.compile(r"\s*\(?(?:as an? )?(?:fraction|proportion|share)s?\b", re.I)
+
+
 def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg: Segment,
                header: str, cue: bool) -> list[bool]:
     """How the number can state the quantity: [False] as displayed, [True] as a fraction of a
@@ -183,6 +186,8 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
             return [False]
         return [True] if tok.unit == "" and 0 <= tok.value <= 1 else []
     percent_header = bool(re.search(r"%|percent|\(pp\)|points", header, re.I))
+    if (fmt.percent or claim.points) and tok.unit == "" and _AS_FRACTION.match(t, tok.end):
+        return [True]  # "0.2 as a fraction of accuracy": 20 points, whatever its digits
     if fmt.percent:
         if tok.unit == "%" or (tok.unit == "" and percent_header):
             return [False]
@@ -282,13 +287,15 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                                                 or _foreign_split(t, seg, tok, claim, splits.get(claim.id), header)):
                 continue
             fraction = min(forms, key=lambda f: _closeness(claim, quantity, tok, f))
-            bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I)
+            bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I) \
+                and not _AS_FRACTION.match(t, tok.end)
             round_number = tok.integer and tok.value % 5 == 0
             if (bare or round_number) and quantity.form == "measure" and \
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction):
                 continue  # a bare or round number far from a percentage's size is a setting
             if claim.comparison and quantity.form == "measure" and not _difference_shaped(t, seg, tok) \
-                    and (len(sides) < 2 or _mismatch(claim, quantity, tok, fraction)):
+                    and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
+                                            and not _AS_FRACTION.match(t, tok.end))):
                 continue  # a level (57.2 RMSE beside a 16.4 gap), not the difference: one side's
             if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction):
                 continue  # 41 training runs in total: not this claim's seeds

@@ -367,8 +367,13 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     for tok in tokens:
         splits = {c.id: c.split for c in claims}
         options = candidates(t, seg, tok, claims, mentions, splits, order)
-        if not options and context and seg.kind != "row":
-            options = candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
+        if not options and context and seg.kind != "row" and not tok.word and tok.role != "n" \
+                and (not mentions or not tok.integer):
+            # with the subjects before it; where the segment names its own, a claim keeps one of
+            # them, and the number has the shape of a result (not "within 2 points")
+            own = {m.subject for m in mentions}
+            options = [c for c in candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
+                       if not own or any(g[0] in own for g in c.claim.subjects)]
         if not options:
             continue
         if tok.role in ("ci_low", "ci_high") and stated is not None:
@@ -513,7 +518,7 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
         claim = by_id.get(claim_id)
         if claim is None:
             continue  # an unknown id fails rendering (Jinja) or compiling (LaTeX), by name
-        other = None if text[start] == "[" else _other_subject(masked, doc, start, claim, claims)
+        other = _other_subject(masked, doc, start, claim, claims)
         other = other or swapped.get(start)
         if other:
             line, col = _line_col(starts, start)
@@ -548,6 +553,10 @@ def _respectively_swaps(masked: str, doc: prose_module.Prose, bindings: list[tup
     return out
 
 
+#: A sentence that opens with a pronoun is about a subject named before it.
+_PRONOUN = re.compile(r"\s*(?:[-*+>#]\s*|\d+\.\s*)?(?:it|its|they|their|this|these|both|which)\b", re.I)
+
+
 def _other_subject(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
                    claims: Sequence[ClaimQuantity]) -> str | None:
     """Why a citation of ``claim`` is suspicious: its sentence names only other subjects."""
@@ -557,9 +566,8 @@ def _other_subject(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQ
     if seg is None:
         return None
     lo, hi = seg.start, seg.end
-    cell = seg.cell(pos)
-    if cell is not None:
-        lo, hi = seg.start, seg.end
+    if _PRONOUN.match(masked, lo):
+        return None  # "Its mean test accuracy, ..., is higher than the MLP's": about the subject before
     mentions = subject_mentions(masked, lo, hi, claims)
     own = {g[0] for g in claim.subjects}
     named = [m for m in mentions if m.subject not in own]
