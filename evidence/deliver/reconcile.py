@@ -43,7 +43,7 @@ from typing import Any
 
 from evidence.core.errors import BadInputError, DriftError
 from evidence.deliver import prose as prose_module
-from evidence.deliver.attribution import candidates, respectively_order, subject_mentions
+from evidence.deliver.attribution import Mention, candidates, respectively_order, subject_mentions
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity
 from evidence.deliver.statements import Token, mask_decoys, tokenize
 from evidence.deliver.wording import wording_issues
@@ -246,7 +246,9 @@ def scan_text(
     findings = [f for f in findings if (f.line, f.column) not in moved] + misplaced
     tokens = [tok for tok in tokenize(masked) if not tok.decoy and tok.statement]
     token_starts = [tok.start for tok in tokens]
-    named = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
+    spoken = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
+    spoken_starts = [m.start for m in spoken]
+    named = sorted([*spoken, *_claim_references(file, text, claims)], key=lambda m: m.start)
     named_starts = [m.start for m in named]
     whole = _sentences(doc.segments)
     section: list[Any] = []  # the subjects of the last heading
@@ -262,9 +264,9 @@ def scan_text(
         elif seg.kind != "row" and mentions:
             previous = mentions
         sentence = whole[id(seg)]
-        for issue in wording_issues(masked, sentence, claims,
-                                    named[bisect.bisect_left(named_starts, sentence.start):
-                                          bisect.bisect_left(named_starts, seg.end)]):
+        for issue in wording_issues(masked, sentence, claims,  # its words, not ids the text cites
+                                    spoken[bisect.bisect_left(spoken_starts, sentence.start):
+                                           bisect.bisect_left(spoken_starts, seg.end)]):
             line, col = _line_col(starts, issue.start)
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
                                     math.nan, f"wording the verdict {issue.claim.classification} supports",
@@ -282,6 +284,21 @@ def scan_text(
                         f"[{f.stated}](#claim:{f.claim_id}) (LaTeX: its macro) or waive it ({f.why})")
         out.append(_waive(f, waivers))
     return sorted(out)
+
+
+#: A claim named by its id in a code span (`mlp_beats_linear`), as a checklist row does.
+_CODE_ID = re.compile(r"`([A-Za-z0-9_.\-]+)`")
+
+
+def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> list[Mention]:
+    """Claims a document names by id - a code span, or a template helper (``claim("id")``): their
+    subjects count as named there, so the numbers around them are read as that claim's."""
+    by_id = {c.id: c for c in claims}
+    spans = [(m.start(), m.end(), m.group(1)) for m in _CODE_ID.finditer(text)]
+    if prose_module.is_template(file):
+        spans += [(m.start(), m.end(), m.group(1)) for m in _JINJA_BINDING.finditer(text)]
+    return [Mention(a, b, g[0], text[a:b]) for a, b, claim_id in spans if claim_id in by_id
+            for g in by_id[claim_id].subjects]
 
 
 def _oriented(claim: ClaimQuantity, quantity: Quantity, tok: Token) -> Quantity:
@@ -381,12 +398,13 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         # where the words cannot tell two claims apart, the one the number agrees with, else the
         # one it is nearest to
         tied = [c for c in options if c.key[:3] == options[0].key[:3]]
-        if context:  # the claim of the subjects the text is about ("P(CNN better)" under "CNN vs MLP")
-            about = {m.subject for m in [*mentions, *context]}
-            top = max(sum(g[0] in about for g in c.claim.subjects) for c in tied)
-            tied = [c for c in tied if sum(g[0] in about for g in c.claim.subjects) == top]
-        best = next((c for c in tied if _accepts(c, tok)), None) or \
-            min(tied, key=lambda c: _distance_to(c, tok))
+        best = next((c for c in tied if _accepts(c, tok)), None)
+        if best is None:
+            if context and seg.kind != "row":  # the claim of the subjects the text is about
+                about = {m.subject for m in [*mentions, *context]}  # ("P(CNN better)" under "CNN vs MLP")
+                top = max(sum(g[0] in about for g in c.claim.subjects) for c in tied)
+                tied = [c for c in tied if sum(g[0] in about for g in c.claim.subjects) == top]
+            best = min(tied, key=lambda c: _distance_to(c, tok))
         ok = _accepts(best, tok)
         chosen.append((tok, best, ok))
         if tok.role == "value":
@@ -518,6 +536,14 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
         claim = by_id.get(claim_id)
         if claim is None:
             continue  # an unknown id fails rendering (Jinja) or compiling (LaTeX), by name
+        owner = _possessor(masked, doc, start, claim, claims)
+        if owner is not None:
+            line, col = _line_col(starts, start)
+            findings.append(Finding(file, line, col, owner.id, text[start:end], math.nan, owner.expected,
+                                    "drift", bound=True, why=(
+                                        f"cited as {claim.id}, but the sentence gives it as "
+                                        f"{owner.subjects[0][0]}'s: {owner.id} is {owner.expected}")))
+            continue
         other = _other_subject(masked, doc, start, claim, claims)
         other = other or swapped.get(start)
         if other:
@@ -555,6 +581,23 @@ def _respectively_swaps(masked: str, doc: prose_module.Prose, bindings: list[tup
 
 #: A sentence that opens with a pronoun is about a subject named before it.
 _PRONOUN = re.compile(r"\s*(?:[-*+>#]\s*|\d+\.\s*)?(?:it|its|they|their|this|these|both|which)\b", re.I)
+
+
+def _possessor(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
+               claims: Sequence[ClaimQuantity]) -> ClaimQuantity | None:
+    """"The MLP's accuracy, [98.7%](#claim:cnn_test_accuracy), is ...": a citation right after
+    another subject's possessive states that subject's quantity; its claim, if it has one."""
+    seg = next((s for s in doc.segments if s.start <= pos < s.end), None)
+    if seg is None or claim.comparison or not claim.subjects:
+        return None
+    before = subject_mentions(masked, seg.start, pos, claims)
+    if not before or pos - before[-1].end > 40 or not before[-1].words.endswith(("'s", "’s")):
+        return None
+    subject = before[-1].subject
+    if subject == claim.subjects[0][0]:
+        return None
+    return next((c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == subject
+                 and c.metric == claim.metric), None)
 
 
 def _other_subject(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
