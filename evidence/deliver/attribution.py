@@ -332,7 +332,7 @@ def _difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     if cell is not None:
         return bool(DIFF_CUE.search(cell.column))
     lo, _ = _clause(t, seg, tok)
-    if _OVER_LABEL.match(t[lo : tok.start]):
+    if _OVER_LABEL.match(t[seg.start : tok.start]):
         return True  # "CNN over control: 0.875"
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
 
