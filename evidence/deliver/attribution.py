@@ -88,7 +88,7 @@ def _subject_pattern(pairs: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str
     for n, (subject, word) in enumerate(sorted(pairs, key=lambda p: (-len(p[1]), p[1]))):
         name = f"w{n}"
         owners[name] = subject
-        words = r"[\s_-]+".join(re.escape(w) for w in word.split())
+        words = r"[\s_-]+\(?".join(re.escape(w) for w in word.split())  # "MLP (wide)" too
         parts.append(f"(?P<{name}>{words})")
     # a first-letter lookahead lets the engine skip every position no name can start at
     first = "".join(sorted({w[0].lower() for _, w in pairs} | {w[0].upper() for _, w in pairs}))
@@ -256,8 +256,13 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     for claim in claims:
         groups: list[tuple[str, list[tuple[int, int]], bool]] = []  # words, spans, in header
         kw_ok = bool(claim.keywords)
+        own_subjects = {g[0] for g in claim.subjects}
+        longer = [(m.start, m.end) for m in mentions if m.subject not in own_subjects]
         for kw in claim.keywords:
-            spans = [m.span() for m in word_regex(kw).finditer(t, seg.start, seg.end)]
+            # a keyword inside a longer name of another subject ("MLP" in "wide MLP") is not it
+            spans = [m.span() for m in word_regex(kw).finditer(t, seg.start, seg.end)
+                     if not any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start()
+                                for a, b in longer)]
             in_header = bool(header and word_regex(kw).search(header))
             if not spans and not in_header:
                 kw_ok = False

@@ -301,6 +301,24 @@ def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> 
             for g in by_id[claim_id].subjects]
 
 
+def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[Any]) -> Any:
+    """"The control's RMSE minus the linear model's is +16.4": a difference stated the other way
+    round (second side minus first) states the claim's quantities with their signs turned."""
+    claim, quantity = candidate.claim, candidate.quantity
+    if not claim.comparison or len(claim.subjects) < 2 or quantity.form != "measure":
+        return candidate
+    first, second = claim.subjects[0][0], claim.subjects[1][0]
+    for m in re.finditer(r"\bminus\b", t[seg.start : seg.end], re.I):
+        at = seg.start + m.start()
+        before = [x.subject for x in mentions if x.end <= at and x.subject in (first, second)]
+        after = [x.subject for x in mentions if x.start >= at + 5 and x.subject in (first, second)]
+        if before and after and before[-1] == second and after[0] == first:
+            raw = {"value": -claim.value, "ci_low": -(claim.ci_high or 0.0),
+                   "ci_high": -(claim.ci_low or 0.0)}[quantity.name]
+            return replace(candidate, quantity=replace(quantity, raw=raw))
+    return candidate
+
+
 def _oriented(claim: ClaimQuantity, quantity: Quantity, tok: Token) -> Quantity:
     """A negative difference stated without its sign ("lowers RMSE by 9.2", "7.2 to 11.1") is read
     as its magnitude: the value and the interval turned around."""
@@ -393,6 +411,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                        if not own or any(g[0] in own for g in c.claim.subjects)]
         if not options:
             continue
+        if tok.signed:
+            options = [_reversed(c, t, seg, mentions) for c in options]
         if tok.role in ("ci_low", "ci_high") and stated is not None:
             options = sorted(options, key=lambda c: c.claim.id != stated)
         # where the words cannot tell two claims apart, the one the number agrees with, else the
