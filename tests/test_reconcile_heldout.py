@@ -67,7 +67,8 @@ def _findings(project: str, root: Path) -> list[dict[str, Any]]:
         out += [{"line": f.line, "claim": f.claim_id, "kind": f.kind, "stated": f.stated, "file": doc["path"]}
                 for f in found if f.kind in FLAG and not f.waived]
         if doc["path"].endswith(PAPER):
-            out += [{"line": h.line, "claim": None, "kind": "hand_typed", "stated": h.text, "file": doc["path"]}
+            out += [{"line": h.line, "claim": None, "kind": "hand_typed", "stated": h.text,
+                     "file": doc["path"]}
                     for h in reconcile.hand_typed_numbers(Path(doc["path"]), text, quantities)]
     return out
 
@@ -84,7 +85,8 @@ def _score(project: str, findings: list[dict[str, Any]]) -> tuple[dict[str, Coun
     for d in (d for d in key["drifts"] if d["project"] == project):
         fs = flagged.get((d["path"], d["line"]), [])
         right = [f for f in fs if f["claim"] == d["claim"]
-                 or (d["class"] == "hand_typed" and f["kind"] in ("hand_typed", "unbound") and not f["claim"])]
+                 or (d["class"] == "hand_typed" and f["kind"] in ("hand_typed", "unbound")
+                     and not f["claim"])]
         per_class[d["class"]]["total"] += 1
         if right:
             per_class[d["class"]]["right"] += 1
@@ -132,7 +134,8 @@ def test_tex_settings_are_not_hand_typed_but_results_are(example: Path) -> None:
     """Epochs, a chance level, the 95% level, a tolerance: settings; 11.2\\,\\% is the control's value."""
     quantities = _quantities(example)
     text = (DATA / "example" / "paper" / "figures.tex").read_text(encoding="utf-8")
-    found = {(h.line, h.text) for h in reconcile.hand_typed_numbers(Path("paper/figures.tex"), text, quantities)}
+    found = {(h.line, h.text)
+             for h in reconcile.hand_typed_numbers(Path("paper/figures.tex"), text, quantities)}
     assert (27, "11.2\\,\\%") in found and (5, "98.9\\%") in found
     assert not {n for n in found if n[1] in ("0.1", "15", "2 points", "95\\%")}, found
 

@@ -289,7 +289,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if not forms:
                 continue
             if quantity.form == "measure" and (_foreign_metric(t, seg, tok, claim, header)
-                                                or _foreign_split(t, seg, tok, claim, splits.get(claim.id), header)):
+                                                or _foreign_split(t, seg, tok, claim, splits.get(claim.id),
+                                                                  header)):
                 continue
             fraction = min(forms, key=lambda f: _closeness(claim, quantity, tok, f))
             bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I) \
@@ -342,8 +343,9 @@ def _difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
 
 
-_OVER_LABEL = re.compile(r"\s*[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+(?:the\s+|its\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]\s*$",
-                         re.I)
+#: "CNN over control: 0.875": a short label of two sides, then the number.
+_OVER_LABEL = re.compile(r"\s*[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+(?:the\s+|its\s+)?"
+                         r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]\s*$", re.I)
 
 
 def _closeness(claim: ClaimQuantity, quantity: Quantity, tok: Token, fraction: bool) -> float:
