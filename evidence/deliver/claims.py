@@ -606,8 +606,15 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
             subjects=subjects, metric=metric_words(claim.get("metric"), claim.get("split")),
             comparison=comparison, classification=claim.get("classification"),
             supported=claim.get("supported"), claimed=claim.get("claimed"),
-            points=fmt.style == "points", split=claim.get("split")))
+            points=fmt.style == "points", split=claim.get("split"),
+            budget=_budget(quantity) if kind == "expected_max" else None))
     return quantities
+
+
+def _budget(quantity: str | None) -> int | None:
+    """``expected@4`` -> 4: the number of configurations an expected-max claim is about."""
+    m = re.fullmatch(r"expected@(\d+)", quantity or "")
+    return int(m.group(1)) if m else None
 
 
 def claims_path(project: Project) -> Path:

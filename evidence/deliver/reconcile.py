@@ -301,6 +301,35 @@ def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> 
             for g in by_id[claim_id].subjects]
 
 
+#: "trying eight configurations", "a budget of 16 trials": the budget a sentence states.
+_BUDGET = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty)"
+                     r"\s+(?:\w+\s+)?(?:configurations?|trials|settings|hyper-?parameter settings|draws)\b",
+                     re.I)
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+          "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20}
+
+
+def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> list[Any]:
+    """An expected-max claim states the best of its budget (expected@4). A sentence that states
+    another budget ("trying eight configurations ... 95.4%") states the claim's value for the
+    wrong budget (drift), or another budget's value (not this claim: "16 configurations ...
+    97.0%")."""
+    found = _BUDGET.search(t, seg.start, seg.end)
+    if found is None:
+        return chosen
+    word = found.group(1).lower()
+    stated = int(word) if word.isdigit() else _WORDS[word]
+    out = []
+    for tok, best, ok in chosen:
+        budget = best.claim.budget
+        if budget is None or stated == budget or best.quantity.form != "measure":
+            out.append((tok, best, ok))
+        elif ok:
+            out.append((tok, replace(best, words=(*best.words, f"{stated} configurations (its budget is "
+                                                  f"{budget})")), False))
+    return out
+
+
 def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[Any]) -> Any:
     """"The control's RMSE minus the linear model's is +16.4": a difference stated the other way
     round (second side minus first) states the claim's quantities with their signs turned."""
@@ -429,6 +458,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         chosen.append((tok, best, ok))
         if tok.role == "value":
             stated = best.claim.id
+    chosen = _budget_checked(t, seg, chosen)
     correct = {(c.claim.id, c.quantity.name) for _, c, ok in chosen if ok}
     drifted: set[tuple[str, str]] = set()
     out = []
