@@ -509,6 +509,15 @@ def test_a_sentence_with_another_budget_states_no_value_of_this_one() -> None:
                   "accuracy is 97.0%.\n") == set()
 
 
+def test_higher_rmse_is_worse() -> None:
+    assert _pairs("n.md", "GBM's test RMSE is 9.2 lower than ridge's.\n", HOUSE_CLAIMS) == set()
+    assert _pairs("n.md", "GBM's test RMSE is 9.2 higher than ridge's.\n", HOUSE_CLAIMS) == \
+        {(1, "gbm_beats_ridge", "drift")}
+    assert _pairs("n.md", "The MLP's test accuracy is 86.9 points higher than the control's.\n") == set()
+    assert _pairs("n.md", "The control's test accuracy is 86.9 points higher than the MLP's.\n") == \
+        {(1, "mlp_beats_control", "drift")}
+
+
 def test_a_difference_stated_the_other_way_round() -> None:
     ok = "The control's test accuracy minus the CNN's is -87.5 points.\n"
     assert _pairs("notes.md", ok) == set()

@@ -8,11 +8,9 @@ paper source is ``hand_typed`` as in a ``.md.j2`` template (those decoys carry
 ``"expect": "hand_typed"`` in key.json). Settings in a ``.tex`` source (epochs, seeds, the 95%
 level, a chance level, a test loss) must not be flagged.
 
-The floors below are the score after the fixes of this corpus: 70 of 71 drifts with the right
+The floors below are the score after the fixes of this corpus: all 71 drifts with the right
 claim (as found: 58), no decoy flagged under the two decided labels (as found: 38 of 112 by the
-scorer's count). The one miss: "the MLP's test RMSE is 1.3 higher than linear regression's"
-for an improvement of 1.3 (reconcile does not know that lower RMSE is better). They may only
-go up.
+scorer's count). They may only go up.
 """
 
 from __future__ import annotations
@@ -146,7 +144,7 @@ def test_tex_settings_are_not_hand_typed_but_results_are(example: Path) -> None:
 
 
 #: proj2 (a regression: test RMSE, lower is better), 16 drifts, 28 decoys.
-PROJ2_FLOOR = {"caption": 1, "hand_typed": 2, "non_point": 3, "precision": 2, "regression": 3, "sign": 1,
+PROJ2_FLOOR = {"caption": 1, "hand_typed": 2, "non_point": 3, "precision": 2, "regression": 3, "sign": 2,
                "structure": 1, "unit": 1, "wording": 1}
 PROJ2_DECOYS_MAX = 0
 

@@ -338,11 +338,15 @@ def _difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     if cell is not None:
         return bool(DIFF_CUE.search(cell.column))
     lo, _ = _clause(t, seg, tok)
+    if _THAN_AFTER.match(t, tok.end, seg.end):
+        return True  # "1.3 higher than linear regression's"
     if _OVER_LABEL.match(t[seg.start : tok.start]):
         return True  # "CNN over control: 0.875"
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
 
 
+_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:higher|lower|better|worse|more|less)"
+                         r"\s+than\b", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
 _OVER_LABEL = re.compile(r"\s*[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+(?:the\s+|its\s+)?"
                          r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]\s*$", re.I)

@@ -330,6 +330,35 @@ def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> lis
     return out
 
 
+_DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:[a-z]+\s+)?"
+                              r"(higher|lower|better|worse|more|less)\b(?=\s+than\b)", re.I)
+
+
+def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], tok: Token, best: Any,
+                       ok: bool) -> tuple[Token, Any, bool]:
+    """"The MLP's test RMSE is 1.3 higher than linear regression's": an unsigned difference with
+    a direction word states which side is better; for an RMSE, higher is worse."""
+    claim = best.claim
+    if not ok or tok.signed or not claim.comparison or len(claim.subjects) < 2 \
+            or best.quantity.name != "value":
+        return tok, best, ok
+    word = _DIRECTION_AFTER.match(t, tok.end)
+    before = [m.subject for m in mentions if m.end <= tok.start and m.start >= seg.start]
+    sides = (claim.subjects[0][0], claim.subjects[1][0])
+    if word is None or not before or before[0] not in sides:
+        return tok, best, ok
+    said = word.group(1).lower()
+    first_up = said in ("higher", "more", "better")  # the first-named side is higher (or better)
+    first_better = first_up if said in ("better", "worse") else first_up != claim.lower_better
+    a_better_said = first_better if before[0] == sides[0] else not first_better
+    a_better = claim.value > 0 if claim.improvement else (claim.value > 0) != claim.lower_better
+    if a_better_said == a_better or claim.value == 0:
+        return tok, best, ok
+    better, worse = (sides[0], sides[1]) if a_better else (sides[1], sides[0])
+    return tok, replace(best, words=(*best.words, f"'{word.group(1)}' (but {better} is better than "
+                                     f"{worse})")), False
+
+
 def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[Any]) -> Any:
     """"The control's RMSE minus the linear model's is +16.4": a difference stated the other way
     round (second side minus first) states the claim's quantities with their signs turned."""
@@ -459,6 +488,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         if tok.role == "value":
             stated = best.claim.id
     chosen = _budget_checked(t, seg, chosen)
+    chosen = [_direction_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
     correct = {(c.claim.id, c.quantity.name) for _, c, ok in chosen if ok}
     drifted: set[tuple[str, str]] = set()
     out = []
