@@ -447,3 +447,78 @@ def test_evidence_reconcile_checks_any_file_without_a_delivery(tmp_path: Path, c
     assert "0 failing finding(s)" in capsys.readouterr().out
     assert main(["--project", str(project), "reconcile", str(tmp_path / "missing.md")]) == 3
     assert "missing.md" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------- held-out corpus 1: the general causes
+
+
+def _pairs(name: str, text: str, claims: Any = None, **kw: Any) -> set[tuple[int, str | None, str]]:
+    return {(f.line, f.claim_id, f.kind) for f in all_kinds(name, text, claims, **kw) if f.kind != "match"}
+
+
+def test_tex_settings_are_not_hand_typed_results_are() -> None:
+    tex = ("We train for 15 epochs with batch size 32 over 5 seeds; chance is 0.1 and the level 95\\,\\%.\n"
+           "The control's test accuracy is 11.2\\,\\%, within 2 points of chance (Eq.~(2)).\n")
+    found = [(h.line, h.text) for h in hand_typed_numbers(Path("paper/results.tex"), tex, CLAIMS)]
+    assert found == [(2, "11.2\\,\\%")]
+    # a number that states a claim's result is hand-typed in a template too, by the same rule
+    template = "Telling the wide MLP from the MLP takes about 26 seeds per group; we ran 20 epochs.\n"
+    assert [h.text for h in hand_typed_numbers(Path("paper/d.md.j2"), template, CLAIMS)] == ["26"]
+
+
+def test_a_sentence_without_subject_reads_the_one_before_and_the_heading() -> None:
+    text = ("## The CNN\n\nIts test accuracy is 97.2%.\n\n## CNN vs MLP\n\n"
+            "Verify says: P(CNN better) = 0.94.\n")
+    assert _pairs("notes.md", text) == {(3, "cnn_test_accuracy", "drift"), (7, "cnn_beats_mlp", "drift")}
+
+
+def test_a_citation_after_another_subjects_possessive_is_that_subjects_drift() -> None:
+    text = "The MLP's accuracy, [98.7%](#claim:cnn_test_accuracy), is lower than the CNN's.\n"
+    assert _pairs("notes.md", text) == {(1, "mlp_test_accuracy", "drift")}
+
+
+def test_html_table_cells_are_rows() -> None:
+    text = ("<table>\n  <tr><th>Claim</th><th>Value</th></tr>\n"
+            "  <tr><td>CNN over control</td><td>+78.5 points</td></tr>\n"
+            "  <tr><td>Control test accuracy</td><td>0.112%</td></tr>\n</table>\n")
+    assert _pairs("notes.md", text) == {(3, "cnn_beats_control", "drift"), (4, "control_at_chance", "drift")}
+
+
+def test_strict_mode_keeps_overstated_precision_beside_unbound() -> None:
+    kinds = {f.kind for f in all_kinds("notes.md", "The CNN's test accuracy is 98.67%.\n", strict=True)}
+    assert kinds == {"unbound", "overstated_precision"}
+
+
+def test_fractions_labels_and_wide_names() -> None:
+    text = ("CNN over control: 0.875; MLP over control: 0.869.\n"
+            "Width: 0.2 as a fraction of accuracy.\n\n"
+            "| Model | Test accuracy |\n|---|---:|\n| MLP (wide) | 98.3% |\n")
+    assert _pairs("notes.md", text) == {(2, "width_is_noise", "drift")}
+
+
+def test_wording_co_subjects_and_clause_hedges() -> None:
+    assert _pairs("notes.md", "Both the MLP and the CNN beat the shuffled-label control.\n") == set()
+    assert _pairs("notes.md", "Width does not matter: the wide MLP is equivalent to the MLP.\n") == \
+        {(1, "width_is_noise", "unsupported_wording")}
+
+
+def test_a_sentence_with_another_budget_states_no_value_of_this_one() -> None:
+    assert _pairs("slides.md", "Trying eight configurations, the best validation accuracy to expect is "
+                  "95.4%.\n") == {(1, "tuning_budget", "drift")}
+    assert _pairs("slides.md", "With the full grid of 16 configurations the expected best validation "
+                  "accuracy is 97.0%.\n") == set()
+
+
+def test_higher_rmse_is_worse() -> None:
+    assert _pairs("n.md", "GBM's test RMSE is 9.2 lower than ridge's.\n", HOUSE_CLAIMS) == set()
+    assert _pairs("n.md", "GBM's test RMSE is 9.2 higher than ridge's.\n", HOUSE_CLAIMS) == \
+        {(1, "gbm_beats_ridge", "drift")}
+    assert _pairs("n.md", "The MLP's test accuracy is 86.9 points higher than the control's.\n") == set()
+    assert _pairs("n.md", "The control's test accuracy is 86.9 points higher than the MLP's.\n") == \
+        {(1, "mlp_beats_control", "drift")}
+
+
+def test_a_difference_stated_the_other_way_round() -> None:
+    ok = "The control's test accuracy minus the CNN's is -87.5 points.\n"
+    assert _pairs("notes.md", ok) == set()
+    assert _pairs("notes.md", ok.replace("-87.5", "+87.5")) == {(1, "cnn_beats_control", "drift")}

@@ -116,13 +116,14 @@ def documents(project: Project, evidence: Mapping[str, Any]) -> list[Path]:
     return reconcile.collect_documents(project.root, include, tuple(config.get("exclude", ())))
 
 
-def hand_typed_numbers(project: Project, waivers: list[reconcile.Waiver],
+def hand_typed_numbers(project: Project, waivers: list[reconcile.Waiver], resolved: Mapping[str, Any],
                        ) -> tuple[list[reconcile.HandTypedNumber], list[reconcile.HandTypedNumber]]:
     """Hand-typed numbers of the paper sources (Jinja templates and LaTeX files alike), split into
     (unwaived, waived)."""
+    quantities = claims_module.claim_quantities(resolved)
     found = [number for source in hand_typed_sources(project)
              for number in reconcile.hand_typed_numbers(Path(project.relative(source)),
-                                                        reconcile.read_document(source))]
+                                                        reconcile.read_document(source), quantities)]
     waived = [n for n in found if any(w.claim_id == HAND_TYPED and fnmatch.fnmatch(n.file, w.file_glob)
                                       and w.line in (None, n.line) for w in waivers)]
     return [n for n in found if n not in waived], waived
@@ -167,9 +168,10 @@ def quick_reconcile(project: Project, paths: list[Path] | None = None) -> dict[s
     findings = reconcile_findings(project, evidence, resolved, paths)
     sources = {p.resolve() for p in hand_typed_sources(project)}
     chosen = sources if paths is None else {p.resolve() for p in paths} & sources
+    quantities = claims_module.claim_quantities(resolved)
     found = [number for source in sorted(chosen)
              for number in reconcile.hand_typed_numbers(Path(project.relative(source)),
-                                                        reconcile.read_document(source))]
+                                                        reconcile.read_document(source), quantities)]
     waived = [n for n in found if any(w.claim_id == HAND_TYPED and fnmatch.fnmatch(n.file, w.file_glob)
                                       and w.line in (None, n.line) for w in waivers)]
     return reconcile.findings_json(findings, [n for n in found if n not in waived], waived)
@@ -229,7 +231,7 @@ def reconcile_action(project_root: str) -> None:
     waivers = _waivers(evidence)
     number_waivers = [w for w in waivers if w.claim_id != HAND_TYPED]
     findings = reconcile_findings(project, evidence, resolved)
-    hand_typed, hand_waived = hand_typed_numbers(project, waivers)
+    hand_typed, hand_waived = hand_typed_numbers(project, waivers, resolved)
     cited = reconcile.cited_claims(findings) | cited_in_sources(project)
     never_cited = sorted(c["id"] for c in resolved["claims"] if c["id"] not in cited)
     unused = [w for w in reconcile.unused_waivers(findings, number_waivers)]
@@ -309,7 +311,7 @@ def disclose_action(project_root: str) -> None:
     evidence = claims_module.load_evidence(project)
     resolved = _read_output(project, claims_module.claims_path(project))
     waivers = _waivers(evidence)
-    hand_typed, hand_waived = hand_typed_numbers(project, waivers)
+    hand_typed, hand_waived = hand_typed_numbers(project, waivers, resolved)
     reconciled = project.reconcile_dir / "reconcile.json"
     overstated = [f for f in _read_output(project, reconciled)["findings"]
                   if f["kind"] == "overstated_precision"] if reconciled.is_file() else []

@@ -44,6 +44,7 @@ METRIC_WORDS = re.compile(
 _SPLIT_WORDS = {"test": re.compile(r"\b(?:validation|val|train|training|dev)\b(?!\s+(?:set|split)\s+"
                                    r"(?:of|was|is))", re.I),
                 "val": re.compile(r"\btest\b(?!\s+(?:split|set)\b)", re.I)}
+_OWN_SPLIT = {"test": re.compile(r"\btest\b", re.I), "val": re.compile(r"\b(?:validation|val)\b", re.I)}
 _CLAUSE = re.compile(r"[,;:(]|\b(?:but|while|whereas|and|or|than|versus|vs|compared)\b")
 _CLAUSE_PENALTY = 10_000
 
@@ -87,7 +88,7 @@ def _subject_pattern(pairs: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str
     for n, (subject, word) in enumerate(sorted(pairs, key=lambda p: (-len(p[1]), p[1]))):
         name = f"w{n}"
         owners[name] = subject
-        words = r"[\s_-]+".join(re.escape(w) for w in word.split())
+        words = r"[\s_-]+\(?".join(re.escape(w) for w in word.split())  # "MLP (wide)" too
         parts.append(f"(?P<{name}>{words})")
     # a first-letter lookahead lets the engine skip every position no name can start at
     first = "".join(sorted({w[0].lower() for _, w in pairs} | {w[0].upper() for _, w in pairs}))
@@ -147,13 +148,30 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
     return None
 
 
-def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split: str | None) -> bool:
+def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split: str | None,
+                   header: str = "") -> bool:
+    """Whether the split word nearest the number in its clause is another split's ("validation
+    RMSE of 53.0"); "test RMSE of 57.2, close to its validation RMSE" names the claim's split."""
     pattern = _SPLIT_WORDS.get(split or "")
     if pattern is None:
         return False
-    lo, hi = _clause(t, seg, tok)
     own = " ".join([*claim.metric, *claim.keywords]).lower()
-    return any(m.group(0).lower() not in own for m in pattern.finditer(t, lo, hi))
+    if header:  # a table cell: its column names the split ("Validation RMSE")
+        return any(m.group(0).lower() not in own for m in pattern.finditer(header)) \
+            and not _OWN_SPLIT[split or ""].search(header)
+    lo, hi = _clause(t, seg, tok)
+
+    def gap(m: re.Match[str]) -> int:
+        return min(abs(m.start() - tok.end), abs(tok.start - m.end()))
+
+    foreign = [gap(m) for m in pattern.finditer(t, lo, hi) if m.group(0).lower() not in own]
+    if not foreign:
+        return False
+    mine = [gap(m) for m in _OWN_SPLIT[split or ""].finditer(t, lo, hi)]
+    return not mine or min(foreign) < min(mine)
+
+
+_AS_FRACTION = re.compile(r"\s*\(?(?:as an? )?(?:fraction|proportion|share)s?\b", re.I)
 
 
 def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg: Segment,
@@ -168,6 +186,8 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
             return [False]
         return [True] if tok.unit == "" and 0 <= tok.value <= 1 else []
     percent_header = bool(re.search(r"%|percent|\(pp\)|points", header, re.I))
+    if (fmt.percent or claim.points) and tok.unit == "" and _AS_FRACTION.match(t, tok.end):
+        return [True]  # "0.2 as a fraction of accuracy": 20 points, whatever its digits
     if fmt.percent:
         if tok.unit == "%" or (tok.unit == "" and percent_header):
             return [False]
@@ -236,8 +256,13 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     for claim in claims:
         groups: list[tuple[str, list[tuple[int, int]], bool]] = []  # words, spans, in header
         kw_ok = bool(claim.keywords)
+        own_subjects = {g[0] for g in claim.subjects}
+        longer = [(m.start, m.end) for m in mentions if m.subject not in own_subjects]
         for kw in claim.keywords:
-            spans = [m.span() for m in word_regex(kw).finditer(t, seg.start, seg.end)]
+            # a keyword inside a longer name of another subject ("MLP" in "wide MLP") is not it
+            spans = [m.span() for m in word_regex(kw).finditer(t, seg.start, seg.end)
+                     if not any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start()
+                                for a, b in longer)]
             in_header = bool(header and word_regex(kw).search(header))
             if not spans and not in_header:
                 kw_ok = False
@@ -264,14 +289,20 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if not forms:
                 continue
             if quantity.form == "measure" and (_foreign_metric(t, seg, tok, claim, header)
-                                                or _foreign_split(t, seg, tok, claim, splits.get(claim.id))):
+                                                or _foreign_split(t, seg, tok, claim, splits.get(claim.id),
+                                                                  header)):
                 continue
             fraction = min(forms, key=lambda f: _closeness(claim, quantity, tok, f))
-            bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I)
+            bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I) \
+                and not _AS_FRACTION.match(t, tok.end)
             round_number = tok.integer and tok.value % 5 == 0
             if (bare or round_number) and quantity.form == "measure" and \
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction):
                 continue  # a bare or round number far from a percentage's size is a setting
+            if claim.comparison and quantity.form == "measure" and not _difference_shaped(t, seg, tok) \
+                    and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
+                                            and not _AS_FRACTION.match(t, tok.end))):
+                continue  # a level (57.2 RMSE beside a 16.4 gap), not the difference: one side's
             if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction):
                 continue  # 41 training runs in total: not this claim's seeds
             distance = 0
@@ -307,7 +338,18 @@ def _difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     if cell is not None:
         return bool(DIFF_CUE.search(cell.column))
     lo, _ = _clause(t, seg, tok)
+    if _THAN_AFTER.match(t, tok.end, seg.end):
+        return True  # "1.3 higher than linear regression's"
+    if _OVER_LABEL.match(t[seg.start : tok.start]):
+        return True  # "CNN over control: 0.875"
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
+
+
+_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:higher|lower|better|worse|more|less)"
+                         r"\s+than\b", re.I)
+#: "CNN over control: 0.875": a short label of two sides, then the number.
+_OVER_LABEL = re.compile(r"\s*[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+(?:the\s+|its\s+)?"
+                         r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]\s*$", re.I)
 
 
 def _closeness(claim: ClaimQuantity, quantity: Quantity, tok: Token, fraction: bool) -> float:

@@ -644,8 +644,22 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
             subjects=subjects, metric=metric_words(claim.get("metric"), claim.get("split")),
             comparison=comparison, classification=claim.get("classification"),
             supported=claim.get("supported"), claimed=claim.get("claimed"),
-            points=fmt.style == "points", split=claim.get("split")))
+            points=fmt.style == "points", split=claim.get("split"),
+            budget=_budget(quantity) if kind == "expected_max" else None,
+            improvement=comparison and quantity == "improvement",
+            lower_better=bool(_LOWER_BETTER.search(str(claim.get("metric") or "")))))
     return quantities
+
+
+#: Metrics that are better when lower: "1.3 higher" RMSE is worse, "1.3 higher" accuracy better.
+_LOWER_BETTER = re.compile(r"\b(?:rmse|mse|mae|loss|nll|error|err|perplexity|ece|latency|runtime|wer|cer)\b",
+                           re.I)
+
+
+def _budget(quantity: str | None) -> int | None:
+    """``expected@4`` -> 4: the number of configurations an expected-max claim is about."""
+    m = re.fullmatch(r"expected@(\d+)", quantity or "")
+    return int(m.group(1)) if m else None
 
 
 def claims_path(project: Project) -> Path:

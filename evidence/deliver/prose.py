@@ -145,6 +145,10 @@ _HEADING_MARK_RE = re.compile(r"^[ \t]*(?:>[ \t]?)*[ \t]*#{1,6}(?:[ \t]+(?:\d+\.
 _SETEXT_RE = re.compile(r"^[ \t]*(?:=+|-+)[ \t]*$")
 
 
+_HTML_CELL = re.compile(r"<t[hd](?:\s[^>]*)?>(.*?)</t[hd]>", re.I)
+_HTML_TAG = re.compile(r"<[^>\n]*>")
+
+
 def _line_starts(text: str) -> list[int]:
     starts = [0]
     for m in re.finditer("\n", text):
@@ -183,6 +187,24 @@ def _parse_markdown(text: str) -> Prose:
                 segments.append(Segment(s, e, kind="heading"))
             else:
                 segments.append(Segment(s, e, kind="block"))
+        elif tok.type == "html_block" and tok.map and "<tr" in tok.content.lower():
+            a, b = tok.map  # an HTML table: one row per line, its cells read like a pipe table's
+            html_header: list[str] = []
+            for n in range(a, min(b, len(lines))):
+                found = list(_HTML_CELL.finditer(lines[n]))
+                if not found:
+                    continue
+                masked[n] = _HTML_TAG.sub(lambda m: " " * len(m.group(0)), lines[n])
+                keep[n] = True
+                cells = [(starts[n] + m.start(1), starts[n] + m.end(1)) for m in found]
+                if not html_header:
+                    html_header = [m.group(1).strip() for m in found]
+                    segments.append(Segment(starts[n], starts[n] + len(lines[n]), kind="row"))
+                    continue
+                row_head = found[0].group(1).strip()
+                segments.append(Segment(starts[n], starts[n] + len(lines[n]), tuple(
+                    Cell(a0, b0, html_header[k] if k < len(html_header) else "", row_head if k else "")
+                    for k, (a0, b0) in enumerate(cells)), kind="row"))
         elif tok.type == "table_open" and tok.map:
             j = i
             header: list[tuple[int, int]] = []

@@ -109,6 +109,9 @@ class ClaimQuantity:
     points: bool = False  # a difference shown in percentage points
     split: str | None = None  # the split the metric is measured on (test, val): another split's
     # number ("validation accuracy of 97.2%") does not state this claim
+    budget: int | None = None  # an expected-max claim's number of configurations (expected@4)
+    improvement: bool = False  # a comparison's value is how much A is better (not A - B)
+    lower_better: bool = False  # its metric is better when lower (RMSE, loss, error)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keywords", tuple(self.keywords))

@@ -44,7 +44,7 @@ from typing import Any
 from evidence.core.errors import DriftError
 from evidence.core.readers import read_text
 from evidence.deliver import prose as prose_module
-from evidence.deliver.attribution import candidates, respectively_order, subject_mentions
+from evidence.deliver.attribution import Mention, candidates, respectively_order, subject_mentions
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity
 from evidence.deliver.statements import Token, mask_decoys, tokenize
 from evidence.deliver.wording import wording_issues
@@ -247,32 +247,135 @@ def scan_text(
     findings = [f for f in findings if (f.line, f.column) not in moved] + misplaced
     tokens = [tok for tok in tokenize(masked) if not tok.decoy and tok.statement]
     token_starts = [tok.start for tok in tokens]
-    named = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
+    spoken = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
+    spoken_starts = [m.start for m in spoken]
+    named = sorted([*spoken, *_claim_references(file, text, claims)], key=lambda m: m.start)
     named_starts = [m.start for m in named]
     whole = _sentences(doc.segments)
+    section: list[Any] = []  # the subjects of the last heading
+    previous: list[Any] = []  # the subjects of the last sentence
     for seg in doc.segments:
         lo = bisect.bisect_left(token_starts, seg.start)
         hi = bisect.bisect_left(token_starts, seg.end)
         mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
                                      bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
+        context = previous + section
+        if seg.kind == "heading":
+            section, previous = mentions, []
+        elif seg.kind != "row" and mentions:
+            previous = mentions
         sentence = whole[id(seg)]
-        for issue in wording_issues(masked, sentence, claims,
-                                    named[bisect.bisect_left(named_starts, sentence.start):
-                                          bisect.bisect_left(named_starts, seg.end)]):
+        for issue in wording_issues(masked, sentence, claims,  # its words, not ids the text cites
+                                    spoken[bisect.bisect_left(spoken_starts, sentence.start):
+                                           bisect.bisect_left(spoken_starts, seg.end)]):
             line, col = _line_col(starts, issue.start)
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
                                     math.nan, f"wording the verdict {issue.claim.classification} supports",
                                     "unsupported_wording", why=issue.reason, quantity="wording"))
-        findings += _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts)
+        findings += _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts,
+                                      context)
     out = []
     for f in findings:
         if strict and f.kind in ("match", "overstated_precision") and not f.bound \
                 and f.quantity in RESULT_QUANTITIES:
+            if f.kind == "overstated_precision":
+                out.append(f)  # the right kind stays reported: strict mode adds the binding failure
             f = replace(f, kind="unbound", why=f"strict mode: {f.stated} states {f.claim_id}'s "
                         f"{_QUANTITY_WORDS.get(f.quantity, f.quantity)} without binding it; cite it as "
                         f"[{f.stated}](#claim:{f.claim_id}) (LaTeX: its macro) or waive it ({f.why})")
         out.append(_waive(f, waivers))
     return sorted(out)
+
+
+#: A claim named by its id in a code span (`mlp_beats_linear`), as a checklist row does.
+_CODE_ID = re.compile(r"`([A-Za-z0-9_.\-]+)`")
+
+
+def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> list[Mention]:
+    """Claims a document names by id - a code span, or a template helper (``claim("id")``): their
+    subjects count as named there, so the numbers around them are read as that claim's."""
+    by_id = {c.id: c for c in claims}
+    spans = [(m.start(), m.end(), m.group(1)) for m in _CODE_ID.finditer(text)]
+    if prose_module.is_template(file):
+        spans += [(m.start(), m.end(), m.group(1)) for m in _JINJA_BINDING.finditer(text)]
+    return [Mention(a, b, g[0], text[a:b]) for a, b, claim_id in spans if claim_id in by_id
+            for g in by_id[claim_id].subjects]
+
+
+#: "trying eight configurations", "a budget of 16 trials": the budget a sentence states.
+_BUDGET = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty)"
+                     r"\s+(?:\w+\s+)?(?:configurations?|trials|settings|hyper-?parameter settings|draws)\b",
+                     re.I)
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+          "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20}
+
+
+def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> list[Any]:
+    """An expected-max claim states the best of its budget (expected@4). A sentence that states
+    another budget ("trying eight configurations ... 95.4%") states the claim's value for the
+    wrong budget (drift), or another budget's value (not this claim: "16 configurations ...
+    97.0%")."""
+    found = _BUDGET.search(t, seg.start, seg.end)
+    if found is None:
+        return chosen
+    word = found.group(1).lower()
+    stated = int(word) if word.isdigit() else _WORDS[word]
+    out = []
+    for tok, best, ok in chosen:
+        budget = best.claim.budget
+        if budget is None or stated == budget or best.quantity.form != "measure":
+            out.append((tok, best, ok))
+        elif ok:
+            out.append((tok, replace(best, words=(*best.words, f"{stated} configurations (its budget is "
+                                                  f"{budget})")), False))
+    return out
+
+
+_DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:[a-z]+\s+)?"
+                              r"(higher|lower|better|worse|more|less)\b(?=\s+than\b)", re.I)
+
+
+def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], tok: Token, best: Any,
+                       ok: bool) -> tuple[Token, Any, bool]:
+    """"The MLP's test RMSE is 1.3 higher than linear regression's": an unsigned difference with
+    a direction word states which side is better; for an RMSE, higher is worse."""
+    claim = best.claim
+    if not ok or tok.signed or not claim.comparison or len(claim.subjects) < 2 \
+            or best.quantity.name != "value":
+        return tok, best, ok
+    word = _DIRECTION_AFTER.match(t, tok.end)
+    before = [m.subject for m in mentions if m.end <= tok.start and m.start >= seg.start]
+    sides = (claim.subjects[0][0], claim.subjects[1][0])
+    if word is None or not before or before[0] not in sides:
+        return tok, best, ok
+    said = word.group(1).lower()
+    first_up = said in ("higher", "more", "better")  # the first-named side is higher (or better)
+    first_better = first_up if said in ("better", "worse") else first_up != claim.lower_better
+    a_better_said = first_better if before[0] == sides[0] else not first_better
+    a_better = claim.value > 0 if claim.improvement else (claim.value > 0) != claim.lower_better
+    if a_better_said == a_better or claim.value == 0:
+        return tok, best, ok
+    better, worse = (sides[0], sides[1]) if a_better else (sides[1], sides[0])
+    return tok, replace(best, words=(*best.words, f"'{word.group(1)}' (but {better} is better than "
+                                     f"{worse})")), False
+
+
+def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[Any]) -> Any:
+    """"The control's RMSE minus the linear model's is +16.4": a difference stated the other way
+    round (second side minus first) states the claim's quantities with their signs turned."""
+    claim, quantity = candidate.claim, candidate.quantity
+    if not claim.comparison or len(claim.subjects) < 2 or quantity.form != "measure":
+        return candidate
+    first, second = claim.subjects[0][0], claim.subjects[1][0]
+    for m in re.finditer(r"\bminus\b", t[seg.start : seg.end], re.I):
+        at = seg.start + m.start()
+        before = [x.subject for x in mentions if x.end <= at and x.subject in (first, second)]
+        after = [x.subject for x in mentions if x.start >= at + 5 and x.subject in (first, second)]
+        if before and after and before[-1] == second and after[0] == first:
+            raw = {"value": -claim.value, "ci_low": -(claim.ci_high or 0.0),
+                   "ci_high": -(claim.ci_low or 0.0)}[quantity.name]
+            return replace(candidate, quantity=replace(quantity, raw=raw))
+    return candidate
 
 
 def _oriented(claim: ClaimQuantity, quantity: Quantity, tok: Token) -> Quantity:
@@ -345,7 +448,10 @@ def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.S
 
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
-                      starts: list[int]) -> list[Finding]:
+                      starts: list[int], context: Sequence[Any] = ()) -> list[Finding]:
+    """The numbers of one segment, each attributed to a claim. ``context``: the subjects of the
+    sentence before and of the section's heading ("Its test RMSE is ..."): a number that names no
+    claim's words of its own is read with them, and where words tie, they break the tie."""
     citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)]
     if citations or _REPORTED.search(text, seg.start, seg.end):
         tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]
@@ -353,20 +459,37 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     chosen = []
     stated: str | None = None  # the claim whose value was stated last: an interval after it is its
     for tok in tokens:
-        options = candidates(t, seg, tok, claims, mentions, {c.id: c.split for c in claims}, order)
+        splits = {c.id: c.split for c in claims}
+        options = candidates(t, seg, tok, claims, mentions, splits, order)
+        if not options and context and seg.kind != "row" and not tok.word and tok.role != "n" \
+                and (not mentions or not tok.integer):
+            # with the subjects before it; where the segment names its own, a claim keeps one of
+            # them, and the number has the shape of a result (not "within 2 points")
+            own = {m.subject for m in mentions}
+            options = [c for c in candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
+                       if not own or any(g[0] in own for g in c.claim.subjects)]
         if not options:
             continue
+        if tok.signed:
+            options = [_reversed(c, t, seg, mentions) for c in options]
         if tok.role in ("ci_low", "ci_high") and stated is not None:
             options = sorted(options, key=lambda c: c.claim.id != stated)
         # where the words cannot tell two claims apart, the one the number agrees with, else the
         # one it is nearest to
         tied = [c for c in options if c.key[:3] == options[0].key[:3]]
-        best = next((c for c in tied if _accepts(c, tok)), None) or \
-            min(tied, key=lambda c: _distance_to(c, tok))
+        best = next((c for c in tied if _accepts(c, tok)), None)
+        if best is None:
+            if context and seg.kind != "row":  # the claim of the subjects the text is about
+                about = {m.subject for m in [*mentions, *context]}  # ("P(CNN better)" under "CNN vs MLP")
+                top = max(sum(g[0] in about for g in c.claim.subjects) for c in tied)
+                tied = [c for c in tied if sum(g[0] in about for g in c.claim.subjects) == top]
+            best = min(tied, key=lambda c: _distance_to(c, tok))
         ok = _accepts(best, tok)
         chosen.append((tok, best, ok))
         if tok.role == "value":
             stated = best.claim.id
+    chosen = _budget_checked(t, seg, chosen)
+    chosen = [_direction_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
     correct = {(c.claim.id, c.quantity.name) for _, c, ok in chosen if ok}
     drifted: set[tuple[str, str]] = set()
     out = []
@@ -494,7 +617,15 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
         claim = by_id.get(claim_id)
         if claim is None:
             continue  # an unknown id fails rendering (Jinja) or compiling (LaTeX), by name
-        other = None if text[start] == "[" else _other_subject(masked, doc, start, claim, claims)
+        owner = _possessor(masked, doc, start, claim, claims)
+        if owner is not None:
+            line, col = _line_col(starts, start)
+            findings.append(Finding(file, line, col, owner.id, text[start:end], math.nan, owner.expected,
+                                    "drift", bound=True, why=(
+                                        f"cited as {claim.id}, but the sentence gives it as "
+                                        f"{owner.subjects[0][0]}'s: {owner.id} is {owner.expected}")))
+            continue
+        other = _other_subject(masked, doc, start, claim, claims)
         other = other or swapped.get(start)
         if other:
             line, col = _line_col(starts, start)
@@ -529,6 +660,27 @@ def _respectively_swaps(masked: str, doc: prose_module.Prose, bindings: list[tup
     return out
 
 
+#: A sentence that opens with a pronoun is about a subject named before it.
+_PRONOUN = re.compile(r"\s*(?:[-*+>#]\s*|\d+\.\s*)?(?:it|its|they|their|this|these|both|which)\b", re.I)
+
+
+def _possessor(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
+               claims: Sequence[ClaimQuantity]) -> ClaimQuantity | None:
+    """"The MLP's accuracy, [98.7%](#claim:cnn_test_accuracy), is ...": a citation right after
+    another subject's possessive states that subject's quantity; its claim, if it has one."""
+    seg = next((s for s in doc.segments if s.start <= pos < s.end), None)
+    if seg is None or claim.comparison or not claim.subjects:
+        return None
+    before = subject_mentions(masked, seg.start, pos, claims)
+    if not before or pos - before[-1].end > 40 or not before[-1].words.endswith(("'s", "’s")):
+        return None
+    subject = before[-1].subject
+    if subject == claim.subjects[0][0]:
+        return None
+    return next((c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == subject
+                 and c.metric == claim.metric), None)
+
+
 def _other_subject(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
                    claims: Sequence[ClaimQuantity]) -> str | None:
     """Why a citation of ``claim`` is suspicious: its sentence names only other subjects."""
@@ -538,9 +690,8 @@ def _other_subject(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQ
     if seg is None:
         return None
     lo, hi = seg.start, seg.end
-    cell = seg.cell(pos)
-    if cell is not None:
-        lo, hi = seg.start, seg.end
+    if _PRONOUN.match(masked, lo):
+        return None  # "Its mean test accuracy, ..., is higher than the MLP's": about the subject before
     mentions = subject_mentions(masked, lo, hi, claims)
     own = {g[0] for g in claim.subjects}
     named = [m for m in mentions if m.subject not in own]
@@ -612,17 +763,38 @@ def raise_on_drift(findings: Iterable[Finding]) -> None:
         )
 
 
-def hand_typed_numbers(path: Path, text: str) -> list[HandTypedNumber]:
+#: What a paper source must not type by hand: a claim's results and verify's seeds-needed estimate.
+_DERIVED = RESULT_QUANTITIES | {"seeds_needed"}
+
+
+def hand_typed_numbers(path: Path, text: str,
+                       claims: Sequence[ClaimQuantity] | None = None) -> list[HandTypedNumber]:
     """Numbers written literally in a paper source (a Jinja template or a LaTeX file), outside
-    template blocks, code, comments and citations: every number there should come from a claim."""
+    template blocks, code, comments and citations: a result there should come from a claim.
+
+    With the project's ``claims``, only numbers with the shape of a result are reported, by one
+    rule for every paper source: a number reconcile attributes to a claim's result (its value,
+    interval bounds, P(better)), or a percentage or points with decimals ("97.3%"). Settings
+    a paper must state by hand (15 epochs, batch size 32, 5 seeds, the 95% level, a chance
+    level of 0.1, a test loss beside the metric) are not results. Without claims (nothing to
+    attribute to), every such number is reported."""
     doc = prose_module.parse(path.as_posix(), text)  # the name scan_text parsed it by: parsed once
     masked = _blank_bound(doc.masked, mask_decoys(doc.masked))
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    return [
-        HandTypedNumber(path.as_posix(), *_line_col(starts, tok.start), text[tok.start : tok.end].strip())
-        for tok in tokenize(masked)
-        if not tok.decoy and not tok.word
-    ]
+    attributed: set[tuple[int, int]] | None = None
+    if claims is not None:
+        attributed = {(f.line, f.column) for f in scan_text(path.as_posix(), text, claims)
+                      if f.claim_id and f.quantity in _DERIVED and not f.bound}
+    out = []
+    for tok in tokenize(masked):
+        if tok.decoy or tok.word:
+            continue
+        line, col = _line_col(starts, tok.start)
+        if attributed is not None and (line, col) not in attributed \
+                and not (tok.unit in ("%", "pts") and tok.decimals > 0):
+            continue
+        out.append(HandTypedNumber(path.as_posix(), line, col, text[tok.start : tok.end].strip()))
+    return out
 
 
 # --------------------------------------------------------------------------- report

@@ -66,9 +66,17 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Ment
                 re.match(r"\s*(?:its|their|the (?:evidence|claim|value|table|figure))",
                          t[m.end() : m.end() + 30]):
             continue  # "matches its evidence": not a comparison of the subjects
-        window = t[max(seg.start, m.start() - 50) : min(seg.end, m.end() + 14)]
+        if pattern is DIRECTION and not re.match(r"significant|statistically", m.group(0), re.I) \
+                and not any(x.start >= m.end() for x in mentions):
+            continue  # "both the MLP and the CNN beat it": co-subjects, the compared one unnamed
+        # a hedge counts in the assertion's own clause ("Width does not matter: the 128-unit MLP
+        # is equivalent to ..." asserts sameness after the colon)
+        lo = max(seg.start, m.start() - 50)
+        marks = [lo + c.end() for c in re.finditer(r"[:;]", t[lo : m.start()])]
+        clause = marks[-1] if marks else lo
+        window = t[clause : min(seg.end, m.end() + 14)]
         if pattern is SAMENESS and m.group(0).lower().startswith("no "):
-            window = t[max(seg.start, m.start() - 50) : m.start()]
+            window = t[clause : m.start()]
         if HEDGE.search(window):
             continue
         return m
