@@ -104,9 +104,9 @@ def variability(project: Project, known: Mapping[str, Mapping[str, Any]], run_id
     if not identities:
         return "not known (the runs' identities are not readable)"
     splits = {json.dumps((i.get("data") or {}).get("split_digests"), sort_keys=True) for i in identities}
-    seeds = {i.get("seed") for i in identities}
-    words = (f"seed-to-seed variation of training ({len(seeds)} seed(s); a run's seed sets the random "
-             "state of torch, NumPy and Python: initialisation, data order, any sampling)")
+    # No count here: the n column states it as the claim counts it, and this text is reconciled.
+    words = ("seed-to-seed variation of training (a run's seed sets the random state of torch, NumPy "
+             "and Python: initialisation, data order, any sampling)")
     if len(splits) == 1:
         words += "; the data split is the same for every run (identical split digests), so the spread " \
                  "does not include variation over splits or test sets"
@@ -145,8 +145,14 @@ def _claim_answers(project: Project, claims: Sequence[Mapping[str, Any]], report
         runs = [r["run_id"] for r in claim.get("runs", [])]
         method_key = claim.get("ci_method")
         if kind == "verify":
+            # The claim's own n (the seeded sides' seeds, as claims.json counts them): the checklist
+            # is reconciled, so a per-side count that differs from it would read as drift.
+            sides = [entry.get(side) for side in ("a", "b")]
+            fixed = any(isinstance(side, Mapping) and ("fixed" in side or "reference" in side)
+                        for side in sides)
             numbers = entry.get("numbers") or {}
-            n = f"{numbers.get('n_a', '?')} and {numbers.get('n_b', '?')} seeds"
+            n = f"{claim.get('n')} seeds; the other side does not vary" if fixed else \
+                f"{numbers.get('n_a', '?')} and {numbers.get('n_b', '?')} seeds"
         else:
             n = f"{claim.get('n')} {'configurations' if kind == 'expected_max' else 'seeds'}"
         if method_key in CI_METHODS:

@@ -227,6 +227,13 @@ def check(execution: Any, real: Any) -> None:
             print("resume self-check: train(ctx) trains nothing (it returned steps 0): nothing to "
                   "resume", file=sys.stderr, flush=True)
             return
+        wrote = any(path.is_file() for path in folder.rglob("*"))
+        if not offers and straight.finished and not wrote:
+            # Nothing to resume and nothing of its own to resume from: a killed run starts again
+            # from the beginning and ends the same (a closed-form fit, a rule, a lookup table).
+            print("resume self-check: train(ctx) never offered a checkpoint and kept no files of "
+                  "its own: a killed run starts again from the beginning", file=sys.stderr, flush=True)
+            return
         if not offers:
             raise _failure(execution, "train(ctx) never offered a checkpoint (ctx.checkpoint): a "
                            "signal cannot stop it cleanly and a killed run cannot be resumed by the "
