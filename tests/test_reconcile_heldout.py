@@ -96,6 +96,13 @@ def _score(project: str, findings: list[dict[str, Any]],
         if right:
             per_class[d["class"]]["right"] += 1
             used.update(id(f) for f in right)
+    # a hand-typed flag that a decoy on its line expects ("expect": "hand_typed") is accounted for
+    # by that decoy, not charged to the settings beside it ("seed 0 of 442 patients ... 57.2")
+    expected_typed = {(c["path"], c["line"]): set(_numbers(c["text"])) for c in key["decoys"]
+                      if c["project"] == project and c.get("expect") == "hand_typed"}
+    for (path, line), numbers in expected_typed.items():
+        used.update(id(f) for f in flagged.get((path, line), [])
+                    if f["kind"] == "hand_typed" and set(_numbers(f["stated"])) & numbers)
     decoys = []
     for c in (c for c in key["decoys"] if c["project"] == project):
         fs = [f for f in flagged.get((c["path"], c["line"]), []) if id(f) not in used
@@ -192,7 +199,7 @@ def test_regression_project_heldout_corpus(proj2: Path) -> None:
 EXAMPLE2_FLOOR = {"bound_link": 2, "caption": 2, "hand_typed": 5, "multi_claim": 3, "no_keywords": 6,
                   "non_point": 5, "precision": 2, "rounding": 2, "sign": 3, "stale": 2, "structure": 5,
                   "unit": 1, "wording": 2}
-EXAMPLE2_DECOYS_MAX = 4
+EXAMPLE2_DECOYS_MAX = 0
 
 
 @pytest.mark.slow
@@ -206,8 +213,8 @@ def test_example_heldout_corpus2(example: Path) -> None:
 
 #: proj2 in the second corpus, 21 drifts, 42 decoys.
 PROJ2_2_FLOOR = {"bound_link": 1, "caption": 1, "hand_typed": 2, "non_point": 3, "precision": 2,
-                 "regression": 2, "rounding": 1, "sign": 1, "stale": 2, "structure": 1, "wording": 1}
-PROJ2_2_DECOYS_MAX = 8
+                 "regression": 2, "rounding": 1, "sign": 2, "stale": 2, "structure": 1, "wording": 1}
+PROJ2_2_DECOYS_MAX = 0
 
 
 @pytest.mark.slow

@@ -45,6 +45,12 @@ _SPLIT_WORDS = {"test": re.compile(r"\b(?:validation|val|train|training|dev)\b(?
                                    r"(?:of|was|is))", re.I),
                 "val": re.compile(r"\btest\b(?!\s+(?:split|set)\b)", re.I)}
 _OWN_SPLIT = {"test": re.compile(r"\btest\b", re.I), "val": re.compile(r"\b(?:validation|val)\b", re.I)}
+#: A table row or column that holds settings, not results ("learning rate", "epochs", "hidden units").
+SETTING_HEADER = re.compile(
+    r"^\W*(?:dropout|weight[ -]decay|momentum|learning[ -]rate|lr|warm-?up|label smoothing|batch[ -]size"
+    r"|epochs?|alpha|α|threshold|tolerance|temperature|beta|gamma|lambda|decay|patience|width|depth"
+    r"|hidden(?: units| size| layers?)?|layers?|channels|kernel(?: size)?|stride|optimi[sz]er"
+    r"|features|parameters|params|steps|iterations|test share|test size)\b", re.I)
 _CLAUSE = re.compile(r"[,;:(]|\b(?:but|while|whereas|and|or|than|versus|vs|compared)\b")
 _CLAUSE_PENALTY = 10_000
 
@@ -248,6 +254,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     cell = seg.cell(tok.start)
     header = cell.column if cell else ""
     row_head = cell.row if cell else ""
+    if cell is not None and (SETTING_HEADER.search(row_head) or SETTING_HEADER.search(header)):
+        return []  # a cell of a settings row or column ("learning rate | 1.0"): not a result
     cue = DIFF_CUE.search(t, seg.start, seg.end) is not None or bool(header and DIFF_CUE.search(header))
     # a column header names subjects too ("Δ vs MLP"): at distance 0, like its other words
     header_subjects = _header_subjects(header, claims) if header else set()
@@ -290,7 +298,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 continue
             if quantity.form == "measure" and (_foreign_metric(t, seg, tok, claim, header)
                                                 or _foreign_split(t, seg, tok, claim, splits.get(claim.id),
-                                                                  header)):
+                                                                  f"{header} {row_head}".strip())):
                 continue
             fraction = min(forms, key=lambda f: _closeness(claim, quantity, tok, f))
             bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I) \
