@@ -597,3 +597,31 @@ def test_an_integer_before_any_plural_noun_is_a_count_of_things() -> None:
     assert _pairs("notes.md", "Ridge's test RMSE comes from one split (seed 0) of 442 patients.\n",
                   HOUSE_CLAIMS) == set()
     assert _pairs("notes.md", "Ridge's test RMSE is 442.\n", HOUSE_CLAIMS) == {(1, "ridge_rmse", "drift")}
+
+
+def test_a_percentage_before_and_the_interval_is_a_result_not_a_confidence_level() -> None:
+    assert (1, "cnn_test_accuracy", "overstated_precision") in \
+        _pairs("faq.md", "The CNN's mean is 98.667% and the interval is narrow.\n")
+    assert _pairs("faq.md", "The 95% bootstrap interval of the CNN is wide.\n") == set()
+
+
+def test_a_bare_number_beside_the_claims_metric_is_a_percentage() -> None:
+    assert _pairs("poster.md", "CNN accuracy: 98.7 (95% CI 98.1–99.2).\n") == set()
+    assert _pairs("poster.md", "CNN accuracy: 98.7 (95% CI 98.1–99.7).\n") == \
+        {(1, "cnn_test_accuracy", "drift")}
+
+
+TRANSPOSED = r"""\begin{tabular}{l S S}
+           & {CNN} & {MLP} \\
+Mean test accuracy (\%)  & 98.7 & 98.1 \\
+95\,\% CI, lower (\%)    & 98.1 & 97.8 \\
+95\,\% CI, upper (\%)    & 99.2 & 98.4 \\
+\end{tabular}
+"""
+
+
+def test_a_row_header_naming_an_interval_end_and_percent_gives_the_cells_role_and_unit() -> None:
+    assert {p for p in _pairs("analysis.tex", TRANSPOSED) if p[2] == "drift"} == set()
+    wrong = TRANSPOSED.replace("98.4", "98.9").replace("& 98.1 \\\\", "& 98.3 \\\\")
+    assert {p for p in _pairs("analysis.tex", wrong) if p[2] == "drift"} == \
+        {(3, "mlp_test_accuracy", "drift"), (5, "mlp_test_accuracy", "drift")}

@@ -197,6 +197,9 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
     if fmt.percent:
         if tok.unit == "%" or (tok.unit == "" and percent_header):
             return [False]
+        if tok.unit == "" and not tok.integer and 1 <= abs(tok.value) <= 100 and not header and any(
+                word_regex(w).search(t, seg.start, seg.end) for w in claim.metric):
+            return [False]  # "CNN accuracy: 98.7 (95% CI 98.1-99.2)": the metric says what it is
         if tok.unit == "" and not tok.integer and tok.decimals >= 2 and 0.0 <= abs(tok.value) <= 1.0:
             return [True]
         return []
@@ -240,6 +243,17 @@ def _mismatch(claim: ClaimQuantity, quantity: Quantity, tok: Token, fraction: bo
     if stated <= 3 * scale + slack and stated >= scale / 3 - slack:
         return 0.0
     return 1.0
+
+
+def header_role(header: str) -> str | None:
+    """A table row or column that holds one end of an interval ("95% CI, lower", "CI high")."""
+    if not re.search(r"\b(?:CIs?|interval|bounds?)\b", header, re.I):
+        return None
+    if re.search(r"\b(?:lower|low|lo|min)\b", header, re.I):
+        return "ci_low"
+    if re.search(r"\b(?:upper|high|hi|max)\b", header, re.I):
+        return "ci_high"
+    return None
 
 
 def _role_quantities(role: str) -> tuple[str, ...]:
@@ -290,10 +304,12 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             eligible = False
         if not (kw_ok or eligible):
             continue
+        role = header_role(f"{header} {row_head}") if cell is not None else None
         for quantity in claim.quantities():
-            if quantity.name not in _role_quantities(tok.role):
+            if quantity.name not in _role_quantities(role or tok.role):
                 continue
-            forms = shape_fits(claim, quantity, tok, t, seg, header, cue or len(sides) >= 2)
+            forms = shape_fits(claim, quantity, tok, t, seg, f"{header} {row_head}".strip(),
+                               cue or len(sides) >= 2)
             if not forms:
                 continue
             if quantity.form == "measure" and (_foreign_metric(t, seg, tok, claim, header)

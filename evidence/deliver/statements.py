@@ -161,7 +161,8 @@ _POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f-]{0,2}(?:percentage[ -]points?|pc
 _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
 #: After a percentage: a confidence level or a share of the data, not a result.
 _LEVEL_AFTER = re.compile(
-    r"[\s\u00a0-]*(?:(?:[A-Za-z'-]+\s){0,2}(?:CIs?\b|confidence|credible|intervals?\b|level\b)|quantile"
+    r"[\s\u00a0-]*(?:(?:(?!(?:and|but|or|while|whereas|with|the|its|their|is|was|are|were)\b)[A-Za-z'-]+\s)"
+    r"{0,2}(?:CIs?\b|confidence|credible|intervals?\b|level\b)|quantile"
     r"|percentile|significance)", re.I)
 _SHARE_VERBS = re.compile(r"\b(?:use[sd]?|using|hold(?:s|ing)? out|held out|reserve[sd]?|set aside"
                           r"|sample[sd]?"
