@@ -625,3 +625,17 @@ def test_a_row_header_naming_an_interval_end_and_percent_gives_the_cells_role_an
     wrong = TRANSPOSED.replace("98.4", "98.9").replace("& 98.1 \\\\", "& 98.3 \\\\")
     assert {p for p in _pairs("analysis.tex", wrong) if p[2] == "drift"} == \
         {(3, "mlp_test_accuracy", "drift"), (5, "mlp_test_accuracy", "drift")}
+
+
+def test_respectively_places_comparisons_by_their_named_side_and_excludes_the_other_places() -> None:
+    ok = ("The control is at chance. The MLP and the CNN beat it by 86.9 points and 87.5 points "
+          "respectively.\n")
+    assert {p for p in _pairs("faq.md", ok) if p[2] == "drift"} == set()
+    assert {p for p in _pairs("faq.md", ok.replace("86.9 points and 87.5", "87.5 points and 86.9"))
+            if p[2] == "drift"} == {(1, "mlp_beats_control", "drift"), (1, "cnn_beats_control", "drift")}
+    # no claim measures the GBM: the ridge's number is the one in the ridge's place, never the other
+    claims = claim_quantities({"claims": [HOUSES["claims"][0], HOUSES["claims"][2]]})
+    ok = "GBM and ridge reach test RMSEs of 22.25 and 31.42 respectively.\n"
+    assert _pairs("m.md", ok, claims) == set()
+    assert _pairs("m.md", "Ridge and GBM reach test RMSEs of 22.25 and 31.42 respectively.\n", claims) == \
+        {(1, "ridge_rmse", "drift")}

@@ -334,9 +334,13 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 if in_header or (row_head and any(t[a:b] in row_head for a, b in spans)):
                     continue
                 distance += min((_gap(t, tok, a, b) for a, b in spans), default=_CLAUSE_PENALTY)
-            if order is not None and not claim.comparison and claim.subjects:
-                position = order.get(claim.subjects[0][0])
-                distance = 0 if position == order.get("#" + str(tok.start)) else distance + _CLAUSE_PENALTY
+            if order is not None and claim.subjects:
+                position = _respective_position(claim, order)
+                mine = order.get("#" + str(tok.start))
+                if mine is not None and (position != mine if position is not None
+                                         else claim.comparison):
+                    continue  # "respectively": this number is another subject's (or one side's level)
+                distance = 0 if position is not None and position == mine else distance + _CLAUSE_PENALTY
             fit = 2 * len(sides) + (len(claim.keywords) if kw_ok else 0) + (1 if metric_hit else 0)
             if claim.comparison and len(sides) < 2 and not kw_ok:
                 fit -= 1
@@ -352,6 +356,16 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             out.append(Candidate(claim, quantity, fraction, key, words))
     out.sort(key=lambda c: (c.key, c.claim.id))
     return out
+
+
+def _respective_position(claim: ClaimQuantity, order: dict[str, int]) -> int | None:
+    """Which place of a "respectively" list a claim takes: a measurement its subject's; a
+    comparison that of the one side the list names ("the MLP and the CNN beat it by 86.9 and 87.5
+    points respectively": MLP vs control is first). None when the list does not place it."""
+    if not claim.comparison:
+        return order.get(claim.subjects[0][0])
+    places = [order[g[0]] for g in claim.subjects if g[0] in order]
+    return places[0] if len(places) == 1 else None
 
 
 def _difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
