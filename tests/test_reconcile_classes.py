@@ -639,3 +639,25 @@ def test_respectively_places_comparisons_by_their_named_side_and_excludes_the_ot
     assert _pairs("m.md", ok, claims) == set()
     assert _pairs("m.md", "Ridge and GBM reach test RMSEs of 22.25 and 31.42 respectively.\n", claims) == \
         {(1, "ridge_rmse", "drift")}
+
+
+def test_a_comparison_written_as_its_two_sides_wins_whatever_the_size() -> None:
+    """"CNN vs control: 0.875 points" is that comparison in the wrong unit, not CNN vs MLP's."""
+    assert _pairs("e.md", "CNN vs control: 0.875 points.\n") == {(1, "cnn_beats_control", "drift")}
+    # a list of subjects is not a comparison written as one: the sizes still decide
+    assert {p for p in _pairs("e.md", "Both the MLP and the CNN beat it, by "
+                              "[+86.9 points](#claim:mlp_beats_control) and +87.5 points.\n")
+            if p[2] == "drift"} == set()
+
+
+def test_a_negative_number_is_no_level_of_a_never_negative_metric() -> None:
+    claims = [c for c in THREE if c.id in ("ridge_rmse", "ridge_beats_control")]
+    assert _pairs("r.md", "The difference between ridge and the control is -12.0.\n", claims) == \
+        {(1, "ridge_beats_control", "drift")}
+
+
+def test_prose_in_an_html_block_is_read_and_code_is_not() -> None:
+    assert _pairs("r.md", "<p>Ridge minus control: <b>-44.1</b>.</p>\n", THREE) == \
+        {(1, "ridge_beats_control", "drift")}
+    assert _pairs("r.md", "<p>Ridge minus control: <b>-40.1</b>.</p>\n", THREE) == set()
+    assert _pairs("r.md", "<pre>Ridge minus control: -44.1</pre>\n", THREE) == set()

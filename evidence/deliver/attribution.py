@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from evidence.deliver.prose import Segment
 from evidence.deliver.quantities import ClaimQuantity, Quantity
@@ -346,7 +347,13 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 fit -= 1
             if claim.comparison and quantity.form == "measure" and not _difference_shaped(t, seg, tok):
                 fit -= 3  # both sides named, but the number reads as one side's level
-            key = (_mismatch(claim, quantity, tok, fraction), -fit, distance, tok.start)
+            if not claim.comparison and quantity.form == "measure" and tok.value < 0 <= quantity.raw \
+                    and (claim.ci_low is None or claim.ci_low >= 0):
+                continue  # a negative number is no level of a metric that is never negative
+            # both sides of a comparison named: the words decide, whatever the size ("CNN vs
+            # control: 0.875 points" is that comparison in the wrong unit, not CNN vs MLP's)
+            both = claim.comparison and _sides_joined(t, seg, claim, mentions)
+            key = (0.0 if both else _mismatch(claim, quantity, tok, fraction), -fit, distance, tok.start)
             unique: dict[str, str] = {}
             named_words = [g for g, _, _ in groups]
             extra = [w for w in metric_hit[:1] if not any(w.lower() in g.lower() for g in named_words)]
@@ -356,6 +363,19 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             out.append(Candidate(claim, quantity, fraction, key, words))
     out.sort(key=lambda c: (c.key, c.claim.id))
     return out
+
+
+_JOINED = re.compile(r"^\W*(?:the\s+|its\s+)?(?:vs\.?|versus|minus|over|against|compared (?:to|with)"
+                     r"|[-−–]|\$\s*-\s*\$)\W*(?:the\s+|its\s+)?$", re.I)
+
+
+def _sides_joined(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Mention]) -> bool:
+    """Whether the segment writes the comparison's two sides as one ("CNN vs control", "linear
+    minus control"), not as a list of subjects ("the MLP and the CNN beat it")."""
+    sides = {g[0] for g in claim.subjects}
+    ordered = [m for m in mentions if seg.start <= m.start < seg.end]
+    return any(a.subject in sides and b.subject in sides and a.subject != b.subject
+               and _JOINED.match(t[a.end : b.start]) for a, b in pairwise(ordered))
 
 
 def _respective_position(claim: ClaimQuantity, order: dict[str, int]) -> int | None:
