@@ -661,3 +661,16 @@ def test_prose_in_an_html_block_is_read_and_code_is_not() -> None:
         {(1, "ridge_beats_control", "drift")}
     assert _pairs("r.md", "<p>Ridge minus control: <b>-40.1</b>.</p>\n", THREE) == set()
     assert _pairs("r.md", "<pre>Ridge minus control: -44.1</pre>\n", THREE) == set()
+
+
+def test_winning_by_a_wide_margin_asserts_a_difference() -> None:
+    assert _pairs("poster.md", "The CNN wins by a wide margin over the MLP.\n") == \
+        {(1, "cnn_beats_mlp", "unsupported_wording")}
+    assert _pairs("poster.md", "Whether the CNN wins by a wide margin over the MLP is unclear.\n") == set()
+
+
+def test_a_plain_claim_stated_as_a_percentage_is_drift_but_a_relative_change_is_not() -> None:
+    assert _pairs("m.md", "Ridge's test RMSE is 31.4% of the target.\n", HOUSE_CLAIMS) == \
+        {(1, "ridge_rmse", "drift")}
+    assert _pairs("m.md", "GBM lowers the RMSE of ridge by 29.2%.\n", HOUSE_CLAIMS) == set()
+    assert _pairs("m.md", "Ridge's test RMSE is 31.4.\n", HOUSE_CLAIMS) == set()

@@ -216,6 +216,10 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
         return []
     want = fmt.suffix.strip()
     if not want:
+        if tok.unit == "%" and not claim.comparison and not _difference_shaped(t, seg, tok) \
+                and not _mismatch(claim, quantity, tok, False) \
+                and any(word_regex(w).search(t, seg.start, seg.end) for w in claim.metric):
+            return [False]  # "test RMSE is 57.2%": the claim's number in a unit it is not in
         if tok.unit != "":
             return []
         if fmt.decimals == 0 or not tok.integer:

@@ -334,6 +334,15 @@ def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
     return _word_number(after.group(1)) if after else None
 
 
+def _unit_checked(tok: Token, best: Any, ok: bool) -> tuple[Token, Any, bool]:
+    """A claim in the metric's own units (an RMSE) stated as a percentage is drift, digits or not."""
+    if ok and tok.unit == "%" and not best.claim.format.suffix.strip() and not best.claim.points \
+            and best.quantity.form == "measure":
+        why = "a percentage (the claim is in the metric's units)"
+        return tok, replace(best, words=(*best.words, why)), False
+    return tok, best, ok
+
+
 def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> list[Any]:
     """An expected-max claim states the best of its budget (expected@4). A number stated for
     another budget ("trying eight configurations ... 95.4%") states the claim's value for the
@@ -532,6 +541,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         if tok.role == "value":
             stated = best.claim.id
     chosen = _budget_checked(t, seg, chosen)
+    chosen = [_unit_checked(tok, best, ok) for tok, best, ok in chosen]
     chosen = [_direction_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
     correct = {(c.claim.id, c.quantity.name) for _, c, ok in chosen if ok}
     drifted: set[tuple[str, str]] = set()

@@ -22,7 +22,10 @@ DIRECTION = re.compile(
     r"superior to|inferior to|improves? (?:on|over|upon)|improvement over|surpass(?:es|ed)?|"
     r"exceeds?|exceeded|higher (?:test )?accuracy than|lower (?:test )?accuracy than|more accurate than|"
     r"less accurate than|significant(?:ly)?|wins? (?:over|against)|dominates?|clearly ahead of|"
-    r"statistically (?:significant|reliable))\b", re.I)
+    r"statistically (?:significant|reliable)|"
+    r"(?:wins?|won|leads?|led|ahead)?\s*by an? (?:wide|large|clear|big|comfortable|huge|substantial)"
+    r" margin)\b",
+    re.I)
 SAMENESS = re.compile(
     r"\b(?:equivalent|equivalence|no difference|on par|par with|match(?:es|ed)?|indistinguishable|"
     r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical|"
