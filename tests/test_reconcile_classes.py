@@ -674,3 +674,15 @@ def test_a_plain_claim_stated_as_a_percentage_is_drift_but_a_relative_change_is_
         {(1, "ridge_rmse", "drift")}
     assert _pairs("m.md", "GBM lowers the RMSE of ridge by 29.2%.\n", HOUSE_CLAIMS) == set()
     assert _pairs("m.md", "Ridge's test RMSE is 31.4.\n", HOUSE_CLAIMS) == set()
+
+
+def test_wording_about_the_one_comparison_a_sentence_cites_is_checked() -> None:
+    """"Doubling the width is statistically equivalent to the default (\\evWidthIsNoise{})":
+    the macro says which comparison the sentence is about, though it names neither side."""
+    text = "\\subsection{Width}\nDoubling the hidden layer is statistically equivalent to the default " \
+           "(\\evWidthIsNoise{}).\n"
+    assert (2, "width_is_noise", "unsupported_wording") in _pairs("analysis.tex", text)
+    assert not {p for p in _pairs("analysis.tex", text.replace("is statistically", "may be"))
+                if p[2] == "unsupported_wording"}
+    md = "Doubling the hidden layer makes no difference ([+0.2 points](#claim:width_is_noise)).\n"
+    assert (1, "width_is_noise", "unsupported_wording") in _pairs("notes.md", md)

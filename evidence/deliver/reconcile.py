@@ -267,7 +267,8 @@ def scan_text(
         sentence = whole[id(seg)]
         for issue in wording_issues(masked, sentence, claims,  # its words, not ids the text cites
                                     spoken[bisect.bisect_left(spoken_starts, sentence.start):
-                                           bisect.bisect_left(spoken_starts, seg.end)]):
+                                           bisect.bisect_left(spoken_starts, seg.end)],
+                                    _cited_comparisons(file, text[sentence.start : seg.end], claims)):
             line, col = _line_col(starts, issue.start)
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
                                     math.nan, f"wording the verdict {issue.claim.classification} supports",
@@ -289,6 +290,21 @@ def scan_text(
 
 #: A claim named by its id in a code span (`mlp_beats_linear`), as a checklist row does.
 _CODE_ID = re.compile(r"`([A-Za-z0-9_.\-]+)`")
+
+
+def _cited_comparisons(file: str, sentence: str, claims: Sequence[ClaimQuantity]) -> list[str]:
+    """The comparison claims a sentence cites: by a link, a code span, a template helper or a macro."""
+    from evidence.deliver.texnames import cited_macros, macro_index
+
+    comparisons = {c.id for c in claims if c.comparison}
+    ids = [m.group(2) for m in BOUND_RE.finditer(sentence)]
+    ids += [m.group(1) for m in _CODE_ID.finditer(sentence)]
+    if prose_module.is_template(file):
+        ids += [m.group(1) for m in _JINJA_BINDING.finditer(sentence)]
+    if "\\ev" in sentence:
+        index = macro_index(sorted(c.id for c in claims))
+        ids += [index[name][0] for _, name in cited_macros(sentence) if name in index]
+    return sorted({i for i in ids if i in comparisons})
 
 
 def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> list[Mention]:
