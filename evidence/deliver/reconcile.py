@@ -268,7 +268,8 @@ def scan_text(
         for issue in wording_issues(masked, sentence, claims,  # its words, not ids the text cites
                                     spoken[bisect.bisect_left(spoken_starts, sentence.start):
                                            bisect.bisect_left(spoken_starts, seg.end)],
-                                    _cited_comparisons(file, text[sentence.start : seg.end], claims)):
+                                    _cited_comparisons(file, text[sentence.start : seg.end],
+                                                       doc.masked[sentence.start : seg.end], claims)):
             line, col = _line_col(starts, issue.start)
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
                                     math.nan, f"wording the verdict {issue.claim.classification} supports",
@@ -292,18 +293,19 @@ def scan_text(
 _CODE_ID = re.compile(r"`([A-Za-z0-9_.\-]+)`")
 
 
-def _cited_comparisons(file: str, sentence: str, claims: Sequence[ClaimQuantity]) -> list[str]:
-    """The comparison claims a sentence cites: by a link, a code span, a template helper or a macro."""
+def _cited_comparisons(file: str, raw: str, prose: str, claims: Sequence[ClaimQuantity]) -> list[str]:
+    """The comparison claims a sentence cites as its evidence: a ``#claim:`` link in its prose, a
+    template helper, a LaTeX macro. An id in a code span is a mention, not a citation (a checklist
+    row names its claims that way)."""
     from evidence.deliver.texnames import cited_macros, macro_index
 
     comparisons = {c.id for c in claims if c.comparison}
-    ids = [m.group(2) for m in BOUND_RE.finditer(sentence)]
-    ids += [m.group(1) for m in _CODE_ID.finditer(sentence)]
+    ids = [m.group(2) for m in BOUND_RE.finditer(prose)]
     if prose_module.is_template(file):
-        ids += [m.group(1) for m in _JINJA_BINDING.finditer(sentence)]
-    if "\\ev" in sentence:
+        ids += [m.group(1) for m in _JINJA_BINDING.finditer(raw)]
+    if file.endswith(".tex") and "\\ev" in raw:
         index = macro_index(sorted(c.id for c in claims))
-        ids += [index[name][0] for _, name in cited_macros(sentence) if name in index]
+        ids += [index[name][0] for _, name in cited_macros(raw) if name in index]
     return sorted({i for i in ids if i in comparisons})
 
 
