@@ -268,6 +268,7 @@ def scan_text(
         for issue in wording_issues(masked, sentence, claims,  # its words, not ids the text cites
                                     spoken[bisect.bisect_left(spoken_starts, sentence.start):
                                            bisect.bisect_left(spoken_starts, seg.end)],
+                                    [] if seg.kind == "row" else  # a table row cites, it asserts nothing
                                     _cited_comparisons(file, text[sentence.start : seg.end],
                                                        doc.masked[sentence.start : seg.end], claims)):
             line, col = _line_col(starts, issue.start)
