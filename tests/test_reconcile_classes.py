@@ -694,3 +694,12 @@ def test_a_table_row_that_cites_a_comparison_asserts_no_wording() -> None:
            "[+0.2 points](#claim:width_is_noise) | the split is the same for every run (identical split "
            "digests) |\n")
     assert _pairs("checklist.md", row) == set()
+
+
+def test_only_a_row_headers_unit_label_gives_its_cells_a_unit() -> None:
+    """A checklist row's header says "interval [...] points"; its "5 and 5 seeds" are no percentages."""
+    row = ("| claim | value | n |\n|---|---|---|\n| claim `mlp_beats_control`: diff of test accuracy, "
+           "interval [+80.6, +93.3] points | +[86.9](#claim:mlp_beats_control) points | 5 and 5 seeds |\n")
+    assert _pairs("checklist.md", row) == set()
+    assert _pairs("t.md", "| | CNN |\n|---|---|\n| Mean test accuracy (%) | 98.2 |\n") == \
+        {(3, "cnn_test_accuracy", "drift")}

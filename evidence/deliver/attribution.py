@@ -250,6 +250,9 @@ def _mismatch(claim: ClaimQuantity, quantity: Quantity, tok: Token, fraction: bo
     return 1.0
 
 
+_UNIT_LABEL = re.compile(r"\(\s*(?:\\?%|pp|points|percent)\s*\)", re.I)
+
+
 def header_role(header: str) -> str | None:
     """A table row or column that holds one end of an interval ("95% CI, lower", "CI high")."""
     if not re.search(r"\b(?:CIs?|interval|bounds?)\b", header, re.I):
@@ -310,11 +313,12 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
         if not (kw_ok or eligible):
             continue
         role = header_role(f"{header} {row_head}") if cell is not None else None
+        # a row header's unit label ("Mean test accuracy (%)") is its cells' unit, as a column's is
+        shape_header = f"{header} {row_head}" if _UNIT_LABEL.search(row_head) else header
         for quantity in claim.quantities():
             if quantity.name not in _role_quantities(role or tok.role):
                 continue
-            forms = shape_fits(claim, quantity, tok, t, seg, f"{header} {row_head}".strip(),
-                               cue or len(sides) >= 2)
+            forms = shape_fits(claim, quantity, tok, t, seg, shape_header, cue or len(sides) >= 2)
             if not forms:
                 continue
             if quantity.form == "measure" and (_foreign_metric(t, seg, tok, claim, header)
