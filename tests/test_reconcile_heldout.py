@@ -30,13 +30,14 @@ from evidence.deliver import claims as claims_module
 from evidence.deliver import reconcile
 
 DATA = Path(__file__).parent / "data" / "reconcile_heldout1"
+DATA2 = Path(__file__).parent / "data" / "reconcile_heldout2"
 REPO = Path(__file__).resolve().parent.parent
 FLAG = {"drift", "unsupported_wording", "unbound", "overstated_precision", "hand_typed"}
 PAPER = (".tex", ".j2")
 
 
-def _key() -> dict[str, Any]:
-    return json.loads((DATA / "key.json").read_text(encoding="utf-8"))
+def _key(data: Path = DATA) -> dict[str, Any]:
+    return json.loads((data / "key.json").read_text(encoding="utf-8"))
 
 
 def _quantities(root: Path) -> list[reconcile.ClaimQuantity]:
@@ -58,14 +59,14 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _findings(project: str, root: Path) -> list[dict[str, Any]]:
+def _findings(project: str, root: Path, data: Path = DATA) -> list[dict[str, Any]]:
     """reconcile's findings for the corpus documents of a project (strict where it is: the example)."""
     quantities = _quantities(root)
     strict = bool(json.loads((root / "EVIDENCE.json").read_text(encoding="utf-8"))
                   .get("reconcile", {}).get("require_binding", False))
     out: list[dict[str, Any]] = []
-    for doc in (d for d in _key()["documents"] if d["project"] == project):
-        text = (DATA / doc["file"]).read_text(encoding="utf-8")
+    for doc in (d for d in _key(data)["documents"] if d["project"] == project):
+        text = (data / doc["file"]).read_text(encoding="utf-8")
         found = reconcile.scan_text(doc["path"], text, quantities, strict=strict)
         out += [{"line": f.line, "claim": f.claim_id, "kind": f.kind, "stated": f.stated, "file": doc["path"]}
                 for f in found if f.kind in FLAG and not f.waived]
@@ -76,9 +77,10 @@ def _findings(project: str, root: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _score(project: str, findings: list[dict[str, Any]]) -> tuple[dict[str, Counter[str]], list[str]]:
+def _score(project: str, findings: list[dict[str, Any]],
+           data: Path = DATA) -> tuple[dict[str, Counter[str]], list[str]]:
     """Per drift class: total and right-claim counts; and the decoys flagged (as 'path:line text')."""
-    key = _key()
+    key = _key(data)
     flagged: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
     for f in findings:
         flagged[(f["file"], f["line"])].append(f)
@@ -94,6 +96,13 @@ def _score(project: str, findings: list[dict[str, Any]]) -> tuple[dict[str, Coun
         if right:
             per_class[d["class"]]["right"] += 1
             used.update(id(f) for f in right)
+    # a hand-typed flag that a decoy on its line expects ("expect": "hand_typed") is accounted for
+    # by that decoy, not charged to the settings beside it ("seed 0 of 442 patients ... 57.2")
+    expected_typed = {(c["path"], c["line"]): set(_numbers(c["text"])) for c in key["decoys"]
+                      if c["project"] == project and c.get("expect") == "hand_typed"}
+    for (path, line), numbers in expected_typed.items():
+        used.update(id(f) for f in flagged.get((path, line), [])
+                    if f["kind"] == "hand_typed" and set(_numbers(f["stated"])) & numbers)
     decoys = []
     for c in (c for c in key["decoys"] if c["project"] == project):
         fs = [f for f in flagged.get((c["path"], c["line"]), []) if id(f) not in used
@@ -150,9 +159,8 @@ PROJ2_DECOYS_MAX = 0
 
 
 @pytest.mark.slow
-def test_regression_project_heldout_corpus(tmp_path: Path) -> None:
-    """proj2 built as the corpus's setup did: the LaTeX template, two claims added, delivered."""
-    root = tmp_path / "proj2"
+def _proj2(root: Path) -> Path:
+    """proj2 built as the corpora's setup did: the LaTeX template, two claims added, delivered."""
     subprocess.run([_bin("evidence"), "init", str(root), "--template", "files", "--paper", "latex"],
                    check=True, capture_output=True)
     for name in ("EVIDENCE.json", "comparisons.toml"):
@@ -162,8 +170,60 @@ def test_regression_project_heldout_corpus(tmp_path: Path) -> None:
                    cwd=root, check=True, capture_output=True)
     done = subprocess.run([_bin("doit"), "deliver"], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    per_class, decoys = _score("proj2", _findings("proj2", root))
+    return root
+
+
+@pytest.fixture(scope="module")
+def proj2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _proj2(tmp_path_factory.mktemp("heldout") / "proj2")
+
+
+@pytest.mark.slow
+def test_regression_project_heldout_corpus(proj2: Path) -> None:
+    per_class, decoys = _score("proj2", _findings("proj2", proj2))
     right = _right(per_class)
     assert {cls: right.get(cls, 0) >= n for cls, n in PROJ2_FLOOR.items()} == \
         {cls: True for cls in PROJ2_FLOOR}, right
     assert len(decoys) <= PROJ2_DECOYS_MAX, decoys
+
+
+# The second held-out corpus (tests/data/reconcile_heldout2), scored once as found (57 of 72 drifts
+# with the right claim, 34 of 124 decoys flagged by the scorer's strict count, 12 under the two
+# decided labels), then fixed for its general causes (each with a unit test in
+# test_reconcile_classes.py): the budget a number is stated for; settings rows and columns; a row
+# header naming another split or an interval end; A minus B of an improvement on a lower-is-better
+# metric; a count before any plural noun; a comparison written as its two sides; "respectively" for
+# comparisons; prose in HTML blocks; wording about the one comparison a sentence cites. The floors
+# are the score after those fixes: 69 of 72 with the right claim, no decoy flagged. This is a
+# training score: the corpus is no longer held out.
+
+#: Drifts caught with the right claim, per class, in the example (51 drifts, 82 decoys).
+EXAMPLE2_FLOOR = {"bound_link": 2, "caption": 2, "hand_typed": 5, "multi_claim": 4, "no_keywords": 6,
+                  "non_point": 6, "precision": 3, "rounding": 2, "sign": 3, "stale": 2, "structure": 7,
+                  "unit": 2, "wording": 4}
+EXAMPLE2_DECOYS_MAX = 0
+
+
+@pytest.mark.slow
+def test_example_heldout_corpus2(example: Path) -> None:
+    per_class, decoys = _score("example", _findings("example", example, DATA2), DATA2)
+    right = _right(per_class)
+    assert {cls: right.get(cls, 0) >= n for cls, n in EXAMPLE2_FLOOR.items()} == \
+        {cls: True for cls in EXAMPLE2_FLOOR}, right
+    assert len(decoys) <= EXAMPLE2_DECOYS_MAX, decoys
+
+
+#: proj2 in the second corpus, 21 drifts, 42 decoys.
+PROJ2_2_FLOOR = {"bound_link": 1, "caption": 1, "hand_typed": 2, "multi_claim": 1, "non_point": 3,
+                 "precision": 2, "regression": 2, "rounding": 1, "sign": 2, "stale": 2, "structure": 2,
+                 "unit": 1, "wording": 1}
+PROJ2_2_DECOYS_MAX = 0
+
+
+@pytest.mark.slow
+def test_regression_project_heldout_corpus2(proj2: Path) -> None:
+    per_class, decoys = _score("proj2", _findings("proj2", proj2, DATA2), DATA2)
+    right = _right(per_class)
+    assert {cls: right.get(cls, 0) >= n for cls, n in PROJ2_2_FLOOR.items()} == \
+        {cls: True for cls in PROJ2_2_FLOOR}, right
+    assert len(decoys) <= PROJ2_2_DECOYS_MAX, decoys

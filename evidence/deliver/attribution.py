@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from evidence.deliver.prose import Segment
 from evidence.deliver.quantities import ClaimQuantity, Quantity
@@ -45,6 +46,12 @@ _SPLIT_WORDS = {"test": re.compile(r"\b(?:validation|val|train|training|dev)\b(?
                                    r"(?:of|was|is))", re.I),
                 "val": re.compile(r"\btest\b(?!\s+(?:split|set)\b)", re.I)}
 _OWN_SPLIT = {"test": re.compile(r"\btest\b", re.I), "val": re.compile(r"\b(?:validation|val)\b", re.I)}
+#: A table row or column that holds settings, not results ("learning rate", "epochs", "hidden units").
+SETTING_HEADER = re.compile(
+    r"^\W*(?:dropout|weight[ -]decay|momentum|learning[ -]rate|lr|warm-?up|label smoothing|batch[ -]size"
+    r"|epochs?|alpha|α|threshold|tolerance|temperature|beta|gamma|lambda|decay|patience|width|depth"
+    r"|hidden(?: units| size| layers?)?|layers?|channels|kernel(?: size)?|stride|optimi[sz]er"
+    r"|features|parameters|params|steps|iterations|test share|test size)\b", re.I)
 _CLAUSE = re.compile(r"[,;:(]|\b(?:but|while|whereas|and|or|than|versus|vs|compared)\b")
 _CLAUSE_PENALTY = 10_000
 
@@ -191,6 +198,9 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
     if fmt.percent:
         if tok.unit == "%" or (tok.unit == "" and percent_header):
             return [False]
+        if tok.unit == "" and not tok.integer and 1 <= abs(tok.value) <= 100 and not header and any(
+                word_regex(w).search(t, seg.start, seg.end) for w in claim.metric):
+            return [False]  # "CNN accuracy: 98.7 (95% CI 98.1-99.2)": the metric says what it is
         if tok.unit == "" and not tok.integer and tok.decimals >= 2 and 0.0 <= abs(tok.value) <= 1.0:
             return [True]
         return []
@@ -206,6 +216,10 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
         return []
     want = fmt.suffix.strip()
     if not want:
+        if tok.unit == "%" and not claim.comparison and not _difference_shaped(t, seg, tok) \
+                and not _mismatch(claim, quantity, tok, False) \
+                and any(word_regex(w).search(t, seg.start, seg.end) for w in claim.metric):
+            return [False]  # "test RMSE is 57.2%": the claim's number in a unit it is not in
         if tok.unit != "":
             return []
         if fmt.decimals == 0 or not tok.integer:
@@ -236,6 +250,20 @@ def _mismatch(claim: ClaimQuantity, quantity: Quantity, tok: Token, fraction: bo
     return 1.0
 
 
+_UNIT_LABEL = re.compile(r"\(\s*(?:\\?%|pp|points|percent)\s*\)", re.I)
+
+
+def header_role(header: str) -> str | None:
+    """A table row or column that holds one end of an interval ("95% CI, lower", "CI high")."""
+    if not re.search(r"\b(?:CIs?|interval|bounds?)\b", header, re.I):
+        return None
+    if re.search(r"\b(?:lower|low|lo|min)\b", header, re.I):
+        return "ci_low"
+    if re.search(r"\b(?:upper|high|hi|max)\b", header, re.I):
+        return "ci_high"
+    return None
+
+
 def _role_quantities(role: str) -> tuple[str, ...]:
     return {"value": ("value",), "ci_low": ("ci_low",), "ci_high": ("ci_high",), "n": ("n",),
             "seeds_needed": ("seeds_needed",), "prob_better": ("prob_better",)}[role]
@@ -248,6 +276,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     cell = seg.cell(tok.start)
     header = cell.column if cell else ""
     row_head = cell.row if cell else ""
+    if cell is not None and (SETTING_HEADER.search(row_head) or SETTING_HEADER.search(header)):
+        return []  # a cell of a settings row or column ("learning rate | 1.0"): not a result
     cue = DIFF_CUE.search(t, seg.start, seg.end) is not None or bool(header and DIFF_CUE.search(header))
     # a column header names subjects too ("Δ vs MLP"): at distance 0, like its other words
     header_subjects = _header_subjects(header, claims) if header else set()
@@ -282,15 +312,18 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             eligible = False
         if not (kw_ok or eligible):
             continue
+        role = header_role(f"{header} {row_head}") if cell is not None else None
+        # a row header's unit label ("Mean test accuracy (%)") is its cells' unit, as a column's is
+        shape_header = f"{header} {row_head}" if _UNIT_LABEL.search(row_head) else header
         for quantity in claim.quantities():
-            if quantity.name not in _role_quantities(tok.role):
+            if quantity.name not in _role_quantities(role or tok.role):
                 continue
-            forms = shape_fits(claim, quantity, tok, t, seg, header, cue or len(sides) >= 2)
+            forms = shape_fits(claim, quantity, tok, t, seg, shape_header, cue or len(sides) >= 2)
             if not forms:
                 continue
             if quantity.form == "measure" and (_foreign_metric(t, seg, tok, claim, header)
                                                 or _foreign_split(t, seg, tok, claim, splits.get(claim.id),
-                                                                  header)):
+                                                                  f"{header} {row_head}".strip())):
                 continue
             fraction = min(forms, key=lambda f: _closeness(claim, quantity, tok, f))
             bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I) \
@@ -310,15 +343,25 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 if in_header or (row_head and any(t[a:b] in row_head for a, b in spans)):
                     continue
                 distance += min((_gap(t, tok, a, b) for a, b in spans), default=_CLAUSE_PENALTY)
-            if order is not None and not claim.comparison and claim.subjects:
-                position = order.get(claim.subjects[0][0])
-                distance = 0 if position == order.get("#" + str(tok.start)) else distance + _CLAUSE_PENALTY
+            if order is not None and claim.subjects:
+                position = _respective_position(claim, order)
+                mine = order.get("#" + str(tok.start))
+                if mine is not None and (position != mine if position is not None
+                                         else claim.comparison):
+                    continue  # "respectively": this number is another subject's (or one side's level)
+                distance = 0 if position is not None and position == mine else distance + _CLAUSE_PENALTY
             fit = 2 * len(sides) + (len(claim.keywords) if kw_ok else 0) + (1 if metric_hit else 0)
             if claim.comparison and len(sides) < 2 and not kw_ok:
                 fit -= 1
             if claim.comparison and quantity.form == "measure" and not _difference_shaped(t, seg, tok):
                 fit -= 3  # both sides named, but the number reads as one side's level
-            key = (_mismatch(claim, quantity, tok, fraction), -fit, distance, tok.start)
+            if not claim.comparison and quantity.form == "measure" and tok.value < 0 <= quantity.raw \
+                    and (claim.ci_low is None or claim.ci_low >= 0):
+                continue  # a negative number is no level of a metric that is never negative
+            # both sides of a comparison named: the words decide, whatever the size ("CNN vs
+            # control: 0.875 points" is that comparison in the wrong unit, not CNN vs MLP's)
+            both = claim.comparison and _sides_joined(t, seg, claim, mentions)
+            key = (0.0 if both else _mismatch(claim, quantity, tok, fraction), -fit, distance, tok.start)
             unique: dict[str, str] = {}
             named_words = [g for g, _, _ in groups]
             extra = [w for w in metric_hit[:1] if not any(w.lower() in g.lower() for g in named_words)]
@@ -328,6 +371,29 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             out.append(Candidate(claim, quantity, fraction, key, words))
     out.sort(key=lambda c: (c.key, c.claim.id))
     return out
+
+
+_JOINED = re.compile(r"^\W*(?:the\s+|its\s+)?(?:vs\.?|versus|minus|over|against|compared (?:to|with)"
+                     r"|[-−–]|\$\s*-\s*\$)\W*(?:the\s+|its\s+)?$", re.I)
+
+
+def _sides_joined(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Mention]) -> bool:
+    """Whether the segment writes the comparison's two sides as one ("CNN vs control", "linear
+    minus control"), not as a list of subjects ("the MLP and the CNN beat it")."""
+    sides = {g[0] for g in claim.subjects}
+    ordered = [m for m in mentions if seg.start <= m.start < seg.end]
+    return any(a.subject in sides and b.subject in sides and a.subject != b.subject
+               and _JOINED.match(t[a.end : b.start]) for a, b in pairwise(ordered))
+
+
+def _respective_position(claim: ClaimQuantity, order: dict[str, int]) -> int | None:
+    """Which place of a "respectively" list a claim takes: a measurement its subject's; a
+    comparison that of the one side the list names ("the MLP and the CNN beat it by 86.9 and 87.5
+    points respectively": MLP vs control is first). None when the list does not place it."""
+    if not claim.comparison:
+        return order.get(claim.subjects[0][0])
+    places = [order[g[0]] for g in claim.subjects if g[0] in order]
+    return places[0] if len(places) == 1 else None
 
 
 def _difference_shaped(t: str, seg: Segment, tok: Token) -> bool:

@@ -147,6 +147,10 @@ _SETEXT_RE = re.compile(r"^[ \t]*(?:=+|-+)[ \t]*$")
 
 _HTML_CELL = re.compile(r"<t[hd](?:\s[^>]*)?>(.*?)</t[hd]>", re.I)
 _HTML_TAG = re.compile(r"<[^>\n]*>")
+#: An HTML block of prose (a paragraph, a list, a caption), not of code or comments.
+_HTML_PROSE = re.compile(r"\s*<(?:p|div|li|ul|ol|dl|dd|dt|span|figcaption|blockquote|b|strong|em|i|h[1-6])\b",
+                         re.I)
+_HTML_CODE = re.compile(r"<(?:pre|code|script|style|kbd|samp)\b|<!--", re.I)
 
 
 def _line_starts(text: str) -> list[int]:
@@ -205,6 +209,14 @@ def _parse_markdown(text: str) -> Prose:
                 segments.append(Segment(starts[n], starts[n] + len(lines[n]), tuple(
                     Cell(a0, b0, html_header[k] if k < len(html_header) else "", row_head if k else "")
                     for k, (a0, b0) in enumerate(cells)), kind="row"))
+        elif tok.type == "html_block" and tok.map and _HTML_PROSE.match(tok.content) \
+                and not _HTML_CODE.search(tok.content):
+            a, b = tok.map  # "<p>Linear minus control: <b>-61.4</b>.</p>": prose in HTML markup
+            for n in range(a, min(b, len(lines))):
+                masked[n] = _HTML_TAG.sub(lambda m: " " * len(m.group(0)), lines[n])
+                keep[n] = True
+            s, e = span(a, b)
+            segments.append(Segment(s, e, kind="block"))
         elif tok.type == "table_open" and tok.map:
             j = i
             header: list[tuple[int, int]] = []

@@ -267,7 +267,10 @@ def scan_text(
         sentence = whole[id(seg)]
         for issue in wording_issues(masked, sentence, claims,  # its words, not ids the text cites
                                     spoken[bisect.bisect_left(spoken_starts, sentence.start):
-                                           bisect.bisect_left(spoken_starts, seg.end)]):
+                                           bisect.bisect_left(spoken_starts, seg.end)],
+                                    [] if seg.kind == "row" else  # a table row cites, it asserts nothing
+                                    _cited_comparisons(file, text[sentence.start : seg.end],
+                                                       doc.masked[sentence.start : seg.end], claims)):
             line, col = _line_col(starts, issue.start)
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
                                     math.nan, f"wording the verdict {issue.claim.classification} supports",
@@ -291,6 +294,22 @@ def scan_text(
 _CODE_ID = re.compile(r"`([A-Za-z0-9_.\-]+)`")
 
 
+def _cited_comparisons(file: str, raw: str, prose: str, claims: Sequence[ClaimQuantity]) -> list[str]:
+    """The comparison claims a sentence cites as its evidence: a ``#claim:`` link in its prose, a
+    template helper, a LaTeX macro. An id in a code span is a mention, not a citation (a checklist
+    row names its claims that way)."""
+    from evidence.deliver.texnames import cited_macros, macro_index
+
+    comparisons = {c.id for c in claims if c.comparison}
+    ids = [m.group(2) for m in BOUND_RE.finditer(prose)]
+    if prose_module.is_template(file):
+        ids += [m.group(1) for m in _JINJA_BINDING.finditer(raw)]
+    if file.endswith(".tex") and "\\ev" in raw:
+        index = macro_index(sorted(c.id for c in claims))
+        ids += [index[name][0] for _, name in cited_macros(raw) if name in index]
+    return sorted({i for i in ids if i in comparisons})
+
+
 def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> list[Mention]:
     """Claims a document names by id - a code span, or a template helper (``claim("id")``): their
     subjects count as named there, so the numbers around them are read as that claim's."""
@@ -310,20 +329,49 @@ _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven
           "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20}
 
 
+#: "With sixteen: about 97%", "eight → 96.5%": a bare budget right before a value, once the
+#: paragraph has said what is counted (configurations).
+_BARE_BUDGET = re.compile(r"\b(\d+|" + "|".join(_WORDS) + r")\s*(?:configurations?\s*)?(?::|→|->|=)\s*"
+                          r"(?:about|around|roughly|~|≈)?\s*$", re.I)
+
+
+def _word_number(word: str) -> int:
+    word = word.lower()
+    return int(word) if word.isdigit() else _WORDS[word]
+
+
+def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
+    """The budget a number is stated for: the nearest budget before it in its paragraph ("trying 4
+    configurations: about 95%. With sixteen: about 97%": 97% is for sixteen), else one after it
+    in its segment ("95.4% with four configurations"); None where the text states none."""
+    para = max(t.rfind("\n\n", 0, tok.start) + 2, tok.start - 400, 0)
+    before = list(_BUDGET.finditer(t, para, tok.start))
+    if before:
+        bare = _BARE_BUDGET.search(t, max(before[-1].end(), tok.start - 40), tok.start)
+        return _word_number((bare or before[-1]).group(1))
+    after = _BUDGET.search(t, tok.end, seg.end)
+    return _word_number(after.group(1)) if after else None
+
+
+def _unit_checked(tok: Token, best: Any, ok: bool) -> tuple[Token, Any, bool]:
+    """A claim in the metric's own units (an RMSE) stated as a percentage is drift, digits or not."""
+    if ok and tok.unit == "%" and not best.claim.format.suffix.strip() and not best.claim.points \
+            and best.quantity.form == "measure":
+        why = "a percentage (the claim is in the metric's units)"
+        return tok, replace(best, words=(*best.words, why)), False
+    return tok, best, ok
+
+
 def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> list[Any]:
-    """An expected-max claim states the best of its budget (expected@4). A sentence that states
+    """An expected-max claim states the best of its budget (expected@4). A number stated for
     another budget ("trying eight configurations ... 95.4%") states the claim's value for the
     wrong budget (drift), or another budget's value (not this claim: "16 configurations ...
     97.0%")."""
-    found = _BUDGET.search(t, seg.start, seg.end)
-    if found is None:
-        return chosen
-    word = found.group(1).lower()
-    stated = int(word) if word.isdigit() else _WORDS[word]
     out = []
     for tok, best, ok in chosen:
         budget = best.claim.budget
-        if budget is None or stated == budget or best.quantity.form != "measure":
+        stated = stated_budget(t, seg, tok) if budget is not None else None
+        if budget is None or stated is None or stated == budget or best.quantity.form != "measure":
             out.append((tok, best, ok))
         elif ok:
             out.append((tok, replace(best, words=(*best.words, f"{stated} configurations (its budget is "
@@ -367,15 +415,24 @@ def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[
     if not claim.comparison or len(claim.subjects) < 2 or quantity.form != "measure":
         return candidate
     first, second = claim.subjects[0][0], claim.subjects[1][0]
-    for m in re.finditer(r"\bminus\b", t[seg.start : seg.end], re.I):
-        at = seg.start + m.start()
-        before = [x.subject for x in mentions if x.end <= at and x.subject in (first, second)]
-        after = [x.subject for x in mentions if x.start >= at + 5 and x.subject in (first, second)]
-        if before and after and before[-1] == second and after[0] == first:
+    for m in _MINUS.finditer(t, seg.start, seg.end):
+        before = [x.subject for x in mentions if x.end <= m.start() and x.subject in (first, second)]
+        after = [x.subject for x in mentions if x.start >= m.end() and x.subject in (first, second)]
+        if not (before and after and before[-1] != after[0]):
+            continue
+        # an improvement claim's value is how much A is better: for a lower-is-better metric,
+        # A minus B is its negative; any other claim's value is A minus B
+        turned = (before[-1] == second) != (claim.improvement and claim.lower_better)
+        if turned:
             raw = {"value": -claim.value, "ci_low": -(claim.ci_high or 0.0),
                    "ci_high": -(claim.ci_low or 0.0)}[quantity.name]
             return replace(candidate, quantity=replace(quantity, raw=raw))
+        return candidate
     return candidate
+
+
+#: "control minus linear", "MLP − linear", "MLP $-$ linear": a difference written as A minus B.
+_MINUS = re.compile(r"\bminus\b|(?<=\s)[-−–](?=\s)|\$\s*-\s*\$", re.I)
 
 
 def _oriented(claim: ClaimQuantity, quantity: Quantity, tok: Token) -> Quantity:
@@ -446,6 +503,12 @@ def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.S
     return out
 
 
+def _one_side_named(claim: ClaimQuantity, mentions: list[Any]) -> bool:
+    """A comparison the segment names only one side of (read with a word of comparison)."""
+    named = {m.subject for m in mentions}
+    return claim.comparison and sum(g[0] in named for g in claim.subjects) < 2
+
+
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = ()) -> list[Finding]:
@@ -468,6 +531,14 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             own = {m.subject for m in mentions}
             options = [c for c in candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
                        if not own or any(g[0] in own for g in c.claim.subjects)]
+        elif options and options[0].key[0] > 0 and context and seg.kind != "row" and not tok.word \
+                and _one_side_named(options[0].claim, mentions):
+            # the segment's own words name a claim the number is far from in size ("the improvement
+            # is 1.3, small next to the 16.4 gained over the control" after a sentence on MLP vs
+            # linear): the claim of the sentence before, where it fits in size, is the one meant
+            fitting = [c for c in candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
+                       if c.key[0] == 0]
+            options = fitting or options
         if not options:
             continue
         if tok.signed:
@@ -489,6 +560,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         if tok.role == "value":
             stated = best.claim.id
     chosen = _budget_checked(t, seg, chosen)
+    chosen = [_unit_checked(tok, best, ok) for tok, best, ok in chosen]
     chosen = [_direction_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
     correct = {(c.claim.id, c.quantity.name) for _, c, ok in chosen if ok}
     drifted: set[tuple[str, str]] = set()

@@ -161,7 +161,8 @@ _POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f-]{0,2}(?:percentage[ -]points?|pc
 _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
 #: After a percentage: a confidence level or a share of the data, not a result.
 _LEVEL_AFTER = re.compile(
-    r"[\s\u00a0-]*(?:(?:[A-Za-z'-]+\s){0,2}(?:CIs?\b|confidence|credible|intervals?\b|level\b)|quantile"
+    r"[\s\u00a0-]*(?:(?:(?!(?:and|but|or|while|whereas|with|the|its|their|is|was|are|were)\b)[A-Za-z'-]+\s)"
+    r"{0,2}(?:CIs?\b|confidence|credible|intervals?\b|level\b)|quantile"
     r"|percentile|significance)", re.I)
 _SHARE_VERBS = re.compile(r"\b(?:use[sd]?|using|hold(?:s|ing)? out|held out|reserve[sd]?|set aside"
                           r"|sample[sd]?"
@@ -194,6 +195,9 @@ _COUNT_NOUNS = re.compile(
     r"|groups?|arms?|trials?|checkpoints?|times|x\b|fold|way|shot|bits?|bytes?|kb|mb|gb|tb|kib|mib|gib"
     r"|people|participants|authors?|annotators?|versions?|days?|weeks?|months?|years?|points? of data)",
     re.I)
+#: Any plural noun right after an integer: a count of things (442 patients, 12 annotators), unless
+#: it is a unit of the result (points, percent).
+_PLURAL_AFTER = re.compile(r"[ \u00a0]+(?!(?:points|percent|pts|times)\b)[a-z]{3,}s\b")
 _SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?|random (?:seeds|restarts)"
                           r"|repetitions?"
                           r"|replicates?|repeats?|independent runs?|trainings?|initiali[sz]ations?)\b", re.I)
@@ -311,8 +315,8 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             if re.search(r"\bseeds?\b|\bruns?\b|n\s*=", t[end : end + 30] + window[-6:], re.I):
                 tok.decoy = False
             return
-        if _COUNT_NOUNS.match(t, end):
-            tok.statement = False  # 1,797 images, 15 epochs: a count of things
+        if _COUNT_NOUNS.match(t, end) or _PLURAL_AFTER.match(t, end):
+            tok.statement = False  # 1,797 images, 15 epochs, 442 patients: a count of things
             return
     if _PROB_BEFORE.search(t, max(0, s - 130), s) or (
             not tok.unit.startswith("p") and _PROB_AFTER.match(t, end)):

@@ -22,7 +22,10 @@ DIRECTION = re.compile(
     r"superior to|inferior to|improves? (?:on|over|upon)|improvement over|surpass(?:es|ed)?|"
     r"exceeds?|exceeded|higher (?:test )?accuracy than|lower (?:test )?accuracy than|more accurate than|"
     r"less accurate than|significant(?:ly)?|wins? (?:over|against)|dominates?|clearly ahead of|"
-    r"statistically (?:significant|reliable))\b", re.I)
+    r"statistically (?:significant|reliable)|"
+    r"(?:wins?|won|leads?|led|ahead)?\s*by an? (?:wide|large|clear|big|comfortable|huge|substantial)"
+    r" margin)\b",
+    re.I)
 SAMENESS = re.compile(
     r"\b(?:equivalent|equivalence|no difference|on par|par with|match(?:es|ed)?|indistinguishable|"
     r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical|"
@@ -58,9 +61,9 @@ def _pair(m: re.Match[str], mentions: list[Mention]) -> frozenset[str]:
 
 
 def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Mention],
-             sides: frozenset[str]) -> re.Match[str] | None:
+             sides: frozenset[str], cited: bool = False) -> re.Match[str] | None:
     for m in pattern.finditer(t, seg.start, seg.end):
-        if _pair(m, mentions) != sides:
+        if not cited and _pair(m, mentions) != sides:
             continue
         if pattern is SAMENESS and re.match(r"match(?:es|ed)?\b", m.group(0), re.I) and \
                 re.match(r"\s*(?:its|their|the (?:evidence|claim|value|table|figure))",
@@ -84,8 +87,11 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Ment
 
 
 def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
-                   mentions: list[Mention]) -> list[WordingIssue]:
-    """Comparisons this segment asserts that verify does not support, one per comparison."""
+                   mentions: list[Mention], cited: Sequence[str] = ()) -> list[WordingIssue]:
+    """Comparisons this segment asserts that verify does not support, one per comparison.
+    ``cited``: the comparison claims the sentence cites (a macro, a link): where it cites exactly
+    one and does not name both sides ("doubling the width is statistically equivalent to the default
+    (\\evWidthIsNoise{})"), its assertion is about that claim."""
     sentence = t[seg.start : seg.end].strip()
     if sentence.endswith("?") or re.match(r"(?:does|do|did|is|are|can|could|will|would|should|whether)\b",
                                            sentence, re.I):
@@ -97,11 +103,12 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
         if not claim.comparison or len(claim.subjects) < 2 or claim.classification is None:
             continue
         sides = frozenset(g[0] for g in claim.subjects[:2])
-        if not sides <= named or sides in seen:
+        by_citation = list(cited) == [claim.id] and not sides <= named
+        if (not sides <= named and not by_citation) or sides in seen:
             continue
         verdict = claim.classification
-        direction = _asserts(t, seg, DIRECTION, mentions, sides)
-        sameness = _asserts(t, seg, SAMENESS, mentions, sides)
+        direction = _asserts(t, seg, DIRECTION, mentions, sides, by_citation)
+        sameness = _asserts(t, seg, SAMENESS, mentions, sides, by_citation)
         a, b = (g[0] for g in claim.subjects[:2])
         if direction is not None and (verdict != "effect" or claim.supported is False):
             seen.add(sides)
