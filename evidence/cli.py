@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evidence.core.errors import EXIT_BAD_INPUT, EvidenceError
+from evidence.core.processes import pid_alive
 from evidence.core.project import Project
 
 if TYPE_CHECKING:
@@ -30,16 +31,6 @@ Command = Callable[[argparse.Namespace], int]
 
 def _project(args: argparse.Namespace) -> Project:
     return Project.at(args.project)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _work_records(project: Project) -> list[tuple[Path, dict[str, Any]]]:
@@ -68,7 +59,7 @@ def _stale(folder: Path, status: dict[str, Any], declared: set[str]) -> bool:
     """A work folder of a run no experiment declares any more (a rerun ``<id>-2`` counts as
     its key's), whose process is not running: its record describes nothing current."""
     pid = int(status.get("pid", 0) or 0)
-    return folder.name.split("-")[0] not in declared and not (pid and _alive(pid))
+    return folder.name.split("-")[0] not in declared and not (pid and pid_alive(pid))
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -91,7 +82,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             continue
         age = time.time() - float(status.get("updated_at", 0))
         pid = int(status.get("pid", 0))
-        alive = _alive(pid) if pid else False
+        alive = pid_alive(pid) if pid else False
         recorded = str(status.get("state", "?"))
         if (project.runs_dir / folder.name / "manifest.json").is_file():
             state = "sealed (its work folder was left by a kill after sealing: safe to delete)"
@@ -131,7 +122,7 @@ def _run_process(pid: int) -> bool:
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
-        return _alive(pid)  # no /proc (macOS): the recorded pid of a live run is all we have
+        return pid_alive(pid)  # no /proc (macOS): the recorded pid of a live run is all we have
     return b"evidence" in cmdline
 
 
@@ -166,9 +157,9 @@ def cmd_stop(args: argparse.Namespace) -> int:
     deadline = time.monotonic() + args.timeout
     still = []
     for name, pid, status_file in chosen:
-        while _alive(pid) and _run_process(pid) and time.monotonic() < deadline:
+        while pid_alive(pid) and _run_process(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
-        if _alive(pid) and _run_process(pid):
+        if pid_alive(pid) and _run_process(pid):
             still.append(pid)
             print(f"{name} (pid {pid}) is still running after {args.timeout:.0f} s; `kill -9 {pid}` "
                   "stops it at once (the next `doit train` resumes from its last checkpoint)")

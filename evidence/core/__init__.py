@@ -12,5 +12,6 @@ provenance  the environment and git state (dirty: uncommitted inputs) recorded b
 outputs     every generated output's digest when written: an output edited by hand is named
 settings    evidence.toml: per-project settings (dispatch, devices)
 metrics     the range of values each metric can take (checked at seal time and in verify)
+processes   whether a recorded process still runs
 upindex     the project-level up-to-date index: "nothing changed" in one pass of stats
 """

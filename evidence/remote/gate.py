@@ -10,12 +10,12 @@ those runs from the remote and re-hashes it (bit rot on the remote is then named
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evidence.core.hashing import digest_file
+from evidence.core.processes import pid_alive
 from evidence.core.project import Project
 from evidence.remote.store import CorruptObject, RemoteStore
 from evidence.store.runs import MANIFEST, ORIGIN_MANIFEST, RunStore
@@ -41,16 +41,6 @@ class Gate:
         if self.safe:
             return f"safe to destroy this machine: {counts}{extra}"
         return f"NOT safe to destroy this machine: {counts}{extra}"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def newest_verified_checkpoint(folder: Path) -> tuple[str, str] | None:
@@ -120,7 +110,7 @@ def check(project: Project, store: RemoteStore, *, deep: bool = False) -> Gate:
             status = json.loads(status_file.read_text("utf-8"))
         except (OSError, ValueError):
             status = {}
-        if _alive(int(status.get("pid") or 0)) and status.get("state") not in ("failed", "interrupted"):
+        if pid_alive(int(status.get("pid") or 0)) and status.get("state") not in ("failed", "interrupted"):
             gate.running.append(run_id)
             gate.missing.append(f"{run_id}: training here now (pid {status.get('pid')})")
             continue

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evidence.core.errors import RunFailedError
+from evidence.core.processes import pid_alive
 from evidence.remote.location import Location, RemoteError
 from evidence.remote.store import LEASES, RemoteStore
 
@@ -36,16 +37,6 @@ COARSE_SETTLE = 2.1
 
 class LeaseHeld(RunFailedError):
     """Another machine holds the run's lease."""
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @dataclass
@@ -105,7 +96,7 @@ def acquire(store: RemoteStore, run_id: str, task: str, seconds: float = DEFAULT
     for stem, entry in _rivals(store, run_id).items():
         record = entry["record"]
         dead_here = record.get("host") == host and record.get("pid") != os.getpid() and \
-            not _alive(int(record.get("pid") or 0))
+            not pid_alive(int(record.get("pid") or 0))
         if stem != mine.name and (dead_here or now - entry["renewed"] > seconds):
             Lease(store, run_id, stem).release()  # abandoned: its holder died or went silent
             continue

@@ -101,7 +101,8 @@ def push_checkpoints(project: Project, store: RemoteStore, *,
                      say: Callable[[str], None] = print) -> list[str]:
     """Mirror the newest verified checkpoint of every run stopped here in progress (killed,
     interrupted, failed) that the remote lacks; a run training now mirrors its own."""
-    from evidence.remote.gate import _alive, newest_verified_checkpoint
+    from evidence.core.processes import pid_alive
+    from evidence.remote.gate import newest_verified_checkpoint
     from evidence.remote.mirror import send_checkpoint
 
     sent = []
@@ -115,7 +116,7 @@ def push_checkpoints(project: Project, store: RemoteStore, *,
             key = json.loads((folder / "spec.json").read_text("utf-8"))["key"]
         except (OSError, ValueError, KeyError):
             continue
-        if _alive(int(status.get("pid") or 0)) and status.get("state") not in ("failed", "interrupted"):
+        if pid_alive(int(status.get("pid") or 0)) and status.get("state") not in ("failed", "interrupted"):
             continue
         newest = newest_verified_checkpoint(folder / "checkpoints")
         if newest is None or newest[1] in {p["digest"] for p in store.checkpoint_pointers(folder.name)}:

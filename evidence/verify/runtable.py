@@ -37,6 +37,7 @@ from typing import Any
 
 from evidence.core import memo as memos
 from evidence.core.errors import BadInputError
+from evidence.core.processes import pid_alive
 from evidence.core.project import Project
 from evidence.experiments.spec import RunSpec, expand_cached, experiment_files
 from evidence.store.runs import MANIFEST, RUN_ID_LENGTH, listed_run_ids, run_id_for
@@ -225,16 +226,6 @@ def sealed_facts(project: Project, run_ids: Iterable[str], *,
     return found
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def work_states(project: Project) -> dict[str, tuple[str, str]]:
     """run id -> (status, detail) of every run with a progress record in ``.evidence/work/``."""
     states: dict[str, tuple[str, str]] = {}
@@ -250,7 +241,7 @@ def work_states(project: Project) -> dict[str, tuple[str, str]]:
             continue
         pid = record.get("pid")
         recorded = str(record.get("state", "?"))
-        alive = isinstance(pid, int) and pid > 0 and _alive(pid)
+        alive = isinstance(pid, int) and pid > 0 and pid_alive(pid)
         if alive and recorded not in ("failed", "interrupted"):
             step, total = record.get("step"), record.get("total_steps")
             states[entry.name] = ("running", f"{recorded}, step {step}/{total}" if total else recorded)
