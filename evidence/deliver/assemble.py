@@ -31,7 +31,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,11 +117,12 @@ def documents(project: Project, evidence: Mapping[str, Any]) -> list[Path]:
 
 
 def hand_typed_numbers(project: Project, waivers: list[reconcile.Waiver], resolved: Mapping[str, Any],
+                       sources: Sequence[Path] | None = None,
                        ) -> tuple[list[reconcile.HandTypedNumber], list[reconcile.HandTypedNumber]]:
-    """Hand-typed numbers of the paper sources (Jinja templates and LaTeX files alike), split into
-    (unwaived, waived)."""
+    """Hand-typed numbers of the paper sources (Jinja templates and LaTeX files alike; ``sources``:
+    only these of them), split into (unwaived, waived)."""
     quantities = claims_module.claim_quantities(resolved)
-    found = [number for source in hand_typed_sources(project)
+    found = [number for source in (hand_typed_sources(project) if sources is None else sources)
              for number in reconcile.hand_typed_numbers(Path(project.relative(source)),
                                                         reconcile.read_document(source), quantities)]
     waived = [n for n in found if any(w.claim_id == HAND_TYPED and fnmatch.fnmatch(n.file, w.file_glob)
@@ -168,13 +169,8 @@ def quick_reconcile(project: Project, paths: list[Path] | None = None) -> dict[s
     findings = reconcile_findings(project, evidence, resolved, paths)
     sources = {p.resolve() for p in hand_typed_sources(project)}
     chosen = sources if paths is None else {p.resolve() for p in paths} & sources
-    quantities = claims_module.claim_quantities(resolved)
-    found = [number for source in sorted(chosen)
-             for number in reconcile.hand_typed_numbers(Path(project.relative(source)),
-                                                        reconcile.read_document(source), quantities)]
-    waived = [n for n in found if any(w.claim_id == HAND_TYPED and fnmatch.fnmatch(n.file, w.file_glob)
-                                      and w.line in (None, n.line) for w in waivers)]
-    return reconcile.findings_json(findings, [n for n in found if n not in waived], waived)
+    unwaived, waived = hand_typed_numbers(project, waivers, resolved, sorted(chosen))
+    return reconcile.findings_json(findings, unwaived, waived)
 
 
 #: How a paper template cites a claim (its words then need no keywords to be checked).

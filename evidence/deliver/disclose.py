@@ -442,11 +442,15 @@ class _Audit:
 
     def verify_by_load(self) -> None:
         """Runs whose own training loop gave no evaluate hook: their numbers are the loop's word."""
-        unverified = []
-        for run_id in self.present():
+        unverified, outside = [], []
+        for run_id in self.present():  # one pass over the results: two findings read them
             results = self.read(run_id, "results.json")
-            if isinstance(results, Mapping) and results.get("verify_by_load") == "not_possible":
+            if not isinstance(results, Mapping):
+                continue
+            if results.get("verify_by_load") == "not_possible":
                 unverified.append(run_id)
+            if results.get("resumed_outside_engine") is True:
+                outside.append(run_id)
         tolerated = []
         for run_id in self.present():
             record = self.read(run_id, "import.json")
@@ -460,11 +464,6 @@ class _Audit:
                      "here agreed with their reported numbers within the stated cross-platform "
                      "tolerance, not bit for bit (see each run's import.json).",
                      claims=self.claims_of(tolerated), runs=tolerated)
-        outside = []
-        for run_id in self.present():
-            results = self.read(run_id, "results.json")
-            if isinstance(results, Mapping) and results.get("resumed_outside_engine") is True:
-                outside.append(run_id)
         if outside:
             self.add("integrity", "resumed-outside-engine", "warning",
                      f"{_runs_word(len(outside))} ({_some(outside)}) resumed outside the engine: not "

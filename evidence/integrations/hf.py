@@ -180,23 +180,11 @@ def train(ctx: Any, module: nn.Module, *, epochs: int, batch_size: int, learning
     model = Classifier(module)
     trainer = fit(ctx, model, Rows(ctx.data["train"]), num_train_epochs=epochs,
                   per_device_train_batch_size=batch_size, learning_rate=learning_rate, **training_args)
-    metrics = evaluate(module, module.state_dict(), ctx)
-    module.eval()
-    try:
-        diagnostics = scores.diagnostics(module, ctx)
-    finally:
-        module.train()
-    return scores.result(module.state_dict(), metrics, epochs=epochs, steps=int(trainer.state.global_step),
-                         diagnostics=diagnostics)
+    return scores.finish(module, ctx, epochs=epochs, steps=int(trainer.state.global_step))
 
 
 def evaluate(module: nn.Module, weights: dict[str, Any], ctx: Any) -> dict[str, dict[str, float]]:
     """Accuracy and loss of ``module`` with ``weights`` on every split (the verify-by-load hook)."""
     from evidence.integrations import scores
 
-    module.load_state_dict(weights)
-    module.eval()
-    try:
-        return scores.classification(module, ctx)
-    finally:
-        module.train()
+    return scores.evaluate(module, weights, ctx)

@@ -266,23 +266,11 @@ def train(ctx: Any, module: pl.LightningModule, *, epochs: int, batch_size: int,
 
     data = TensorDataset(torch.as_tensor(ctx.data["train"].x), torch.as_tensor(ctx.data["train"].y))
     trainer = fit(ctx, module, loader(data, batch_size, ctx.seed), max_epochs=epochs, **trainer_kwargs)
-    metrics = evaluate(module, module.state_dict(), ctx)
-    module.eval()
-    try:
-        diagnostics = scores.diagnostics(module, ctx)
-    finally:
-        module.train()
-    return scores.result(module.state_dict(), metrics, epochs=epochs, steps=trainer.global_step,
-                         diagnostics=diagnostics)
+    return scores.finish(module, ctx, epochs=epochs, steps=trainer.global_step)
 
 
-def evaluate(module: pl.LightningModule, weights: dict[str, Any], ctx: Any) -> dict[str, dict[str, float]]:
+def evaluate(module: torch.nn.Module, weights: dict[str, Any], ctx: Any) -> dict[str, dict[str, float]]:
     """Accuracy and loss of ``module`` with ``weights`` on every split (the verify-by-load hook)."""
     from evidence.integrations import scores
 
-    module.load_state_dict(weights)
-    module.eval()
-    try:
-        return scores.classification(module, ctx)
-    finally:
-        module.train()
+    return scores.evaluate(module, weights, ctx)

@@ -49,5 +49,28 @@ def result(weights: dict[str, Any], metrics: dict[str, dict[str, float]], *, epo
            steps: int, diagnostics: dict[str, float] | None = None) -> dict[str, Any]:
     """The return value of ``train(ctx)`` for :func:`classification`'s metrics."""
     return {"weights": weights, "metrics": metrics, "directions": dict(DIRECTIONS),
-            "selection_metric": "accuracy", "epochs": epochs, "steps": max(1, steps),
+            "selection_metric": "accuracy", "epochs": epochs, "steps": steps,
             "diagnostics": dict(diagnostics or {})}
+
+
+def evaluate(module: torch.nn.Module, weights: dict[str, Any], ctx: Any) -> dict[str, dict[str, float]]:
+    """Accuracy and loss of ``module`` with ``weights`` on every split (the verify-by-load hook)."""
+    module.load_state_dict(weights)
+    module.eval()
+    try:
+        return classification(module, ctx)
+    finally:
+        module.train()
+
+
+def finish(module: torch.nn.Module, ctx: Any, *, epochs: int, steps: int) -> dict[str, Any]:
+    """``train(ctx)``'s return value for a trained classifier: its metrics recomputed exactly as
+    :func:`evaluate` will from the sealed weights, and the diagnostics verify reads."""
+    weights = module.state_dict()
+    metrics = evaluate(module, weights, ctx)
+    module.eval()
+    try:
+        found = diagnostics(module, ctx)
+    finally:
+        module.train()
+    return result(module.state_dict(), metrics, epochs=epochs, steps=steps, diagnostics=found)
