@@ -195,3 +195,28 @@ def test_progress_bar_on_a_terminal_and_lines_in_a_log() -> None:
     for step in range(1, 11):
         lines.update(step, 10, 1, 0.25)
     assert log.getvalue().splitlines() == ["exp/run: step 10/10 epoch 1 loss 0.2500 eta 0s"]
+
+
+def test_a_killed_process_not_yet_reaped_is_not_alive() -> None:
+    """A zombie (killed, its parent not yet waiting) counts as gone: a lease or a status asking at
+    that moment must not see a dead run as training (the remote's lease once did)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from evidence.core.processes import pid_alive
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert pid_alive(child.pid)
+        child.send_signal(signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while pid_alive(child.pid) and time.monotonic() < deadline:  # not reaped: still a zombie
+            time.sleep(0.05)
+        assert not pid_alive(child.pid)
+        assert child.poll() is not None  # reaped only now
+    finally:
+        child.kill()
+        child.wait()
+    assert not pid_alive(0) and not pid_alive(-1)
