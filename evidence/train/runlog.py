@@ -49,6 +49,7 @@ class RunLog:
         self._switched = threading.Event()
         self._saved: tuple[int, int] | None = None
         self._thread: threading.Thread | None = None
+        self._line_buffered = False
 
     def __enter__(self) -> RunLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -64,10 +65,15 @@ class RunLog:
         os.dup2(write, 1)
         os.dup2(write, 2)
         os.close(write)
+        # Descriptor 1 is a pipe now, so Python would block-buffer stdout while stderr stays
+        # line-buffered: a loop's prints would reach the log after the warnings that followed them
+        # (and out of the tail shown). Line by line, as on a terminal, keeps their order.
+        self._line_buffered = _line_buffering(True)
         return self
 
     def __exit__(self, kind: object, error: BaseException | None, tb: object) -> None:
         self._flush()
+        _line_buffering(self._line_buffered)
         assert self._saved is not None
         os.dup2(self._saved[0], 1)  # the pipe's last write ends: the reader sees its end
         os.dup2(self._saved[1], 2)
@@ -185,6 +191,14 @@ class RunLog:
             self._file.write(f"\n[... {skipped} bytes of output left out: the log keeps its first "
                              f"{MAX_BYTES} and last {len(tail)} bytes ...]\n".encode() + tail)
         self._file.close()
+
+
+def _line_buffering(on: bool) -> bool:
+    """Set ``sys.stdout``'s line buffering; what it was before (False where it cannot be set)."""
+    before = bool(getattr(sys.stdout, "line_buffering", False))
+    with contextlib.suppress(Exception):
+        sys.stdout.reconfigure(line_buffering=on)  # type: ignore[union-attr]
+    return before
 
 
 def _unfinished_marker(data: bytes) -> int:
