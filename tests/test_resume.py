@@ -153,15 +153,21 @@ def test_sigkill_at_many_points_ends_bit_identical(make_project: Callable[..., P
     # 2.-4. At random moments after the first checkpoint (seeded: the test is repeatable).
     chooser = random.Random(1234)
     for _ in range(3):
+        before = set(folder.glob("ckpt-*.pt.blake3")) if folder.is_dir() else set()
         process = start(root, path)
-        wait_for(lambda: folder.is_dir() and any(folder.glob("ckpt-*.pt.blake3")), process)
-        time.sleep(chooser.uniform(0.0, 0.6))
+        # a checkpoint this start wrote (it resumed and trains), then a moment within a few steps:
+        # on a fast machine the whole rest of the run takes well under a second
+        wait_for(lambda: folder.is_dir() and bool(set(folder.glob("ckpt-*.pt.blake3")) - before),  # noqa: B023
+                 process)
+        time.sleep(chooser.uniform(0.0, 0.1))
         process.send_signal(signal.SIGKILL)
         process.communicate()
+        if RunStore(root / "runs").find(spec.key) is not None:  # a fast machine: this start resumed
+            break                                             # and sealed before the kill landed
         kinds.append("random")
 
-    err = finish(root, path)
-    assert "resuming" in err
+    if RunStore(root / "runs").find(spec.key) is None:  # else the resumes count below tells
+        assert "resuming" in finish(root, path)
     assert sealed_bytes(root, spec) == reference
     assert kinds[0] == "mid-write", "the first kill should land inside a checkpoint write"
     provenance = RunStore(root / "runs").find(spec.key).provenance  # type: ignore[union-attr]
