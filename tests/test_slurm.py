@@ -33,9 +33,30 @@ timeout_min = 30
 signal_delay_s = 30
 '''
 BOOM = "def build(config, data):\n    raise ValueError('planted: the trainer refuses this config')\n"
-#: Long enough to be preempted after its first checkpoint (a few seconds of training).
+#: Long enough to be interrupted after its first checkpoint: 40 epochs of the paced MLP below.
 LONG = TINY_EXPERIMENT.replace("seeds = [0, 1]", "seeds = [0]").split("[[variants]]")[0].replace(
-    "epochs = 2", "epochs = 40").replace("every_steps = 5", "every_steps = 20")
+    "epochs = 2", "epochs = 40").replace("every_steps = 5", "every_steps = 20").replace(
+    'trainer = "mlp"', 'trainer = "paced"')
+#: The example's MLP, paced where the test asks: with EVIDENCE_TEST_PACE_S set, every forward pass
+#: sleeps that long, so a run interrupted after its first checkpoint cannot finish and seal before
+#: the interruption reaches it (unpaced, the 900 steps take about a second, and a loaded machine
+#: lost that race). Sleeping changes no number: the paced and unpaced runs seal the same bytes.
+PACED = """
+import os
+import time
+
+from trainers import mlp
+
+
+def build(config, data):
+    recipe = mlp.build(config, data)
+    pace = float(os.environ.get("EVIDENCE_TEST_PACE_S", "0") or 0)
+    if pace:
+        recipe.model.register_forward_pre_hook(lambda module, inputs: time.sleep(pace))
+    return recipe
+"""
+#: Seconds per forward pass for runs a test interrupts (about 8 s left after the first checkpoint).
+PACE = {"EVIDENCE_TEST_PACE_S": "0.008"}
 
 
 @pytest.fixture(scope="session")
@@ -113,11 +134,12 @@ def pair(make_project: Callable[..., Path]) -> Callable[[str], tuple[Path, Path]
     """(a project that trains through Slurm, the same project trained locally)."""
 
     def make(experiment: str) -> tuple[Path, Path]:
-        local = make_project({"dodo.py": TRAIN_DODO, "experiments/tiny.toml": experiment}, name="local")
+        local = make_project({"dodo.py": TRAIN_DODO, "experiments/tiny.toml": experiment,
+                              "trainers/paced.py": PACED}, name="local")
         done = doit(local, "train")
         assert done.returncode == 0, done.stderr
         cluster_root = make_project({"dodo.py": TRAIN_DODO, "experiments/tiny.toml": experiment,
-                                     "evidence.toml": SLURM}, name="cluster")
+                                     "trainers/paced.py": PACED, "evidence.toml": SLURM}, name="cluster")
         return cluster_root, local
 
     return make
@@ -165,7 +187,7 @@ def test_a_failing_job_brings_its_error_line_back(cluster: dict[str, str],
 def test_a_preempted_job_is_requeued_resumes_and_seals_bit_identical(
         cluster: dict[str, str], pair: Callable[[str], tuple[Path, Path]]) -> None:
     root, local = pair(LONG)
-    env = {**os.environ, **cluster, "EVIDENCE_PROGRESS": "off"}
+    env = {**os.environ, **cluster, **PACE, "EVIDENCE_PROGRESS": "off"}
     doit_process, job_id = train_until_first_checkpoint(root, env)
     requeue(job_id, cluster)
     out, err = doit_process.communicate(timeout=600)
@@ -189,7 +211,7 @@ def test_a_job_near_its_time_limit_checkpoints_is_requeued_and_finishes_bit_iden
     asks the job to checkpoint, the runner writes one and stops, submitit requeues the job
     (counted against max_num_timeout) and the next attempt resumes."""
     root, local = pair(LONG)
-    env = {**os.environ, **cluster, "EVIDENCE_PROGRESS": "off"}
+    env = {**os.environ, **cluster, **PACE, "EVIDENCE_PROGRESS": "off"}
     doit_process, job_id = train_until_first_checkpoint(root, env)
     signalled = subprocess.run(["scancel", "--signal=USR2", "--full", job_id], capture_output=True,
                                text=True, env=env)
@@ -216,7 +238,7 @@ def test_ctrl_c_on_doit_cancels_the_job_after_a_checkpoint_and_seals_nothing_hal
     import signal
 
     root, local = pair(LONG)
-    env = {**os.environ, **cluster, "EVIDENCE_PROGRESS": "off"}
+    env = {**os.environ, **cluster, **PACE, "EVIDENCE_PROGRESS": "off"}
     doit_process, job_id = train_until_first_checkpoint(root, env)
     doit_process.send_signal(signal.SIGINT)  # Ctrl-C
     doit_process.communicate(timeout=300)

@@ -195,28 +195,25 @@ def _wait_for_job(job: Any, poll: float) -> int:
             time.sleep(poll)
         result: int = job.result()
         return result
+    watch = _QueueWatch(job, poll)
     while True:
-        _wait_in_queue(job, poll)
+        watch.wait()
         code: int = job.result()
-        if code != EXIT_INTERRUPTED or not _requeued(job, poll):
+        if code != EXIT_INTERRUPTED or not watch.requeued():
             return code
         # preempted (scontrol requeue, a higher-priority job): the runner checkpointed and the
         # job is queued again; its next attempt resumes and writes the result we wait for
-        print(f"job {job.job_id}: preempted and requeued; waiting for it to resume", file=sys.stderr,
-              flush=True)
         job.paths.result_pickle.unlink(missing_ok=True)
 
 
-def _requeued(job: Any, poll: float) -> bool:
-    """Whether an interrupted job is back in the queue (Slurm requeues after the job ends)."""
-    deadline = time.monotonic() + RESULT_GRACE_S
-    while time.monotonic() < deadline:
-        listed = subprocess.run(["squeue", "-h", "-j", str(job.job_id), "-o", "%T"], capture_output=True,
-                                text=True, check=False)
-        if listed.stdout.strip() in ("PENDING", "REQUEUED", "RUNNING", "CONFIGURING"):
-            return True
-        time.sleep(min(poll, 1.0))
-    return False
+def _squeue(job_id: str) -> tuple[str, int]:
+    """(state, restart count) of a job as ``squeue`` lists it; ("", 0) once it has left the queue."""
+    listed = subprocess.run(["squeue", "-h", "-j", job_id, "-O", "State,RestartCnt"], capture_output=True,
+                            text=True, check=False)
+    fields = listed.stdout.split()
+    if not fields:
+        return "", 0
+    return fields[0], int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
 
 
 #: squeue states of a job that can still produce its result (a requeued job is pending again).
@@ -224,30 +221,58 @@ ALIVE_STATES = frozenset({"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "RE
                           "REQUEUE_HOLD", "RESIZING", "SUSPENDED", "STAGE_OUT", "SIGNALING"})
 
 
-def _wait_in_queue(job: Any, poll: float) -> None:
+class _QueueWatch:
     """Wait for a Slurm job by its result file and ``squeue``, never ``sacct``.
 
     submitit asks ``sacct``, which needs Slurm's accounting database; small clusters often run
     without one, and then every poll printed warnings the user could do nothing about. The job
     is done when its result file exists, or when it has left the queue (then ``job.result()``
     reports what it left behind).
-    """
-    from submitit.core.utils import UncompletedJobError
 
-    gone_since: float | None = None
-    while not job.paths.result_pickle.exists():
-        listed = subprocess.run(["squeue", "-h", "-j", str(job.job_id), "-o", "%T"], capture_output=True,
-                                text=True, check=False)
-        state = listed.stdout.strip().splitlines()[0] if listed.stdout.strip() else ""
-        if state in ALIVE_STATES:
-            gone_since = None
-        elif gone_since is None:
-            gone_since = time.monotonic()
-        elif time.monotonic() - gone_since > RESULT_GRACE_S:
-            log = _job_log(job).strip().splitlines()
-            raise UncompletedJobError(f"job {job.job_id} left the queue ({state or 'no longer listed'}) "
-                                      f"without a result" + (f": {log[-1]}" if log else ""))
-        time.sleep(poll)
+    A preemption is told by Slurm's restart count, which every poll reads: the interrupted
+    attempt may be killed before it writes a result (``scontrol requeue`` sends SIGTERM, then
+    SIGKILL after KillWait), and the next attempt may be running before a poll sees it pending,
+    but the count only grows. Each restart is reported once.
+    """
+
+    def __init__(self, job: Any, poll: float) -> None:
+        self.job, self.poll, self.reported = job, poll, 0
+
+    def _look(self) -> str:
+        state, restarts = _squeue(str(self.job.job_id))
+        if restarts > self.reported:
+            self.reported = restarts
+            print(f"job {self.job.job_id}: preempted and requeued (restart {restarts}); waiting for it "
+                  f"to resume from its last checkpoint", file=sys.stderr, flush=True)
+        return state
+
+    def wait(self) -> None:
+        """Until the job's result file exists; raise if the job left the queue without one."""
+        from submitit.core.utils import UncompletedJobError
+
+        gone_since: float | None = None
+        while not self.job.paths.result_pickle.exists():
+            state = self._look()
+            if state in ALIVE_STATES:
+                gone_since = None
+            elif gone_since is None:
+                gone_since = time.monotonic()
+            elif time.monotonic() - gone_since > RESULT_GRACE_S:
+                log = _job_log(self.job).strip().splitlines()
+                raise UncompletedJobError(
+                    f"job {self.job.job_id} left the queue ({state or 'no longer listed'}) without a result"
+                    + (f": {log[-1]}" if log else ""))
+            time.sleep(self.poll)
+        self._look()  # a restart the last poll missed still gets its line
+
+    def requeued(self) -> bool:
+        """Whether an interrupted job is back in the queue (Slurm requeues after the job ends)."""
+        deadline = time.monotonic() + RESULT_GRACE_S
+        while time.monotonic() < deadline:
+            if self._look() in ("PENDING", "REQUEUED", "RUNNING", "CONFIGURING"):
+                return True
+            time.sleep(min(self.poll, 1.0))
+        return False
 
 
 #: Seconds a job may be gone from squeue before its result file must exist (shared file systems
