@@ -41,7 +41,8 @@ METRIC_WORDS = re.compile(
     r"\b(?:accuracy|acc\.?|error(?: rate)?|loss|nll|cross[- ]entropy|f1(?:[- ]score)?|auc|auroc|auprc|"
     r"precision|recall|mse|rmse|mae|r2|r²|perplexity|bleu|rouge|ece|calibration|runtime|latency|"
     r"throughput|memory|params|parameters|flops|cost|std|sd|standard deviation|variance|"
-    r"wall[- ]clock|time|seconds|hours|spearman|pearson|correlation|iou|map)\b", re.I)
+    r"wall[- ]clock|time|seconds|hours|spearman|pearson|correlation|iou|map|hedges(?:'|’)?\s*g"
+    r"|cohen(?:'|’)?s\s*d|effect size|z-score)\b", re.I)
 _SPLIT_WORDS = {"test": re.compile(r"\b(?:validation|val|train|training|dev)\b(?!\s+(?:set|split)\s+"
                                    r"(?:of|was|is))", re.I),
                 "val": re.compile(r"\btest\b(?!\s+(?:split|set)\b)", re.I)}
@@ -150,9 +151,22 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
         d = min(abs(m.start() - tok.end), abs(tok.start - m.end()))
         if best is None or d < best[0]:
             best = (d, m.group(0))
+    if best is None:  # "Test MSE of linear regression: 3272", "SD over seeds: 0.1 for ..., 0.9 for ..."
+        best = _label_metric(t, seg, lo)
     if best is not None and not is_own(best[1]):
         return best[1]
     return None
+
+
+def _label_metric(t: str, seg: Segment, lo: int) -> tuple[int, str] | None:
+    """The metric a label names for the list after its colon: the last metric word before the
+    colon, when the number's clause is part of that list (no sentence mark in between)."""
+    colon = t.rfind(":", seg.start, lo)
+    if colon < 0 or re.search(r"[.;!?]\s", t[colon:lo]):
+        return None
+    start = max(seg.start, t.rfind(";", seg.start, colon) + 1)
+    words = list(METRIC_WORDS.finditer(t, start, colon))
+    return (0, words[-1].group(0)) if words else None
 
 
 def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split: str | None,
@@ -216,7 +230,7 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
         return []
     want = fmt.suffix.strip()
     if not want:
-        if tok.unit == "%" and not claim.comparison and not _difference_shaped(t, seg, tok) \
+        if tok.unit == "%" and not claim.comparison and not difference_shaped(t, seg, tok) \
                 and not _mismatch(claim, quantity, tok, False) \
                 and any(word_regex(w).search(t, seg.start, seg.end) for w in claim.metric):
             return [False]  # "test RMSE is 57.2%": the claim's number in a unit it is not in
@@ -253,8 +267,15 @@ def _mismatch(claim: ClaimQuantity, quantity: Quantity, tok: Token, fraction: bo
 _UNIT_LABEL = re.compile(r"\(\s*(?:\\?%|pp|points|percent)\s*\)", re.I)
 
 
+#: A column of seed counts ("Seeds", "n", "# runs"): its cells state a claim's n.
+_COUNT_HEADER = re.compile(r"\W*(?:n|#\s*(?:seeds|runs)|seeds?|runs|replicates|n\s*\(seeds\))\W*", re.I)
+
+
 def header_role(header: str) -> str | None:
-    """A table row or column that holds one end of an interval ("95% CI, lower", "CI high")."""
+    """A table row or column that holds one end of an interval ("95% CI, lower", "CI high"), or
+    a probability of improvement ("P(first better)", "Prob. better")."""
+    if re.search(r"\bP\s*\(|\bprob(?:\.|ability|\b)", header, re.I):
+        return "prob_better"
     if not re.search(r"\b(?:CIs?|interval|bounds?)\b", header, re.I):
         return None
     if re.search(r"\b(?:lower|low|lo|min)\b", header, re.I):
@@ -312,7 +333,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             eligible = False
         if not (kw_ok or eligible):
             continue
-        role = header_role(f"{header} {row_head}") if cell is not None else None
+        role = None
+        if cell is not None:
+            role = "n" if _COUNT_HEADER.fullmatch(header) else header_role(f"{header} {row_head}")
         # a row header's unit label ("Mean test accuracy (%)") is its cells' unit, as a column's is
         shape_header = f"{header} {row_head}" if _UNIT_LABEL.search(row_head) else header
         for quantity in claim.quantities():
@@ -332,12 +355,21 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if (bare or round_number) and quantity.form == "measure" and \
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction):
                 continue  # a bare or round number far from a percentage's size is a setting
-            if claim.comparison and quantity.form == "measure" and not _difference_shaped(t, seg, tok) \
+            if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
                     and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
                                             and not _AS_FRACTION.match(t, tok.end))):
                 continue  # a level (57.2 RMSE beside a 16.4 gap), not the difference: one side's
             if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction):
                 continue  # 41 training runs in total: not this claim's seeds
+            if quantity.form == "measure" and not (claim.format.percent or claim.points) \
+                    and not _bracketed(t, tok) and not _named_as_metric(t, seg, tok, claim) \
+                    and _far_from_every_measure(claim, tok):
+                continue  # 3272 (an MSE), 407 (a page), 0.05 (a learning rate) beside a 57.2 RMSE
+            if not claim.comparison and quantity.form == "measure" and _stated_as_difference(t, seg, tok):
+                continue  # "linear regression's is 16.4 lower": a difference, not its level
+            if not claim.comparison and cell is None and order is None and quantity.form == "measure" \
+                    and _clause_names_only_others(t, seg, tok, claim, mentions):
+                continue  # "the wide MLP's test accuracy is 98.3%": another subject's level
             distance = 0
             for _, spans, in_header in groups:
                 if in_header or (row_head and any(t[a:b] in row_head for a, b in spans)):
@@ -353,7 +385,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             fit = 2 * len(sides) + (len(claim.keywords) if kw_ok else 0) + (1 if metric_hit else 0)
             if claim.comparison and len(sides) < 2 and not kw_ok:
                 fit -= 1
-            if claim.comparison and quantity.form == "measure" and not _difference_shaped(t, seg, tok):
+            if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok):
                 fit -= 3  # both sides named, but the number reads as one side's level
             if not claim.comparison and quantity.form == "measure" and tok.value < 0 <= quantity.raw \
                     and (claim.ci_low is None or claim.ci_low >= 0):
@@ -371,6 +403,66 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             out.append(Candidate(claim, quantity, fraction, key, words))
     out.sort(key=lambda c: (c.key, c.claim.id))
     return out
+
+
+def _significant_digits(value: float) -> str:
+    return f"{abs(value):.6g}".replace(".", "").lstrip("0").rstrip("0") or "0"
+
+
+def _far_from_every_measure(claim: ClaimQuantity, tok: Token) -> bool:
+    """Whether a plain number is more than 3x away from the claim's value and both interval
+    ends, and not the same digits shifted (5.72 for 57.2 is a typo of this claim; 3272 is not)."""
+    measures = [q for q in claim.quantities() if q.form == "measure"]
+    if not all(_mismatch(claim, q, tok, False) for q in measures):
+        return False
+    shown = _significant_digits(tok.value)
+    return not any(_significant_digits(round(q.format.scaled(q.raw), max(tok.decimals, 0))) == shown
+                   for q in measures)
+
+
+_OPEN_BRACKET = re.compile(r"[\[(]\s*(?:[-−+]?\d[\d.]*\s*[,;–-]\s*)?$")
+
+
+def _bracketed(t: str, tok: Token) -> bool:
+    """An end of an interval in brackets ("[-22.6, -1.2]"): its place says what it is, whatever
+    its size (a dropped digit is still this interval's end)."""
+    return tok.role in ("ci_low", "ci_high") and (
+        _OPEN_BRACKET.search(t[max(0, tok.start - 20) : tok.start]) is not None
+        or re.match(r"\s*[\])]", t[tok.end : tok.end + 3]) is not None)
+
+
+def _named_as_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity) -> bool:
+    """"Ridge's test RMSE is 442": the claim's metric names the number directly, whatever its size."""
+    before = t[max(seg.start, tok.start - 40) : tok.start]
+    return any(re.search(word_regex(w).pattern.rstrip("$") + r"\s*(?:is|was|of|=|:|reaches|reached)?\s*"
+                         r"(?:about|around|roughly|~|≈)?\s*\\?(?:num\{)?\s*$", before, re.I)
+               for w in (*claim.metric, *claim.keywords))
+
+
+_DIFFERENCE_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:lower|higher|better|worse|less|more|smaller"
+                               r"|larger)\b", re.I)
+
+
+def _stated_as_difference(t: str, seg: Segment, tok: Token) -> bool:
+    """"16.4 lower", "by 1.3": the number states a difference, which no level of a metric is."""
+    if _DIFFERENCE_AFTER.match(t, tok.end, seg.end):
+        return True
+    return re.search(r"\bby\s*[~≈]?\s*$", t[max(seg.start, tok.start - 8) : tok.start], re.I) is not None
+
+
+def _clause_names_only_others(t: str, seg: Segment, tok: Token, claim: ClaimQuantity,
+                              mentions: list[Mention]) -> bool:
+    """Whether the number's clause (with the label before its colon: "Small MLP: test RMSE 55.9")
+    names another subject and none of the claim's, and the claim's subject is not named before
+    it either ("..., higher than the MLP's" after it): the number is the other subject's level."""
+    lo, hi = _clause(t, seg, tok)
+    head = t[seg.start : lo].rstrip(" (")
+    if head.endswith(":"):
+        lo = max(seg.start, t.rfind(";", seg.start, lo) + 1)
+    own = {g[0] for g in claim.subjects}
+    inside = {m.subject for m in mentions if lo <= m.start and m.end <= hi}
+    before = {m.subject for m in mentions if seg.start <= m.start and m.end <= tok.start}
+    return bool(inside) and not (inside & own) and not (before & own)
 
 
 _JOINED = re.compile(r"^\W*(?:the\s+|its\s+)?(?:vs\.?|versus|minus|over|against|compared (?:to|with)"
@@ -396,7 +488,7 @@ def _respective_position(claim: ClaimQuantity, order: dict[str, int]) -> int | N
     return places[0] if len(places) == 1 else None
 
 
-def _difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
+def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     """Whether a number reads as a difference: signed, in points, or right after "by", "lead"..."""
     if tok.signed or tok.unit == "pts" or tok.value < 0:
         return True

@@ -79,7 +79,17 @@ def dialect(name: str) -> str:
 
 
 def mask_jinja(text: str) -> str:
-    return _JINJA_RE.sub(lambda m: spaces(m.group(0)), text)
+    """Every Jinja block blanked. ``{{ statement("id") }}`` renders a whole sentence, so its
+    blank ends in a period: the sentence after it is judged on its own."""
+
+    def blank(m: re.Match[str]) -> str:
+        out = spaces(m.group(0))
+        return out[:-1] + "." if _STATEMENT_HELPER.match(m.group(0)) and not out.endswith("\n") else out
+
+    return _JINJA_RE.sub(blank, text)
+
+
+_STATEMENT_HELPER = re.compile(r"\{\{-?\s*statement\(")
 
 
 @lru_cache(maxsize=32)

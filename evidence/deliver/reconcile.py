@@ -44,7 +44,13 @@ from typing import Any
 from evidence.core.errors import DriftError
 from evidence.core.readers import read_text
 from evidence.deliver import prose as prose_module
-from evidence.deliver.attribution import Mention, candidates, respectively_order, subject_mentions
+from evidence.deliver.attribution import (
+    Mention,
+    candidates,
+    difference_shaped,
+    respectively_order,
+    subject_mentions,
+)
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity
 from evidence.deliver.statements import Token, mask_decoys, tokenize
 from evidence.deliver.wording import wording_issues
@@ -529,8 +535,13 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             # with the subjects before it; where the segment names its own, a claim keeps one of
             # them, and the number has the shape of a result (not "within 2 points")
             own = {m.subject for m in mentions}
-            options = [c for c in candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
-                       if not own or any(g[0] in own for g in c.claim.subjects)]
+            widened = candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
+            options = [c for c in widened if not own or any(g[0] in own for g in c.claim.subjects)]
+            if not options and own and not tok.integer and difference_shaped(t, seg, tok):
+                # no claim of its own words fits the number at all ("the improvement is 7.9, small
+                # next to the 40.1 gained over the control"): the sentence before's, where it fits
+                options = [c for c in widened if c.key[0] == 0 and c.claim.comparison
+                           and not any(g[0] in own for g in c.claim.subjects)]
         elif options and options[0].key[0] > 0 and context and seg.kind != "row" and not tok.word \
                 and _one_side_named(options[0].claim, mentions):
             # the segment's own words name a claim the number is far from in size ("the improvement
@@ -616,6 +627,26 @@ def _blank_bound(prose: str, plain: str) -> str:
     return "".join(chars)
 
 
+def _bound_quantity(claim: ClaimQuantity, digits: str, value: float, decimals: int,
+                    has_unit: bool) -> tuple[Quantity | None, bool]:
+    """Which of a claim's quantities a cited number states, and whether as a fraction; (None,
+    ...) when none. A link may cite any of them: the value, an interval end, P(better), n, the
+    seeds-needed estimate. A percentage written without its sign ("[11.2](#claim:control)")
+    is read as shown or as a fraction (0.112), and an unsigned difference as its size: "beats
+    the control by [16.4](#claim:linear_beats_control)" cites a difference of -16.4 RMSE."""
+    signed = digits.lstrip()[:1] in "+-−"
+    readings = [False, True] if claim.format.percent and not has_unit else [False]
+    for quantity in claim.quantities():
+        if quantity.form == "count" and (decimals or has_unit):
+            continue
+        for fraction in ([not has_unit] if quantity.form == "probability" else readings):
+            values = [value] if signed or quantity.form != "measure" or not claim.comparison \
+                else [value, -value]
+            if any(claim.accepts_quantity(quantity, v, decimals, fraction=fraction) for v in values):
+                return quantity, fraction
+    return None, claim.format.percent and not has_unit
+
+
 def _bound_findings(file: str, text: str, doc: prose_module.Prose, plain: str, masked: str,
                     claims: Sequence[ClaimQuantity], starts: list[int]) -> list[Finding]:
     """Findings of the numbers cited explicitly (checked against their claim at the precision they
@@ -639,11 +670,8 @@ def _bound_findings(file: str, text: str, doc: prose_module.Prose, plain: str, m
         else:
             value = float(number.group(1).replace("−", "-"))
             decimals = len(number.group(1).partition(".")[2])
-            fraction = claim.format.percent and not number.group(2)
-            measures = [q for q in claim.quantities() if q.form == "measure"]
-            hit = next((q for q in measures if claim.accepts_quantity(q, value, decimals, fraction=fraction)),
-                       None)
-            quantity = hit or measures[0]
+            hit, fraction = _bound_quantity(claim, number.group(1), value, decimals, bool(number.group(2)))
+            quantity = hit or claim.quantities()[0]
             expected = _expected(claim, quantity, False)
             finding = Finding(file, line, col, claim_id, label.strip(), value, expected,
                               "match" if hit else "drift", bound=True, quantity=quantity.name,

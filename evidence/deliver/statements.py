@@ -163,7 +163,12 @@ _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
 _LEVEL_AFTER = re.compile(
     r"[\s\u00a0-]*(?:(?:(?!(?:and|but|or|while|whereas|with|the|its|their|is|was|are|were)\b)[A-Za-z'-]+\s)"
     r"{0,2}(?:CIs?\b|confidence|credible|intervals?\b|level\b)|quantile"
-    r"|percentile|significance)", re.I)
+    r"|percentile|significance|power\b|(?:two-sided\s+)?Student|coverage\b)", re.I)
+#: Before a percentage: what names a confidence level ("the CI is 95%", "at the 99% level").
+_LEVEL_BEFORE = re.compile(r"(?:\bCIs?|\bintervals?|\bconfidence|\bcoverage|\bpower)\s*(?:level\s*)?"
+                           r"(?:is|of|at|=|:)?\s*(?:a|the)?\s*$", re.I)
+#: The levels a confidence interval or a power analysis is stated at.
+_LEVELS = frozenset({80.0, 90.0, 95.0, 99.0, 99.9})
 _SHARE_VERBS = re.compile(r"\b(?:use[sd]?|using|hold(?:s|ing)? out|held out|reserve[sd]?|set aside"
                           r"|sample[sd]?"
                           r"|split|train(?:s|ed)? on|keep|kept|allocate[sd]?|assign(?:s|ed)?|take[sn]?|took"
@@ -263,7 +268,10 @@ def tokenize(t: str) -> list[Token]:
             tok.statement = False  # the ± term: a spread, not a statement of the value
         window = t[max(0, start - 60) : start]
         if unit == "%" and _LEVEL_AFTER.match(t, end):
-            tok.decoy = True  # a 95% CI: a confidence level, not a result
+            tok.decoy = True  # a 95% CI, 80% power: a level, not a result
+        elif unit == "%" and value in _LEVELS and _LEVEL_BEFORE.search(t, max(0, start - 30), start) \
+                and not re.match(r"\s*(?:[-–—,]|to\b)\s*\d", t[end : end + 8]):
+            tok.decoy = True  # "the CI is 95%" (a level; "the CI is 95%-99%" would be its bounds)
         elif unit == "%" and _SETTING_AFTER.match(t, end) and (
                 (integer and value % 5 == 0) or _SHARE_VERBS.search(window)):
             tok.decoy = True  # the same 20% test split, 70% of the data: a share, not a result

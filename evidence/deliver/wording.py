@@ -24,8 +24,16 @@ DIRECTION = re.compile(
     r"less accurate than|significant(?:ly)?|wins? (?:over|against)|dominates?|clearly ahead of|"
     r"statistically (?:significant|reliable)|"
     r"(?:wins?|won|leads?|led|ahead)?\s*by an? (?:wide|large|clear|big|comfortable|huge|substantial)"
-    r" margin)\b",
+    r" margin|wins|won|comes? out (?:ahead|on top)|is the winner)\b",
     re.I)
+#: Direction words whose winner is the subject named after them ("the MLP is worse than the CNN").
+LOSER_FIRST = re.compile(r"worse than|inferior to|less accurate than|lower (?:test )?accuracy than", re.I)
+#: Direction words that need no object: "Wide MLP vs MLP: the wide MLP wins".
+INTRANSITIVE = re.compile(r"wins|won|comes? out|is the winner|significant|statistically", re.I)
+#: "Not significantly different": true of an unresolved comparison, false of a shown effect.
+NO_DIFFERENCE = re.compile(
+    r"\b(?:not (?:significantly|statistically(?: significantly)?|reliably|measurably) (?:different|better"
+    r"|worse)|no (?:significant|statistically significant|reliable|measurable) difference)\b", re.I)
 SAMENESS = re.compile(
     r"\b(?:equivalent|equivalence|no difference|on par|par with|match(?:es|ed)?|indistinguishable|"
     r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical|"
@@ -69,7 +77,7 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Ment
                 re.match(r"\s*(?:its|their|the (?:evidence|claim|value|table|figure))",
                          t[m.end() : m.end() + 30]):
             continue  # "matches its evidence": not a comparison of the subjects
-        if pattern is DIRECTION and not re.match(r"significant|statistically", m.group(0), re.I) \
+        if pattern is DIRECTION and not INTRANSITIVE.match(m.group(0)) \
                 and not any(x.start >= m.end() for x in mentions):
             continue  # "both the MLP and the CNN beat it": co-subjects, the compared one unnamed
         # a hedge counts in the assertion's own clause ("Width does not matter: the 128-unit MLP
@@ -110,7 +118,25 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
         direction = _asserts(t, seg, DIRECTION, mentions, sides, by_citation)
         sameness = _asserts(t, seg, SAMENESS, mentions, sides, by_citation)
         a, b = (g[0] for g in claim.subjects[:2])
-        if direction is not None and (verdict != "effect" or claim.supported is False):
+        no_difference = next((m for m in NO_DIFFERENCE.finditer(t, seg.start, seg.end)
+                              if _pair(m, mentions) == sides), None)
+        if no_difference is not None and verdict == "effect":
+            seen.add(sides)
+            issues.append(WordingIssue(
+                claim, no_difference.start(), no_difference.end(), no_difference.group(0), "sameness",
+                f"'{no_difference.group(0)}' says {a} and {b} were not shown to differ, but verify "
+                f"classifies {claim.id} as effect"))
+            continue
+        winner = _winner(direction, mentions) if direction is not None else None
+        better = _better_side(claim)
+        if direction is not None and verdict == "effect" and claim.supported is not False \
+                and winner is not None and better is not None and winner != better:
+            seen.add(sides)
+            issues.append(WordingIssue(
+                claim, direction.start(), direction.end(), direction.group(0), "direction",
+                f"'{direction.group(0)}' makes {winner} the better one, but verify shows "
+                f"{better} is better ({claim.id})"))
+        elif direction is not None and (verdict != "effect" or claim.supported is False):
             seen.add(sides)
             issues.append(WordingIssue(
                 claim, direction.start(), direction.end(), direction.group(0), "direction",
@@ -124,3 +150,23 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
                 f"'{sameness.group(0)}' asserts that {a} and {b} do not differ, but verify classifies "
                 f"{claim.id} as {verdict} (sameness needs the verdict noise)"))
     return issues
+
+
+def _winner(m: re.Match[str], mentions: list[Mention]) -> str | None:
+    """The subject a direction word makes the better one: named before "beats", "wins", "better
+    than"; after "worse than"."""
+    if re.match(r"significant|statistically|by an? ", m.group(0), re.I):
+        return None  # "significantly": which way is left to the rest of the sentence
+    if LOSER_FIRST.match(m.group(0)):
+        after = [x for x in mentions if x.start >= m.end()]
+        return after[0].subject if after else None
+    before = [x for x in mentions if x.end <= m.start()]
+    return before[-1].subject if before else None
+
+
+def _better_side(claim: ClaimQuantity) -> str | None:
+    """The side verify shows better, by the sign of the claim's value (None at zero)."""
+    if claim.value == 0 or len(claim.subjects) < 2:
+        return None
+    a_better = claim.value > 0 if claim.improvement else (claim.value > 0) != claim.lower_better
+    return claim.subjects[0][0] if a_better else claim.subjects[1][0]
