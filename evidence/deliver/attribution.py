@@ -153,9 +153,18 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
             best = (d, m.group(0))
     if best is None:  # "Test MSE of linear regression: 3272", "SD over seeds: 0.1 for ..., 0.9 for ..."
         best = _label_metric(t, seg, lo)
+    if best is None:  # "one standard deviation over seeds (the CNN's is 0.5, ...)"
+        spread = list(_SPREAD_WORDS.finditer(t, seg.start, lo))
+        if spread and not any(is_own(m.group(0)) for m in METRIC_WORDS.finditer(t, spread[-1].end(), lo)):
+            best = (0, spread[-1].group(0))
     if best is not None and not is_own(best[1]):
         return best[1]
     return None
+
+
+#: Statistics of spread and effect size: a number in a sentence about them states one of them.
+_SPREAD_WORDS = re.compile(r"\b(?:standard deviations?|std\.?|SDs?|variances?|standard errors?|SEs?"
+                           r"|hedges(?:'|’)?\s*g|cohen(?:'|’)?s\s*d|effect sizes?)\b", re.I)
 
 
 def _label_metric(t: str, seg: Segment, lo: int) -> tuple[int, str] | None:
@@ -285,9 +294,12 @@ def header_role(header: str) -> str | None:
     return None
 
 
+_PROBABILITY_WORDS = re.compile(r"\bP\s*\(|probabilit|\bprob\b|\bchance that\b", re.I)
+
+
 def _role_quantities(role: str) -> tuple[str, ...]:
-    return {"value": ("value",), "ci_low": ("ci_low",), "ci_high": ("ci_high",), "n": ("n",),
-            "seeds_needed": ("seeds_needed",), "prob_better": ("prob_better",)}[role]
+    return {"value": ("value",), "ci_low": ("ci_low", "prob_low"), "ci_high": ("ci_high", "prob_high"),
+            "n": ("n",), "seeds_needed": ("seeds_needed",), "prob_better": ("prob_better",)}[role]
 
 
 def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity],
@@ -341,6 +353,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
         for quantity in claim.quantities():
             if quantity.name not in _role_quantities(role or tok.role):
                 continue
+            if quantity.name in ("prob_low", "prob_high") and not _PROBABILITY_WORDS.search(
+                    f"{header} {t[seg.start : tok.start]}"):
+                continue  # an interval of P(better) only where the text speaks of a probability
             forms = shape_fits(claim, quantity, tok, t, seg, shape_header, cue or len(sides) >= 2)
             if not forms:
                 continue

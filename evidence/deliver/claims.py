@@ -508,6 +508,9 @@ def resolve_claim(claim: Mapping[str, Any], report: Mapping[str, Any]) -> dict[s
     }
     resolved["subjects"] = _subjects(entry, kind)
     resolved["prob_better"] = _float(entry["numbers"].get("prob_improvement")) if kind == "verify" else None
+    prob_ci = entry["numbers"].get("prob_improvement_ci") if kind == "verify" else None
+    resolved["prob_better_ci"] = [_float(prob_ci.get("low")), _float(prob_ci.get("high"))] \
+        if isinstance(prob_ci, Mapping) else None
     resolved["formatted"] = fmt.render(resolved["value"], signed=signed)
     resolved["ci_formatted"] = fmt.render_interval(_float(low), _float(high), signed=signed)
     resolved["predicate"] = _predicate(claim.get("predicate"), resolved)
@@ -641,6 +644,8 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
             ci_high=claim["ci_high"], n=claim["n"] if kind != "expected_max" else None,
             seeds_needed=claim.get("seeds_needed") if claim.get("classification") != "effect" else None,
             prob_better=claim.get("prob_better") if comparison else None,
+            prob_low=(claim.get("prob_better_ci") or [None, None])[0] if comparison else None,
+            prob_high=(claim.get("prob_better_ci") or [None, None])[1] if comparison else None,
             subjects=subjects, metric=metric_words(claim.get("metric"), claim.get("split")),
             comparison=comparison, classification=claim.get("classification"),
             supported=claim.get("supported"), claimed=claim.get("claimed"),

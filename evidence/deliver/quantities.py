@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 #: The quantity names a finding may carry (reconcile.json's ``quantity``).
-QUANTITY_NAMES = ("value", "ci_low", "ci_high", "n", "seeds_needed", "prob_better")
+QUANTITY_NAMES = ("value", "ci_low", "ci_high", "n", "seeds_needed", "prob_better", "prob_low", "prob_high")
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,8 @@ class ClaimQuantity:
     n: int | None = None
     seeds_needed: int | None = None
     prob_better: float | None = None
+    prob_low: float | None = None  # P(better)'s 95% interval (Newcombe score)
+    prob_high: float | None = None
     subjects: tuple[tuple[str, ...], ...] = ()
     metric: tuple[str, ...] = ()
     comparison: bool = False
@@ -140,6 +142,9 @@ class ClaimQuantity:
             out.append(Quantity("seeds_needed", self.seeds_needed, "count", self.format))
         if self.prob_better is not None:
             out.append(Quantity("prob_better", self.prob_better, "probability", self.format))
+        if self.prob_better is not None and self.prob_low is not None and self.prob_high is not None:
+            out += [Quantity("prob_low", self.prob_low, "probability", self.format),
+                    Quantity("prob_high", self.prob_high, "probability", self.format)]
         return out
 
     def quantity(self, name: str) -> Quantity | None:

@@ -81,7 +81,7 @@ DEFAULT_INCLUDE = (
 #: Folders never scanned, at any depth: environments, the evidence store, generated output.
 ALWAYS_EXCLUDED_DIRS = frozenset({".venv", "runs", ".evidence", "build", "node_modules", ".git"})
 #: What strict mode requires bound: a claim's results (counts of seeds are settings, not results).
-RESULT_QUANTITIES = frozenset({"value", "ci_low", "ci_high", "prob_better"})
+RESULT_QUANTITIES = frozenset({"value", "ci_low", "ci_high", "prob_better", "prob_low", "prob_high"})
 #: Finding kinds that fail the build unless waived.
 FAILING_KINDS = frozenset({"drift", "unsupported_wording", "unbound"})
 #: Every finding kind (reconcile.json's ``kind``; hand-typed template numbers are ``hand_typed``).
@@ -206,7 +206,8 @@ def _line_col(starts: list[int], pos: int) -> tuple[int, int]:
 
 _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_high": "interval's upper bound",
                    "n": "number of seeds", "seeds_needed": "seeds-needed estimate",
-                   "prob_better": "P(better)"}
+                   "prob_better": "P(better)", "prob_low": "P(better)'s interval's lower bound",
+                   "prob_high": "P(better)'s interval's upper bound"}
 
 
 def _expected(claim: ClaimQuantity, quantity: Quantity, fraction: bool) -> str:
@@ -329,7 +330,8 @@ def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> 
 
 #: "trying eight configurations", "a budget of 16 trials": the budget a sentence states.
 _BUDGET = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty)"
-                     r"\s+(?:\w+\s+)?(?:configurations?|trials|settings|hyper-?parameter settings|draws)\b",
+                     r"\s+(?:\w+\s+)?(?:configurations?|configs?|trials|settings|hyper-?parameter settings"
+                     r"|draws)\b",
                      re.I)
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
           "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20}
@@ -339,6 +341,13 @@ _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven
 #: paragraph has said what is counted (configurations).
 _BARE_BUDGET = re.compile(r"\b(\d+|" + "|".join(_WORDS) + r")\s*(?:configurations?\s*)?(?::|→|->|=)\s*"
                           r"(?:about|around|roughly|~|≈)?\s*$", re.I)
+
+
+#: Once a paragraph has said what is counted: "with all sixteen", "of eight", "one gives 87.1%".
+_LATER_BUDGET = re.compile(r"\b(?:with|of|for|using|at)\s+(?:all\s+|just\s+|only\s+)?(?P<a>\d+|"
+                           + "|".join(_WORDS) + r")\b(?!\s*(?:%|\.\d|seeds?|runs?|epochs?|points?))"
+                           r"|\b(?P<b>\d+|" + "|".join(_WORDS)
+                           + r")\s+(?:gives?|yields?|reach(?:es)?|gets?)\b", re.I)
 
 
 def _word_number(word: str) -> int:
@@ -354,7 +363,12 @@ def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
     before = list(_BUDGET.finditer(t, para, tok.start))
     if before:
         bare = _BARE_BUDGET.search(t, max(before[-1].end(), tok.start - 40), tok.start)
-        return _word_number((bare or before[-1]).group(1))
+        if bare:
+            return _word_number(bare.group(1))
+        later = list(_LATER_BUDGET.finditer(t, before[-1].end(), tok.start))
+        if later:
+            return _word_number(later[-1].group("a") or later[-1].group("b"))
+        return _word_number(before[-1].group(1))
     after = _BUDGET.search(t, tok.end, seg.end)
     return _word_number(after.group(1)) if after else None
 

@@ -206,8 +206,12 @@ _PLURAL_AFTER = re.compile(r"[ \u00a0]+(?!(?:points|percent|pts|times)\b)[a-z]{3
 _SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?|random (?:seeds|restarts)"
                           r"|repetitions?"
                           r"|replicates?|repeats?|independent runs?|trainings?|initiali[sz]ations?)\b", re.I)
-_NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|take|per (?:group|arm|model|side"
-                         r"|variant)|each side|more seeds|to detect|to show|to resolve|power)\b", re.I)
+_NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|take|estimat\w*|more seeds"
+                         r"|per (?:group|arm|side)|each side"
+                         r"|detect\w*|resolve[sd]?|settle[sd]?|to show|power)\b", re.I)
+#: "about 10 seeds per model": an estimate; "5 seeds per model" without an "about" is the count
+#: that was run ("per group" is the seeds-needed phrasing of a comparison either way).
+_PER_GROUP = re.compile(r"\bper (?:model|variant)\b", re.I)
 _PROB_BEFORE = re.compile(r"(?:P\s*\([^)]{0,40}\)|probability(?: of [^.;]{0,90}?| that [^.;]{0,90}?)?"
                           r"|prob\.?|chance that [^.;]{0,90}?|likelihood that [^.;]{0,90}?)"
                           r"\s*(?:=|≈|~|:|is|of|at|was|about|around|only|just)?\s*(?:about|around|roughly)?\s*$",
@@ -317,7 +321,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             left = re.split(r"[;.!?]\s|[;:]", left)[-1]
             right = re.split(r"[;.!?]\s|[;:(]", t[end : end + 60])[0]
             sentence = left + " " + right
-            tok.role = "seeds_needed" if _NEEDED_CUE.search(sentence) else "n"
+            needed = not re.search(r"\bn\s*=\s*$", window) and (
+                _NEEDED_CUE.search(sentence) or (tok.approximate and _PER_GROUP.search(sentence)))
+            tok.role = "seeds_needed" if needed else "n"
             if tok.decoy and tok.role == "n" and re.search(r"\bseed\s*$", window, re.I):
                 return
             if re.search(r"\bseeds?\b|\bruns?\b|n\s*=", t[end : end + 30] + window[-6:], re.I):
