@@ -530,6 +530,27 @@ def _closeness(claim: ClaimQuantity, quantity: Quantity, tok: Token, fraction: b
     return abs(abs(tok.value) - abs(expected))
 
 
+#: Before a subject that is the reference of a comparison, not a member of the list: "over the
+#: control", "beat the shuffled-label control", "than linear regression".
+_REFERENCE_BEFORE = re.compile(r"\b(?:over|than|against|vs\.?|versus|beats?|outperforms?|above|below|on)"
+                               r"\s+(?:the\s+|its\s+|a\s+)?(?:[\w-]+\s+)?$", re.I)
+
+
+def listed_subjects(t: str, before: list[Mention], count: int) -> list[str] | None:
+    """The subjects of a "respectively" list, in order: those named before the list's first
+    number or citation, without the reference both are compared with ("Over the control, the
+    CNN and the MLP gain 86.9 and 87.5 points, respectively"); None unless ``count`` remain."""
+    subjects: list[str] = []
+    for m in before:
+        if m.subject not in subjects:
+            subjects.append(m.subject)
+    if len(subjects) == count:
+        return subjects
+    reference = {m.subject for m in before if _REFERENCE_BEFORE.search(t, max(0, m.start - 30), m.start)}
+    listed = [s for s in subjects if s not in reference]
+    return listed if len(listed) == count else None
+
+
 def respectively_order(t: str, seg: Segment, tokens: list[Token],
                        mentions: list[Mention]) -> dict[str, int] | None:
     """"The CNN and the MLP reach 98.1% and 98.7% respectively": the n-th subject named before the
@@ -539,11 +560,8 @@ def respectively_order(t: str, seg: Segment, tokens: list[Token],
     values = [tok for tok in tokens if tok.role == "value" and tok.statement and not tok.decoy]
     if len(values) < 2:
         return None
-    subjects: list[str] = []
-    for m in mentions:
-        if m.start < values[0].start and m.subject not in subjects:
-            subjects.append(m.subject)
-    if len(subjects) != len(values):
+    subjects = listed_subjects(t, [m for m in mentions if m.start < values[0].start], len(values))
+    if subjects is None:
         return None
     order = {s: i for i, s in enumerate(subjects)}
     order.update({"#" + str(tok.start): i for i, tok in enumerate(values)})

@@ -48,6 +48,7 @@ from evidence.deliver.attribution import (
     Mention,
     candidates,
     difference_shaped,
+    listed_subjects,
     respectively_order,
     subject_mentions,
 )
@@ -324,6 +325,12 @@ def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> 
     spans = [(m.start(), m.end(), m.group(1)) for m in _CODE_ID.finditer(text)]
     if prose_module.is_template(file):
         spans += [(m.start(), m.end(), m.group(1)) for m in _JINJA_BINDING.finditer(text)]
+    if prose_module.dialect(file) == "tex" and "\\ev" in text:  # a claims.tex macro names its claim too
+        from evidence.deliver.texnames import cited_macros, macro_index
+
+        index = macro_index(list(by_id))
+        spans += [(pos, pos + len(name) + 1, index[name][0]) for pos, name in cited_macros(text)
+                  if name in index]
     return [Mention(a, b, g[0], text[a:b]) for a, b, claim_id in spans if claim_id in by_id
             for g in by_id[claim_id].subjects]
 
@@ -403,6 +410,15 @@ _DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:[a-z]+\s+)?"
                               r"(higher|lower|better|worse|more|less)\b(?=\s+than\b)", re.I)
 
 
+#: A direction verb before "by N" ("exceeds that of the control by", "lowers the RMSE of ... by").
+_DIRECTION_BEFORE = re.compile(
+    r"\b(?:(?P<higher>exceeds?|exceeded|(?:is|was|are)\s+higher\s+than|raises?|increases?)"
+    r"|(?P<lower>(?:is|was|are)\s+lower\s+than|lowers?|reduces?|cuts?|decreases?)"
+    r"|(?P<better>beats?|outperforms?|improves?\s+(?:on|upon|over)|(?:is|was|are)\s+better\s+than)"
+    r"|(?P<worse>trails?|(?:is|was|are)\s+worse\s+than|falls?\s+(?:short of|behind)))\b", re.I)
+_BY_AT_END = re.compile(r"[^.;:]{0,80}\bby\s*[~≈]?\s*(?:\\?(?:num|SI)\s*\{?)?\s*", re.I)
+
+
 def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], tok: Token, best: Any,
                        ok: bool) -> tuple[Token, Any, bool]:
     """"The MLP's test RMSE is 1.3 higher than linear regression's": an unsigned difference with
@@ -414,9 +430,18 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
     word = _DIRECTION_AFTER.match(t, tok.end)
     before = [m.subject for m in mentions if m.end <= tok.start and m.start >= seg.start]
     sides = (claim.subjects[0][0], claim.subjects[1][0])
-    if word is None or not before or before[0] not in sides:
+    if word is None:  # "linear regression's RMSE exceeds that of the control by 16.4"
+        verbs = list(_DIRECTION_BEFORE.finditer(t, seg.start, tok.start))
+        verb = verbs[-1] if verbs else None
+        if verb is None or not _BY_AT_END.fullmatch(t, verb.end(), tok.start):
+            return tok, best, ok
+        before = [m.subject for m in mentions if m.end <= verb.start() and m.start >= seg.start][-1:]
+        said = next(k for k, v in verb.groupdict().items() if v)
+        shown = verb.group(0)
+    else:
+        said, shown = word.group(1).lower(), word.group(1)
+    if not before or before[0] not in sides:
         return tok, best, ok
-    said = word.group(1).lower()
     first_up = said in ("higher", "more", "better")  # the first-named side is higher (or better)
     first_better = first_up if said in ("better", "worse") else first_up != claim.lower_better
     a_better_said = first_better if before[0] == sides[0] else not first_better
@@ -424,7 +449,7 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
     if a_better_said == a_better or claim.value == 0:
         return tok, best, ok
     better, worse = (sides[0], sides[1]) if a_better else (sides[1], sides[0])
-    return tok, replace(best, words=(*best.words, f"'{word.group(1)}' (but {better} is better than "
+    return tok, replace(best, words=(*best.words, f"'{shown}' (but {better} is better than "
                                      f"{worse})")), False
 
 
@@ -756,18 +781,18 @@ def _respectively_swaps(masked: str, doc: prose_module.Prose, bindings: list[tup
     for seg in doc.segments:
         if not re.search(r"\brespectively\b", masked[seg.start : seg.end], re.I):
             continue
-        inside = [b for b in bindings if seg.start <= b[0] < seg.end and by_id[b[2]].subjects
-                  and not by_id[b[2]].comparison]
-        if len(inside) < 2:
+        inside = [b for b in bindings if seg.start <= b[0] < seg.end and by_id[b[2]].subjects]
+        if len(inside) < 2 or len({by_id[b[2]].comparison for b in inside}) > 1:
             continue
-        named: list[str] = []
-        for m in subject_mentions(masked, seg.start, inside[0][0], claims):
-            if m.subject not in named:
-                named.append(m.subject)
-        if len(named) != len(inside):
+        before = subject_mentions(masked, seg.start, inside[0][0], claims)
+        named = listed_subjects(masked, before, len(inside))
+        if named is None:
             continue
         for (start, _, claim_id), subject in zip(inside, named, strict=True):
-            own = by_id[claim_id].subjects[0][0]
+            sides = [g[0] for g in by_id[claim_id].subjects]
+            # a comparison's place in the list is the side the list names ("the CNN and the MLP
+            # beat the control by ... and ...": CNN vs control first)
+            own = next((side for side in sides if side in named), sides[0])
             if own != subject:
                 out[start] = (f"'respectively' pairs this citation of {claim_id} ({own}) with {subject}, "
                               f"the subject named in its place")

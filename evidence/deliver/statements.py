@@ -232,6 +232,19 @@ _CI_BEFORE = re.compile(r"(?:CI|interval|confidence interval|credible interval|r
                         r"|from)\W{0,6}(?:of|is|was|spans?|:|=|from)?\s*[\[(]?\s*$", re.I)
 
 
+#: "the seeds needed, 26 per group": seeds named just before a bare integer that counts them.
+_SEEDS_NAMED_BEFORE = re.compile(r"\bseeds?\b(?:\s+(?:needed|required|per (?:group|model|side)))?"
+                                 r"\s*(?:,|:|=|at|is|are|of)?\s*(?:about|around|roughly|~|≈)?\s*$", re.I)
+#: An interval's end named in words before the number or after it.
+_UPPER_END = re.compile(r"\b(?:upper|top|high)\s+(?:(?:CI|interval|confidence)\s+)?(?:end|bound|limit)"
+                        r"\s*(?:,|:|=|is|of|at)?\s*$", re.I)
+_LOWER_END = re.compile(r"\b(?:lower|bottom|low)\s+(?:(?:CI|interval|confidence)\s+)?(?:end|bound|limit)"
+                        r"\s*(?:,|:|=|is|of|at)?\s*$", re.I)
+_AT_THE_TOP = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?at (?:the|its) (?:top|upper end|high end)\b", re.I)
+_AT_THE_BOTTOM = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?at (?:the|its) (?:bottom|lower end|low end)\b",
+                            re.I)
+
+
 def tokenize(t: str) -> list[Token]:
     """Every number in masked text with its unit, role and whether it is a decoy."""
     tokens: list[Token] = []
@@ -329,12 +342,22 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             if re.search(r"\bseeds?\b|\bruns?\b|n\s*=", t[end : end + 30] + window[-6:], re.I):
                 tok.decoy = False
             return
+        if _SEEDS_NAMED_BEFORE.search(t, max(0, s - 40), s):
+            # "the seeds needed, 26 per group", "puts the seeds needed at about 18 per group"
+            tok.role = "seeds_needed" if _NEEDED_CUE.search(t, max(0, s - 40), s) else "n"
+            return
         if _COUNT_NOUNS.match(t, end) or _PLURAL_AFTER.match(t, end):
             tok.statement = False  # 1,797 images, 15 epochs, 442 patients: a count of things
             return
     if _PROB_BEFORE.search(t, max(0, s - 130), s) or (
             not tok.unit.startswith("p") and _PROB_AFTER.match(t, end)):
         tok.role = "prob_better"
+        return
+    if _UPPER_END.search(t, max(0, s - 40), s) or _AT_THE_TOP.match(t, end):
+        tok.role = "ci_high"  # "its upper CI end, 17.5%", "reaches +1.1 points at the top"
+        return
+    if _LOWER_END.search(t, max(0, s - 40), s) or _AT_THE_BOTTOM.match(t, end):
+        tok.role = "ci_low"
         return
     prev = tokens[-1] if tokens else None
     between = t[prev.end : s] if prev else ""

@@ -127,7 +127,7 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
                 f"'{no_difference.group(0)}' says {a} and {b} were not shown to differ, but verify "
                 f"classifies {claim.id} as effect"))
             continue
-        winner = _winner(direction, mentions) if direction is not None else None
+        winner = _winner(direction, mentions, claim) if direction is not None else None
         better = _better_side(claim)
         if direction is not None and verdict == "effect" and claim.supported is not False \
                 and winner is not None and better is not None and winner != better:
@@ -152,11 +152,18 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
     return issues
 
 
-def _winner(m: re.Match[str], mentions: list[Mention]) -> str | None:
+def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> str | None:
     """The subject a direction word makes the better one: named before "beats", "wins", "better
-    than"; after "worse than"."""
+    than"; after "worse than". "Exceeds" is better only where higher is better (an RMSE that
+    exceeds another's is worse)."""
     if re.match(r"significant|statistically|by an? ", m.group(0), re.I):
         return None  # "significantly": which way is left to the rest of the sentence
+    if re.match(r"exceed|surpass", m.group(0), re.I) and claim.lower_better:
+        sides = [g[0] for g in claim.subjects[:2]]
+        before = [x for x in mentions if x.end <= m.start() and x.subject in sides]
+        if not before:
+            return None
+        return next((s for s in sides if s != before[-1].subject), None)
     if LOSER_FIRST.match(m.group(0)):
         after = [x for x in mentions if x.start >= m.end()]
         return after[0].subject if after else None
