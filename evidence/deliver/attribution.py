@@ -111,6 +111,7 @@ class Candidate:
     fraction: bool  # stated as a fraction of a percent claim (0.986 for 98.6%)
     key: tuple[float, ...]
     words: tuple[str, ...]  # the words that tied the number to the claim
+    misnamed: str = ""  # the claim's number under a sibling metric's name ("test MSE 57.2")
 
 
 def _gap(t: str, tok: Token, a: int, b: int) -> int:
@@ -165,6 +166,17 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
 #: Statistics of spread and effect size: a number in a sentence about them states one of them.
 _SPREAD_WORDS = re.compile(r"\b(?:standard deviations?|std\.?|SDs?|variances?|standard errors?|SEs?"
                            r"|hedges(?:'|’)?\s*g|cohen(?:'|’)?s\s*d|effect sizes?)\b", re.I)
+
+
+#: Metrics one is easily written for the other: an error and its square, its absolute value.
+_SIBLING_METRICS = ({"mse", "rmse", "mae"}, {"accuracy", "acc", "acc.", "error", "error rate"})
+
+
+def _siblings(word: str, claim: ClaimQuantity) -> bool:
+    """Whether ``word`` names a metric of the claim's family but not the claim's (MSE for RMSE)."""
+    word = word.lower().strip()
+    own = {m.lower() for m in claim.metric}
+    return any(word in family and own & family and word not in own for family in _SIBLING_METRICS)
 
 
 def _label_metric(t: str, seg: Segment, lo: int) -> tuple[int, str] | None:
@@ -224,6 +236,9 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
         if tok.unit == "" and not tok.integer and 1 <= abs(tok.value) <= 100 and not header and any(
                 word_regex(w).search(t, seg.start, seg.end) for w in claim.metric):
             return [False]  # "CNN accuracy: 98.7 (95% CI 98.1-99.2)": the metric says what it is
+        if tok.unit == "" and not tok.integer and 1 <= abs(tok.value) <= 100 and header \
+                and not _mismatch(claim, quantity, tok, False):
+            return [False]  # a table cell in the size of the percentage (its unit in the caption)
         if tok.unit == "" and not tok.integer and tok.decimals >= 2 and 0.0 <= abs(tok.value) <= 1.0:
             return [True]
         return []
@@ -359,9 +374,14 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             forms = shape_fits(claim, quantity, tok, t, seg, shape_header, cue or len(sides) >= 2)
             if not forms:
                 continue
-            if quantity.form == "measure" and (_foreign_metric(t, seg, tok, claim, header)
-                                                or _foreign_split(t, seg, tok, claim, splits.get(claim.id),
-                                                                  f"{header} {row_head}".strip())):
+            misnamed = ""
+            foreign = _foreign_metric(t, seg, tok, claim, header) if quantity.form == "measure" else None
+            if foreign and _siblings(foreign, claim) and claim.accepts_quantity(
+                    quantity, tok.value, tok.decimals, fraction=False):
+                # "the test MSE is 57.2" for an RMSE of 57.2: the claim's number, misnamed
+                misnamed = f"'{foreign}' (but the claim's metric is {claim.metric[0]})"
+            elif foreign or (quantity.form == "measure" and _foreign_split(
+                    t, seg, tok, claim, splits.get(claim.id), f"{header} {row_head}".strip())):
                 continue
             fraction = min(forms, key=lambda f: _closeness(claim, quantity, tok, f))
             bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I) \
@@ -415,7 +435,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             for word in named_words + extra:
                 unique.setdefault(word.lower().removesuffix("'s").removesuffix("’s"), word)
             words = tuple(unique.values())
-            out.append(Candidate(claim, quantity, fraction, key, words))
+            out.append(Candidate(claim, quantity, fraction, key, words, misnamed))
     out.sort(key=lambda c: (c.key, c.claim.id))
     return out
 

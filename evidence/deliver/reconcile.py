@@ -381,7 +381,10 @@ def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
 
 
 def _unit_checked(tok: Token, best: Any, ok: bool) -> tuple[Token, Any, bool]:
-    """A claim in the metric's own units (an RMSE) stated as a percentage is drift, digits or not."""
+    """A claim in the metric's own units (an RMSE) stated as a percentage is drift, digits or not;
+    so is its number under a sibling metric's name ("test MSE 57.2" for an RMSE of 57.2)."""
+    if ok and best.misnamed:
+        return tok, replace(best, words=(*best.words, best.misnamed)), False
     if ok and tok.unit == "%" and not best.claim.format.suffix.strip() and not best.claim.points \
             and best.quantity.form == "measure":
         why = "a percentage (the claim is in the metric's units)"
