@@ -168,8 +168,8 @@ _SPREAD_WORDS = re.compile(r"\b(?:standard deviations?|std\.?|SDs?|variances?|st
                            r"|hedges(?:'|’)?\s*g|cohen(?:'|’)?s\s*d|effect sizes?)\b", re.I)
 
 
-#: Metrics one is easily written for the other: an error and its square, its absolute value.
-_SIBLING_METRICS = ({"mse", "rmse", "mae"}, {"accuracy", "acc", "acc.", "error", "error rate"})
+#: Metrics one is easily written for the other: an error, its square, its absolute value.
+_SIBLING_METRICS = ({"mse", "rmse", "mae"},)
 
 
 def _siblings(word: str, claim: ClaimQuantity) -> bool:
@@ -314,7 +314,8 @@ _PROBABILITY_WORDS = re.compile(r"\bP\s*\(|probabilit|\bprob\b|\bchance that\b",
 
 def _role_quantities(role: str) -> tuple[str, ...]:
     return {"value": ("value",), "ci_low": ("ci_low", "prob_low"), "ci_high": ("ci_high", "prob_high"),
-            "n": ("n",), "seeds_needed": ("seeds_needed",), "prob_better": ("prob_better",)}[role]
+            "ci_half": ("ci_half",), "n": ("n",), "seeds_needed": ("seeds_needed",),
+            "prob_better": ("prob_better",)}[role]
 
 
 def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity],

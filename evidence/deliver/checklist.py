@@ -342,8 +342,8 @@ def _check_reconciles(project: Project, name: str, text: str) -> None:
     if drift:
         first = drift[0]
         raise DriftError(f"{name}:{first.line}: states {first.stated!r} for claim {first.claim_id}, the "
-                         f"evidence says {first.expected} ({len(drift)} drifted number(s); a bug in "
-                         "evidence.deliver.checklist)")
+                         f"evidence says {first.expected}: {first.why} ({len(drift)} drifted number(s); a "
+                         "bug in evidence.deliver.checklist)")
 
 
 def to_latex(markdown: str) -> str:

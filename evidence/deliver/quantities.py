@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 
 #: The quantity names a finding may carry (reconcile.json's ``quantity``).
-QUANTITY_NAMES = ("value", "ci_low", "ci_high", "n", "seeds_needed", "prob_better", "prob_low", "prob_high")
+QUANTITY_NAMES = ("value", "ci_low", "ci_high", "ci_half", "n", "seeds_needed", "prob_better", "prob_low",
+                  "prob_high")
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,8 @@ class ClaimQuantity:
         out = [Quantity("value", self.value, "measure", self.format)]
         if self.ci_low is not None and self.ci_high is not None:
             out += [Quantity("ci_low", self.ci_low, "measure", self.format),
-                    Quantity("ci_high", self.ci_high, "measure", self.format)]
+                    Quantity("ci_high", self.ci_high, "measure", self.format),
+                    Quantity("ci_half", (self.ci_high - self.ci_low) / 2, "measure", self.format)]
         if self.n is not None:
             out.append(Quantity("n", self.n, "count", self.format))
         if self.seeds_needed is not None:

@@ -207,6 +207,7 @@ def _line_col(starts: list[int], pos: int) -> tuple[int, int]:
 
 _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_high": "interval's upper bound",
                    "n": "number of seeds", "seeds_needed": "seeds-needed estimate",
+                   "ci_half": "interval's half-width (±)",
                    "prob_better": "P(better)", "prob_low": "P(better)'s interval's lower bound",
                    "prob_high": "P(better)'s interval's upper bound"}
 

@@ -120,7 +120,7 @@ class Token:
     integer: bool
     decoy: bool = False  # not a quantity at all: never reported
     statement: bool = True  # a quantity to check (False: a ± term, a count of things)
-    role: str = "value"  # value | ci_low | ci_high | n | seeds_needed | prob_better
+    role: str = "value"  # value | ci_low | ci_high | ci_half | n | seeds_needed | prob_better
     approximate: bool = False  # "about 10", "~10", "roughly 10"
     bound: str = ""  # ">" for "over 98%", "at least 98%"; "<" for "below 99%", "under 99%"
     signed: bool = False
@@ -245,6 +245,11 @@ _AT_THE_BOTTOM = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?at (?:the|its) (?:bot
                             re.I)
 
 
+#: After a ± term: the interval it is the half-width of ("± 0.4 (95% CI)").
+_CI_NAMED_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*[(,]?[\s\u00a0]*(?:95|90|99)?"
+                             r"[\s\u00a0]*(?:%|\\%)?[\s\u00a0]*(?:CI|confidence interval)\b", re.I)
+
+
 def tokenize(t: str) -> list[Token]:
     """Every number in masked text with its unit, role and whether it is a decoy."""
     tokens: list[Token] = []
@@ -283,6 +288,8 @@ def tokenize(t: str) -> list[Token]:
         spread = t[max(0, s - 4) : s].strip().endswith(("±", "+/-", "\\pm", "pm"))
         if sign == "±" or before == "±" or before2 == "±" or spread:
             tok.statement = False  # the ± term: a spread, not a statement of the value
+            if _CI_NAMED_AFTER.match(t, end) or re.search(r"\bCI\b|interval", t[max(0, s - 40) : s]):
+                tok.statement, tok.role = True, "ci_half"  # "57.2 ± 0.4 (95% CI)": the interval's half-width
         window = t[max(0, start - 60) : start]
         if unit == "%" and _LEVEL_AFTER.match(t, end):
             tok.decoy = True  # a 95% CI, 80% power: a level, not a result
