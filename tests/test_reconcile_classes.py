@@ -93,7 +93,7 @@ def test_subject_and_metric_words_are_derived_from_names() -> None:
     by_id = {c.id: c for c in CLAIMS}
     assert by_id["cnn_beats_mlp"].comparison and by_id["cnn_beats_mlp"].points
     assert [q.name for q in by_id["cnn_beats_mlp"].quantities()] == [
-        "value", "ci_low", "ci_high", "n", "seeds_needed", "prob_better"]
+        "value", "ci_low", "ci_high", "ci_half", "n", "seeds_needed", "prob_better"]
 
 
 # ------------------------------------------------------------------ class 1: claims without keywords
@@ -703,3 +703,123 @@ def test_only_a_row_headers_unit_label_gives_its_cells_a_unit() -> None:
     assert _pairs("checklist.md", row) == set()
     assert _pairs("t.md", "| | CNN |\n|---|---|\n| Mean test accuracy (%) | 98.2 |\n") == \
         {(3, "cnn_test_accuracy", "drift")}
+
+
+# ------------------------------------------------------------------ the third held-out corpus's causes
+# Scored once as found (94 of 114 drifts with the right claim, 29 of 343 decoys flagged), then fixed
+# for their general causes, one case each here.
+
+def test_a_bound_link_may_cite_any_quantity_of_its_claim() -> None:
+    text = ("| Shuffled-label control | [11.2](#claim:control_at_chance) | [4.8](#claim:control_at_chance)"
+            "–[17.5](#claim:control_at_chance) |\n"
+            "P(CNN better) [0.84](#claim:cnn_beats_mlp); the control is [0.112](#claim:control_at_chance).\n")
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", "The control scores [11.9](#claim:control_at_chance).\n") == \
+        [(1, "control_at_chance", "value", "drift")]
+
+
+def test_an_unsigned_bound_difference_is_its_size_a_signed_one_keeps_its_sign() -> None:
+    text = "Ridge is beaten by [9.17](#claim:gbm_beats_ridge) RMSE.\n"
+    assert _pairs("notes.md", text, THREE) == set()
+    flipped = "Ridge minus control is [+40.1](#claim:ridge_beats_control).\n"
+    assert (1, "ridge_beats_control", "drift") in _pairs("notes.md", flipped, THREE)
+
+
+def test_confidence_and_power_levels_are_settings() -> None:
+    text = ("The CNN's interval is Student t; the CI is 95% for the MLP's 98.1%.\n"
+            "About 10 seeds per group for CNN vs MLP (80% power at alpha 0.05).\n")
+    assert [f for f in failing("notes.md", text) if f[3] == "drift"] == []
+
+
+def test_a_probability_column_holds_p_better() -> None:
+    table = ("| Comparison | Difference | P(first better) |\n|---|---|---|\n"
+             "| CNN − MLP | +0.6 points | 0.84 |\n")
+    assert failing("notes.md", table) == []
+    assert failing("notes.md", table.replace("0.84", "0.48")) == \
+        [(3, "cnn_beats_mlp", "prob_better", "drift")]
+
+
+def test_a_plain_number_far_from_every_measure_of_a_claim_is_not_it() -> None:
+    text = ("Ridge's test MSE is lower: 987 against 1201.\n"
+            "Ridge (Efron et al., Annals 32(2):407-499) used a learning rate of 0.05 and test RMSE 31.4.\n")
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
+    assert _pairs("notes.md", "Ridge: test RMSE 3.14.\n", HOUSE_CLAIMS) == {(1, "ridge_rmse", "drift")}
+
+
+def test_a_number_stated_as_a_difference_is_no_level() -> None:
+    assert _pairs("notes.md", "GBM: test RMSE 22.25; ridge's is 9.2 higher.\n", HOUSE_CLAIMS) == set()
+
+
+def test_a_clause_about_another_subject_states_its_level() -> None:
+    text = "Small GBM (32 leaves): test RMSE 22.25, i.e. 9.2 lower than ridge.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
+    assert _pairs("notes.md", "The wide MLP's test accuracy is 98.3%, above the MLP's.\n") == set()
+
+
+def test_a_colon_label_and_a_spread_sentence_name_the_metric_of_their_numbers() -> None:
+    text = ("Test MSE of ridge: 987; of the GBM 495.\n"
+            "They are one standard deviation over seeds (the CNN's is 0.5, the MLP's 0.2).\n"
+            "Hedges' g is 1.84 for CNN vs MLP.\n")
+    assert [p for p in _pairs("notes.md", text, HOUSE_CLAIMS) if p[2] == "drift"] == []
+    assert [p for p in _pairs("notes.md", text) if p[2] == "drift"] == []
+
+
+def test_a_claims_number_under_a_sibling_metric_is_drift() -> None:
+    assert _pairs("notes.md", "Poster draft: ridge test MSE 31.42.\n", HOUSE_CLAIMS) == \
+        {(1, "ridge_rmse", "drift")}
+
+
+def test_a_budget_named_after_the_first_one_of_the_paragraph() -> None:
+    text = ("Trying four configurations, the expected best is 95.4%.\n"
+            "With all sixteen the expected best is 97.0%; one gives 87.1%, and of eight 96.5%.\n")
+    assert [f for f in failing("notes.md", text) if f[3] == "drift"] == []
+
+
+def test_seed_counts_and_seed_estimates_by_their_words() -> None:
+    assert failing("notes.md", "- 15 epochs, 5 seeds per model, CNN vs MLP.\n") == []
+    assert failing("notes.md", "CNN vs MLP: the seeds needed, 26 per group, are beyond our budget.\n") == \
+        [(1, "cnn_beats_mlp", "seeds_needed", "drift")]
+    assert failing("notes.md", "CNN vs MLP is not resolved with n=5 seeds.\n") == []
+
+
+def test_an_interval_end_named_in_words() -> None:
+    text = "The control scores 11.2%; its upper CI end, 17.5%, is far below either model.\n"
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", text.replace("17.5%", "19.5%")) == \
+        [(1, "control_at_chance", "ci_high", "drift")]
+
+
+def test_a_plus_minus_named_as_the_interval_is_its_half_width() -> None:
+    assert _pairs("notes.md", "Ridge: test RMSE 31.42 ± 1.62 (95% CI).\n", HOUSE_CLAIMS) == set()
+    assert _pairs("notes.md", "Ridge: test RMSE 31.42 ± 3.24 (95% CI).\n", HOUSE_CLAIMS) == \
+        {(1, "ridge_rmse", "drift")}
+    assert _pairs("notes.md", "Ridge: test RMSE 31.42 ± 3.24 (SD over seeds).\n", HOUSE_CLAIMS) == set()
+
+
+def test_respectively_lists_leave_out_the_reference() -> None:
+    text = "Over the control, the CNN and the MLP gain 86.9 and 87.5 points, respectively.\n"
+    assert sorted(f[1] for f in failing("notes.md", text)) == ["cnn_beats_control", "mlp_beats_control"]
+    assert failing("notes.md", text.replace("86.9 and 87.5", "87.5 and 86.9")) == []
+
+
+def test_a_direction_verb_before_by_is_checked_against_the_better_side() -> None:
+    wrong = "Ridge's test RMSE exceeds that of the control by 40.1.\n"
+    assert (1, "ridge_beats_control", "drift") in _pairs("notes.md", wrong, THREE)
+    right = "The control's test RMSE exceeds that of ridge by 40.1.\n"
+    assert _pairs("notes.md", right, THREE) == set()
+
+
+def test_wording_against_the_verdict_and_its_direction() -> None:
+    assert {p[1:] for p in _pairs("notes.md", "Wide MLP vs MLP: the wide MLP wins.\n")} == \
+        {("width_is_noise", "unsupported_wording")}
+    assert _pairs("notes.md", "Ridge beats the GBM on test RMSE.\n", HOUSE_CLAIMS) == \
+        {(1, "gbm_beats_ridge", "unsupported_wording")}
+    assert _pairs("notes.md", "The GBM is not significantly better than ridge.\n", HOUSE_CLAIMS) == \
+        {(1, "gbm_beats_ridge", "unsupported_wording")}
+    assert _pairs("notes.md", "The CNN is not significantly better than the MLP.\n") == set()
+
+
+def test_a_statement_helper_ends_its_sentence() -> None:
+    template = ('Whether the wide MLP differs from the MLP is open: {{ statement("width_is_noise") }}\n'
+                "In practice the wide MLP matches the MLP.\n")
+    assert (2, "width_is_noise", "unsupported_wording") in _pairs("paper/p.md.j2", template)
