@@ -154,6 +154,10 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
             best = (d, m.group(0))
     if best is None:  # "Test MSE of linear regression: 3272", "SD over seeds: 0.1 for ..., 0.9 for ..."
         best = _label_metric(t, seg, lo)
+    if best is None and _ELLIPSIS.fullmatch(t, lo, tok.start):
+        # "its test error is 1.9%, the CNN's 1.3%": the clause borrows the metric before it
+        earlier = list(METRIC_WORDS.finditer(t, seg.start, lo))
+        best = (0, earlier[-1].group(0)) if earlier else None
     if best is None:  # "one standard deviation over seeds (the CNN's is 0.5, ...)"
         spread = list(_SPREAD_WORDS.finditer(t, seg.start, lo))
         if spread and not any(is_own(m.group(0)) for m in METRIC_WORDS.finditer(t, spread[-1].end(), lo)):
@@ -163,6 +167,9 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
     return None
 
 
+#: A clause that is only a subject and its number ("the CNN's 1.3%", "and the MLP 55.9").
+_ELLIPSIS = re.compile(r"\s*(?:and\s+|while\s+|whereas\s+)?(?:the\s+|its\s+)?[\w-]+(?:\s+[\w-]+)?(?:'s|’s)?"
+                       r"\s*(?:is|was|at|of)?\s*(?:about|around|~)?\s*", re.I)
 #: Statistics of spread and effect size: a number in a sentence about them states one of them.
 _SPREAD_WORDS = re.compile(r"\b(?:standard deviations?|std\.?|SDs?|variances?|standard errors?|SEs?"
                            r"|hedges(?:'|’)?\s*g|cohen(?:'|’)?s\s*d|effect sizes?)\b", re.I)
@@ -207,6 +214,12 @@ def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split
         return min(abs(m.start() - tok.end), abs(tok.start - m.end()))
 
     foreign = [gap(m) for m in pattern.finditer(t, lo, hi) if m.group(0).lower() not in own]
+    if not foreign and not _OWN_SPLIT[split or ""].search(t, lo, hi):
+        # "On the validation split it is lower, about 53": the clause goes on with the split before
+        earlier = [*pattern.finditer(t, seg.start, lo), *_OWN_SPLIT[split or ""].finditer(t, seg.start, lo)]
+        last = max(earlier, key=lambda m: m.start(), default=None)
+        return last is not None and bool(pattern.fullmatch(last.group(0))) \
+            and last.group(0).lower() not in own
     if not foreign:
         return False
     mine = [gap(m) for m in _OWN_SPLIT[split or ""].finditer(t, lo, hi)]
@@ -401,6 +414,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                     and not _bracketed(t, tok) and not _named_as_metric(t, seg, tok, claim) \
                     and _far_from_every_measure(claim, tok):
                 continue  # 3272 (an MSE), 407 (a page), 0.05 (a learning rate) beside a 57.2 RMSE
+            if quantity.form == "measure" and (claim.format.percent or claim.points) and tok.unit == "%" \
+                    and _far_in_points(claim, tok):
+                continue  # "40%-63% of the epoch budget" beside the MLP's 98.1%: another quantity
             if not claim.comparison and quantity.form == "measure" and _stated_as_difference(t, seg, tok):
                 continue  # "linear regression's is 16.4 lower": a difference, not its level
             if not claim.comparison and cell is None and order is None and quantity.form == "measure" \
@@ -452,8 +468,8 @@ def _far_from_every_measure(claim: ClaimQuantity, tok: Token) -> bool:
     if not all(_mismatch(claim, q, tok, False) for q in measures):
         return False
     shown = _significant_digits(tok.value)
-    return not any(_significant_digits(round(q.format.scaled(q.raw), max(tok.decimals, 0))) == shown
-                   for q in measures)
+    return not any(_significant_digits(round(q.format.scaled(q.raw), decimals)) == shown
+                   for q in measures for decimals in {max(tok.decimals, 0), q.format.decimals})
 
 
 _OPEN_BRACKET = re.compile(r"[\[(]\s*(?:[-−+]?\d[\d.]*\s*[,;–-]\s*)?$")
@@ -473,6 +489,22 @@ def _named_as_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity) -> 
     return any(re.search(word_regex(w).pattern.rstrip("$") + r"\s*(?:is|was|of|=|:|reaches|reached)?\s*"
                          r"(?:about|around|roughly|~|≈)?\s*\\?(?:num\{)?\s*$", before, re.I)
                for w in (*claim.metric, *claim.keywords))
+
+
+def _far_in_points(claim: ClaimQuantity, tok: Token) -> bool:
+    """Whether a percentage lies further from every measure of the claim than a slip of the pen
+    goes: 10 points, or three half-widths of its interval where that is wider (1.3% is a test
+    error beside a 98.7% accuracy, not a drift of it); a percentage with the same digits shifted
+    (0.987% for 98.7%) is a slip and stays."""
+    measures = [q for q in claim.quantities() if q.form == "measure"]
+    half = (claim.format.scaled(claim.ci_high) - claim.format.scaled(claim.ci_low)) / 2 \
+        if claim.ci_low is not None and claim.ci_high is not None else 0.0
+    limit = max(10.0, 3 * abs(half))
+    if any(abs(abs(tok.value) - abs(q.format.scaled(q.raw))) <= limit for q in measures):
+        return False
+    shown = _significant_digits(tok.value)
+    return not any(_significant_digits(round(q.format.scaled(q.raw), d)) == shown
+                   for q in measures for d in {max(tok.decimals, 0), q.format.decimals})
 
 
 _DIFFERENCE_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:lower|higher|better|worse|less|more|smaller"

@@ -183,7 +183,7 @@ _SETTING_AFTER = re.compile(
     r"|of the labels)", re.I)
 #: Before a number: a hyper-parameter or a setting named in words.
 _SETTING_BEFORE = re.compile(
-    r"(?<![\w-])(?:dropout|weight[ -]decay|momentum|learning[ -]rate|lr|warm-?up|label smoothing"
+    r"(?<![\w-])(?:dropout|weight[ -]decay|momentum|learning[ -]rates?|lr|warm-?up|label smoothing"
     r"|batch[ -]size"
     r"|epochs?|seed|split|alpha|α|level|threshold|margin of|tolerance|temperature|beta|gamma|lambda"
     r"|decay|patience|width|depth|hidden(?: units| size)?|channels|kernel(?: size)?|stride|budget of"
@@ -202,7 +202,8 @@ _COUNT_NOUNS = re.compile(
     re.I)
 #: Any plural noun right after an integer: a count of things (442 patients, 12 annotators), unless
 #: it is a unit of the result (points, percent).
-_PLURAL_AFTER = re.compile(r"[ \u00a0]+(?!(?:points|percent|pts|times)\b)[a-z]{3,}s\b")
+_PLURAL_AFTER = re.compile(r"[ \u00a0]+(?:[a-z]{3,}[ \u00a0]+)?(?!(?:points|percent|pts|times)\b)"
+                           r"[a-z]{3,}s\b")
 _SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?|random (?:seeds|restarts)"
                           r"|repetitions?"
                           r"|replicates?|repeats?|independent runs?|trainings?|initiali[sz]ations?)\b", re.I)
@@ -248,6 +249,13 @@ _AT_THE_BOTTOM = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?at (?:the|its) (?:bot
 #: After a ± term: the interval it is the half-width of ("± 0.4 (95% CI)").
 _CI_NAMED_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*[(,]?[\s\u00a0]*(?:95|90|99)?"
                              r"[\s\u00a0]*(?:%|\\%)?[\s\u00a0]*(?:CI|confidence interval)\b", re.I)
+
+
+#: "its five seeds spread from 4.4% to 17.2%": a range of per-seed values, not an interval.
+_SPREAD_FROM = re.compile(r"\b(?:spread|ranged?|rang(?:es|ing)|vary|varies|varied|varying)\s+(?:from\s+)?$",
+                          re.I)
+#: After "within N": a tolerance around something ("within 2 points of chance").
+_TOLERANCE_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp|percentage points?)?[\s\u00a0]+of\b", re.I)
 
 
 def tokenize(t: str) -> list[Token]:
@@ -301,6 +309,8 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = True  # the same 20% test split, 70% of the data: a share, not a result
         if _SETTING_BEFORE.search(window) or _CHANCE_BEFORE.search(window):
             tok.decoy = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
+        if re.search(r"\bwithin\s*$", window, re.I) and _TOLERANCE_AFTER.match(t, e):
+            tok.decoy = True  # "within 2 points of the chance level": a tolerance, not a result
         if _APPROX_BEFORE.search(window):
             tok.approximate = True
         if above := _BOUND_BEFORE.search(window):
@@ -360,6 +370,12 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             not tok.unit.startswith("p") and _PROB_AFTER.match(t, end)):
         tok.role = "prob_better"
         return
+    if re.search(r"\b(?:reach(?:es|ed)?|goes|went|extends?)\s+down\s+to\s*$", window, re.I):
+        tok.role = "ci_low"  # "the interval reaches down to 0.2"
+        return
+    if re.search(r"\b(?:reach(?:es|ed)?|goes|went|extends?)\s+up\s+to\s*$", window, re.I):
+        tok.role = "ci_high"
+        return
     if _UPPER_END.search(t, max(0, s - 40), s) or _AT_THE_TOP.match(t, end):
         tok.role = "ci_high"  # "its upper CI end, 17.5%", "reaches +1.1 points at the top"
         return
@@ -368,6 +384,11 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
         return
     prev = tokens[-1] if tokens else None
     between = t[prev.end : s] if prev else ""
+    if prev is not None and prev.decoy and re.fullmatch(r"[\s\u00a0]*(?:%[\s\u00a0]*)?to[\s\u00a0]*",
+                                                        between) \
+            and _SPREAD_FROM.search(t, max(0, prev.start - 30), prev.start):
+        tok.decoy = True  # the other end of a seeds' spread
+        return
     if prev is not None and prev.role == "ci_low" and re.fullmatch(
             r"[\s\u00a0]*(?:,|;|–|—|-|−|--|to|and|\.\.\.?|…)[\s\u00a0]*", between):
         tok.role = "ci_high"
@@ -381,7 +402,14 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
     interval = (_INTERVAL_OPEN.search(t, max(0, s - 3), s) is not None
                 or _CI_BEFORE.search(window) is not None
                 or re.search(r"[–—]|--|-(?=\s*\d)", sep) is not None)
-    if re.search(r"\bfrom\s*$", window, re.I) and "to" in sep:
+    to_range = "to" in sep and (re.search(r"\b(?:CIs?|intervals?|confidence|credible)\b", window, re.I)
+                                or (tok.signed and re.match(r"[\s\u00a0]*to[\s\u00a0]*[+−-]", sep)))
+    if to_range:
+        interval = True  # "the interval runs from 0.2 to 3.5", "+0.2 to +2.5"
+    elif _SPREAD_FROM.search(window) and "to" in sep:
+        tok.decoy = True  # "its five seeds spread from 4.4% to 17.2%": seeds' values, not the claim's
+        return
+    elif re.search(r"\bfrom\s*$", window, re.I) and "to" in sep:
         interval = False  # "from 95.0% to 96.4%": a change, not an interval
     if re.search(r"\band\b", sep) and not re.search(r"\bbetween\s*$", window, re.I):
         interval = False
