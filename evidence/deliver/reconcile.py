@@ -948,9 +948,9 @@ def hand_typed_numbers(path: Path, text: str,
                       if f.claim_id and f.quantity in _DERIVED and not f.bound}
     out = []
     for tok in tokenize(masked):
-        if tok.decoy or tok.word:
-            continue
         line, col = _line_col(starts, tok.start)
+        if tok.decoy or (tok.word and (attributed is None or (line, col) not in attributed)):
+            continue  # a number in words is a result only where it states one ("about ten seeds per group")
         if attributed is not None and (line, col) not in attributed \
                 and not (tok.unit in ("%", "pts") and tok.decimals > 0):
             continue

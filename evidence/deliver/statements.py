@@ -70,7 +70,9 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"\^\{?\d+\}?", 0),  # superscript footnote markers
     (r"(?<![\w.])\d*\.?\d+(?:\s?(?:pt|mm|cm|em|ex|bp|pc|sp)|in)\b(?!\s+(?:the|a|an|our|of|each)\b)", 0),
     (r"\[[^\]\n]*=[^\]\n]*\]", 0),  # key=value options: [width=0.8\linewidth]
-    (r"\b(?!n\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*(?:\s*,\s*[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*)*", 0),  # lr=0.05
+    # lr=0.05 (not a difference written as its two sides: "CNN − MLP = 0.6")
+    (r"(?<!− )(?<!- )(?<!– )(?<!−)\b(?!n\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
+     r"(?:\s*,\s*[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*)*", 0),
     (r"\b\d+(?:\.\d+)?\s*[x×]\s*\d+(?:\.\d+)?(?:\s*[x×]\s*\d+(?:\.\d+)?)*\b", 0),  # 8x8, 2 × 3
     # identifiers: resnet50, GPT-4, mlp-s0, A100 (not the metric names F1, R2)
     (r"\b(?!(?:F1|R2|L1|L2|F2)\b)[A-Za-z]+[-_]?\d+[A-Za-z]*(?:[-_.]\d+[A-Za-z]*)*\b", 0),
@@ -307,7 +309,8 @@ def tokenize(t: str) -> list[Token]:
         elif unit == "%" and _SETTING_AFTER.match(t, end) and (
                 (integer and value % 5 == 0) or _SHARE_VERBS.search(window)):
             tok.decoy = True  # the same 20% test split, 70% of the data: a share, not a result
-        if _SETTING_BEFORE.search(window) or _CHANCE_BEFORE.search(window):
+        if (_SETTING_BEFORE.search(window) or _CHANCE_BEFORE.search(window)) and not (
+                re.search(r"\bP\s*=\s*$", window) and re.search(r"probabilit", t[max(0, s - 130) : s], re.I)):
             tok.decoy = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if re.search(r"\bwithin\s*$", window, re.I) and _TOLERANCE_AFTER.match(t, e):
             tok.decoy = True  # "within 2 points of the chance level": a tolerance, not a result
