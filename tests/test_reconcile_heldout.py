@@ -274,7 +274,8 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
 
 
 #: (project, corpus): (drifts with the right claim at least, decoys flagged at most).
-LATER_FLOORS = {("example", 3): (67, 1), ("proj2", 3): (41, 4), ("example", 4): (70, 5), ("proj2", 4): (42, 6)}
+LATER_FLOORS = {("example", 3): (67, 1), ("proj2", 3): (41, 4),
+                ("example", 4): (70, 5), ("proj2", 4): (42, 6)}
 
 
 @pytest.mark.slow
