@@ -411,3 +411,40 @@ def test_a_mean_interval_does_not_import_scipy_stats() -> None:
             "print(i.low, w.low, 'scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split()[-1] == "False"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=40),
+       st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=40))
+def test_iqm_and_probability_of_improvement_are_scipys_to_the_bit(a: list[float], b: list[float]) -> None:
+    """Computed without scipy.stats (whose import costs every delivery about a second): the IQM is
+    trim_mean's own partition, P(better) the Mann-Whitney U from pairs, equal to the ranks' U."""
+    x, y = np.asarray(a), np.asarray(b)
+    assert stats.iqm(x) == sps.trim_mean(x, 0.25)
+    ranks = sps.rankdata(np.concatenate([x, y]))
+    u = float(np.sum(ranks[: len(x)]) - len(x) * (len(x) + 1) / 2)
+    assert stats.probability_of_improvement(x, y, direction="higher") == u / (len(x) * len(y))
+
+
+def test_students_t_from_scipy_special_is_scipy_stats_to_the_bit() -> None:
+    from scipy import special
+
+    for df in (1.0, 2.5, 4.0069, 8.0, 30.0, math.inf):
+        for x in (-3.2, -0.4, 0.0, 1.7, 6.0):
+            assert special.stdtr(df, x) == sps.t.cdf(x, df)
+        assert special.stdtrit(df, 0.975) == sps.t.ppf(0.975, df)
+        if math.isfinite(df):
+            assert special.nctdtr(df, 1.3, 2.1) == sps.nct.cdf(2.1, df, 1.3)
+
+
+def test_comparing_two_groups_does_not_import_scipy_stats() -> None:
+    """A delivery compares groups on every edit; scipy.stats stays unimported on that path."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom evidence.verify import stats\n"
+            "stats.compare([0.98, 0.97, 0.99, 0.985, 0.975], [0.97, 0.96, 0.965, 0.97, 0.968], "
+            "direction='higher')\n"
+            "print('scipy.stats' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False", done.stderr
