@@ -34,7 +34,8 @@ DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|i
 #: Words just before a number that make it a difference ("by 0.6", "a lead of 0.6", "gap: 0.6").
 LOCAL_DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|improv\w*|gains?|ahead|"
                             r"advantage|delta|drops?|dropped|change[sd]?|changing|increase[sd]?|decrease[sd]?|"
-                            r"reduc\w*|edge|beats?|beating|outperform\w*|trails?|behind|loses?|lost)\b|Δ",
+                            r"reduc\w*|edge|beats?|beating|outperform\w*|trails?|behind|loses?|lost|wins?|won"
+                            r"|saves?|saved|shaves?|cuts?)\b|Δ",
                             re.I)
 #: Names of metrics: a number whose nearest metric word is not the claim's does not state it.
 METRIC_WORDS = re.compile(

@@ -38,7 +38,8 @@ SAMENESS = re.compile(
     r"\b(?:equivalent|equivalence|no difference|on par|par with|match(?:es|ed)?|indistinguishable|"
     r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical|"
     r"performs? equally|equally (?:well|good|accurate)|no better (?:or|nor) worse|makes no difference|"
-    r"does(?:n't| not) matter|no effect)\b", re.I)
+    r"does(?:n't| not) matter|no effect|perform(?:s|ed)? the same|do(?:es)? the same|the same performance"
+    r"|no (?:real )?difference between)\b", re.I)
 HEDGE = re.compile(
     r"\b(?:not|n't|never|cannot|can't|whether|if|might|may|could|unclear|inconclusive|insufficient|"
     r"fails? to|failed to|without|nor|neither|hypothes\w+|predicts?|expected to|would|unless|"
