@@ -365,9 +365,12 @@ def _parse_tex(text: str) -> Prose:
         real = [row for row in cells if any("".join(chars[a:b]).strip() for a, b in row)]
         if not real:
             return
-        header = ["".join(chars[a:b]).strip() for a, b in real[0]]
-        rows.append(Segment(real[0][0][0], real[0][-1][1], kind="row"))
-        for row in real[1:]:
+        # the header is the first row of several cells: a longtable's \caption row comes first
+        first = next((i for i, row in enumerate(real) if len(row) > 1), 0)
+        header = ["".join(chars[a:b]).strip() for a, b in real[first]]
+        for row in real[: first + 1]:
+            rows.append(Segment(row[0][0], row[-1][1], kind="row"))
+        for row in real[first + 1 :]:
             row_head = "".join(chars[row[0][0]:row[0][1]]).strip()
             rows.append(Segment(row[0][0], row[-1][1], tuple(
                 Cell(a, b, header[k] if k < len(header) else "", row_head if k else "")
