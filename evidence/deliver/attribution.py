@@ -309,10 +309,6 @@ _UNIT_LABEL = re.compile(r"\(\s*(?:\\?%|pp|points|percent)\s*\)", re.I)
 _COUNT_HEADER = re.compile(r"\W*(?:n|#\s*(?:seeds|runs)|seeds?|runs|replicates|n\s*\(seeds\))\W*", re.I)
 
 
-#: One run of a table: its seed named in the row ("seed 3", "s3", "MLP-s0").
-_ONE_SEED = re.compile(r"\bseed\s*[#=]?\s*\d+\b|(?<=[\s_-])s\d+\b", re.I)
-
-
 def header_role(header: str) -> str | None:
     """A table row or column that holds one end of an interval ("95% CI, lower", "CI high"), or
     a probability of improvement ("P(first better)", "Prob. better")."""
@@ -345,8 +341,6 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     row_head = cell.row if cell else ""
     if cell is not None and (SETTING_HEADER.search(row_head) or SETTING_HEADER.search(header)):
         return []  # a cell of a settings row or column ("learning rate | 1.0"): not a result
-    if cell is not None and _ONE_SEED.search(t, seg.start, seg.end):
-        return []  # a row of one seed ("linear, seed 3 & 57.20"): a run's value, no claim's
     cue = DIFF_CUE.search(t, seg.start, seg.end) is not None or bool(header and DIFF_CUE.search(header))
     # a column header names subjects too ("Δ vs MLP"): at distance 0, like its other words
     header_subjects = _header_subjects(header, claims) if header else set()

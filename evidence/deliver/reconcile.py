@@ -576,6 +576,13 @@ def _one_side_named(claim: ClaimQuantity, mentions: list[Any]) -> bool:
     return claim.comparison and sum(g[0] in named for g in claim.subjects) < 2
 
 
+#: One run in a table row: its seed named ("seed 3", "s3", "MLP-s0").
+_ONE_SEED = re.compile(r"\bseed\s*[#=]?\s*\d+\b|(?<=[\s_-])s\d+\b", re.I)
+#: After a number: the one run it is of ("56.98 (seed 4)", "4.4% for seed 3").
+_ONE_SEED_AFTER = re.compile(r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:\(\s*|,\s*|for\s+|on\s+|at\s+)(?:the\s+)?"
+                             r"seed\s*[#=]?\s*\d+\b", re.I)
+
+
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = ()) -> list[Finding]:
@@ -585,6 +592,9 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)]
     if citations or _REPORTED.search(text, seg.start, seg.end):
         tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]
+    if seg.kind == "row" and _ONE_SEED.search(text, seg.start, seg.end):
+        return []  # a table row of one seed ("linear, seed 3 & 57.20"): a run's values, no claim's
+    tokens = [tok for tok in tokens if not _ONE_SEED_AFTER.match(text, tok.end)]  # "56.98 (seed 4)"
     order = respectively_order(t, seg, tokens, mentions)
     chosen = []
     stated: str | None = None  # the claim whose value was stated last: an interval after it is its

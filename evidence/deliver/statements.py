@@ -253,9 +253,6 @@ _CI_NAMED_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*[(,]?[\s\u
                              r"[\s\u00a0]*(?:%|\\%)?[\s\u00a0]*(?:CI|confidence interval)\b", re.I)
 
 
-#: "56.98 (seed 4)", "4.4% for seed 3": a number of one run.
-_ONE_SEED_AFTER = re.compile(r"[\s\u00a0]*(?:\(\s*|,\s*|for\s+|on\s+|at\s+)(?:the\s+)?seed\s*[#=]?\s*\d+\b",
-                             re.I)
 #: "its five seeds spread from 4.4% to 17.2%": a range of per-seed values, not an interval.
 _SPREAD_FROM = re.compile(r"\b(?:spread|ranged?|rang(?:es|ing)|vary|varies|varied|varying)\s+(?:from\s+)?$",
                           re.I)
@@ -317,8 +314,6 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if re.search(r"\bwithin\s*$", window, re.I) and _TOLERANCE_AFTER.match(t, e):
             tok.decoy = True  # "within 2 points of the chance level": a tolerance, not a result
-        if _ONE_SEED_AFTER.match(t, end):
-            tok.decoy = True  # "56.98 (seed 4)": one run's value, not the claim's
         if _APPROX_BEFORE.search(window):
             tok.approximate = True
         if above := _BOUND_BEFORE.search(window):
