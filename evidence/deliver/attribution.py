@@ -272,8 +272,8 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
                 and not _mismatch(claim, quantity, tok, False) \
                 and any(word_regex(w).search(t, seg.start, seg.end) for w in claim.metric):
             return [False]  # "test RMSE is 57.2%": the claim's number in a unit it is not in
-        if tok.unit != "":
-            return []
+        if tok.unit not in ("", "pts"):
+            return []  # "1.6 points" of a score: its own units, as researchers say it
         if fmt.decimals == 0 or not tok.integer:
             return [False]
         # an integer for a plain claim with decimals ("by 12" for 9.17): only where it is stated
@@ -306,7 +306,8 @@ _UNIT_LABEL = re.compile(r"\(\s*(?:\\?%|pp|points|percent)\s*\)", re.I)
 
 
 #: A column of seed counts ("Seeds", "n", "# runs"): its cells state a claim's n.
-_COUNT_HEADER = re.compile(r"\W*(?:n|#\s*(?:seeds|runs)|seeds?|runs|replicates|n\s*\(seeds\))\W*", re.I)
+_COUNT_HEADER = re.compile(r"\W*(?:n|#\s*(?:seeds|runs)|seeds?|runs|replicates|n\s*\(seeds\)"
+                           r"|seeds?\s*\(n\))\W*", re.I)
 
 
 def header_role(header: str) -> str | None:
@@ -377,7 +378,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             continue
         role = None
         if cell is not None:
-            role = "n" if _COUNT_HEADER.fullmatch(header) else header_role(f"{header} {row_head}")
+            alone = re.fullmatch(r"\W*\d+\W*", t[cell.start : cell.end]) is not None  # "5", not "5 and 2 seeds"
+            role = "n" if alone and _COUNT_HEADER.fullmatch(header) else header_role(f"{header} {row_head}")
         # a row header's unit label ("Mean test accuracy (%)") is its cells' unit, as a column's is
         shape_header = f"{header} {row_head}" if _UNIT_LABEL.search(row_head) else header
         for quantity in claim.quantities():

@@ -428,7 +428,8 @@ def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> lis
 
 
 _DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:[a-z]+\s+)?"
-                              r"(higher|lower|better|worse|more|less)\b(?=\s+than\b)", re.I)
+                              r"(?:(higher|lower|better|worse|more|less)\b(?=\s+than\b)|(above|below)\b)",
+                              re.I)
 
 
 #: A direction verb before "by N" ("exceeds that of the control by", "lowers the RMSE of ... by").
@@ -460,7 +461,8 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
         said = next(k for k, v in verb.groupdict().items() if v)
         shown = verb.group(0)
     else:
-        said, shown = word.group(1).lower(), word.group(1)
+        shown = word.group(1) or word.group(2)
+        said = {"above": "higher", "below": "lower"}.get(shown.lower(), shown.lower())
     if not before or before[0] not in sides:
         return tok, best, ok
     first_up = said in ("higher", "more", "better")  # the first-named side is higher (or better)

@@ -212,6 +212,8 @@ _SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?|ra
 _NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|take|estimat\w*|more seeds"
                          r"|per (?:group|arm|side)|each side"
                          r"|detect\w*|resolve[sd]?|settle[sd]?|to show|power)\b", re.I)
+#: "About 15 per group": a count of seeds per group, without the word seeds.
+_PER_GROUP_AFTER = re.compile(r"[\s\u00a0]+per\s+(?:group|arm|side)\b", re.I)
 #: "about 10 seeds per model": an estimate; "5 seeds per model" without an "about" is the count
 #: that was run ("per group" is the seeds-needed phrasing of a comparison either way).
 _PER_GROUP = re.compile(r"\bper (?:model|variant)\b", re.I)
@@ -349,7 +351,7 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
         if re.search(r"\bn\s*=\s*$", window) and _COUNT_NOUNS.match(t, end):
             tok.statement = False  # n = 360 test images: a count of things
             return
-        if _SEEDS_AFTER.match(t, end) or re.search(r"\bn\s*=\s*$", window):
+        if _SEEDS_AFTER.match(t, end) or re.search(r"\bn\s*=\s*$", window) or _PER_GROUP_AFTER.match(t, end):
             left = t[max(0, s - 80) : s]
             left = re.split(r"[;.!?]\s|[;:]", left)[-1]
             right = re.split(r"[;.!?]\s|[;:(]", t[end : end + 60])[0]
