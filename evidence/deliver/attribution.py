@@ -378,7 +378,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             continue
         role = None
         if cell is not None:
-            alone = re.fullmatch(r"\W*\d+\W*", t[cell.start : cell.end]) is not None  # "5", not "5 and 2 seeds"
+            alone = re.fullmatch(r"\W*\d+\W*", t[cell.start : cell.end]) is not None  # not "5 and 2 seeds"
             role = "n" if alone and _COUNT_HEADER.fullmatch(header) else header_role(f"{header} {row_head}")
         # a row header's unit label ("Mean test accuracy (%)") is its cells' unit, as a column's is
         shape_header = f"{header} {row_head}" if _UNIT_LABEL.search(row_head) else header

@@ -463,6 +463,8 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
     else:
         shown = word.group(1) or word.group(2)
         said = {"above": "higher", "below": "lower"}.get(shown.lower(), shown.lower())
+        if word.group(2):  # "linear regression is 16.4 points below it": the subject nearest before
+            before = before[-1:]
     if not before or before[0] not in sides:
         return tok, best, ok
     first_up = said in ("higher", "more", "better")  # the first-named side is higher (or better)
