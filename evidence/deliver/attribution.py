@@ -150,6 +150,8 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
     lo, hi = _clause(t, seg, tok)
     best: tuple[int, str] | None = None
     for m in METRIC_WORDS.finditer(t, lo, hi):
+        if re.search(r"(?:±|\+/-|\bpm)\s*$", t[max(lo, m.start() - 4) : m.start()]):
+            continue  # "57.204 ± 0.146 (mean ± SD)": the SD names the spread, not the number
         d = min(abs(m.start() - tok.end), abs(tok.start - m.end()))
         if best is None or d < best[0]:
             best = (d, m.group(0))

@@ -324,6 +324,9 @@ def _parse_tex(text: str) -> Prose:
             return
         if name == "%":
             chars[node.pos] = " "
+        elif name == "item":  # a list item is a statement of its own: end the one before it
+            mask(node.pos, node.pos + head)
+            chars[node.pos] = "."
         elif name.isalpha():
             chars[node.pos] = " "  # \evCnnTestAccuracy -> a word; \alpha -> "alpha"
         else:

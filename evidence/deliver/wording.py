@@ -61,8 +61,8 @@ def _pair(m: re.Match[str], mentions: list[Mention]) -> frozenset[str]:
     """The two subjects an assertion is about: the nearest named before it and after it, or,
     with none after, the last two named before it ("the CNN and the MLP are equivalent")."""
     before = [x for x in mentions if x.end <= m.start()]
-    after = [x for x in mentions if x.start >= m.end()]
-    if before and after:
+    after = [x for x in mentions if x.start >= m.end() and x.start - m.end() < 80]
+    if before and after and after[0].subject != before[-1].subject:
         return frozenset({before[-1].subject, after[0].subject})
     if len(before) >= 2:
         return frozenset({before[-1].subject, before[-2].subject})
