@@ -373,7 +373,11 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                       if word_regex(w).search(t, seg.start, seg.end)
                       or (header and word_regex(w).search(header))]
         if claim.subjects:
-            eligible = len(sides) >= 2 or (len(sides) == 1 and cue) if claim.comparison else len(sides) >= 1
+            # one side is enough for what only a comparison has: "P(CNN better) = 0.84", "would need
+            # about 10 seeds per group" after it
+            eligible = len(sides) >= 2 or (len(sides) == 1 and (cue or tok.role in ("seeds_needed",
+                                                                                     "prob_better"))) \
+                if claim.comparison else len(sides) >= 1
         else:
             eligible = False
         if not (kw_ok or eligible):
