@@ -209,7 +209,7 @@ _PLURAL_AFTER = re.compile(r"[ \u00a0]+(?:[a-z]{3,}[ \u00a0]+)?(?!(?:points|perc
 _SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?|random (?:seeds|restarts)"
                           r"|repetitions?"
                           r"|replicates?|repeats?|independent runs?|trainings?|initiali[sz]ations?)\b", re.I)
-_NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|take|estimat\w*|more seeds"
+_NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|estimat\w*|more seeds"
                          r"|per (?:group|arm|side)|each side"
                          r"|detect\w*|resolve[sd]?|settle[sd]?|to show|power)\b", re.I)
 #: "About 15 per group": a count of seeds per group, without the word seeds.
@@ -217,7 +217,8 @@ _PER_GROUP_AFTER = re.compile(r"[\s\u00a0]+per\s+(?:group|arm|side)\b", re.I)
 #: "about 10 seeds per model": an estimate; "5 seeds per model" without an "about" is the count
 #: that was run ("per group" is the seeds-needed phrasing of a comparison either way).
 _PER_GROUP = re.compile(r"\bper (?:model|variant)\b", re.I)
-_PROB_BEFORE = re.compile(r"(?:P\s*\([^)]{0,40}\)|probability(?: of [^.;]{0,90}?| that [^.;]{0,90}?)?"
+_PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])P\s*\([^)]{0,40}\)"
+                          r"|probability(?: of [^.;]{0,90}?| that [^.;]{0,90}?)?"
                           r"|prob\.?|chance that [^.;]{0,90}?|likelihood that [^.;]{0,90}?)"
                           r"\s*(?:=|≈|~|:|is|of|at|was|about|around|only|just)?\s*(?:about|around|roughly)?\s*$",
                           re.I)
