@@ -53,7 +53,8 @@ SETTING_HEADER = re.compile(
     r"^\W*(?:dropout|weight[ -]decay|momentum|learning[ -]rate|lr|warm-?up|label smoothing|batch[ -]size"
     r"|epochs?|alpha|α|threshold|tolerance|temperature|beta|gamma|lambda|decay|patience|width|depth"
     r"|hidden(?: units| size| layers?)?|layers?|channels|kernel(?: size)?|stride|optimi[sz]er"
-    r"|features|parameters|params|steps|iterations|test share|test size)\b", re.I)
+    r"|features|parameters|params|steps|iterations|test share|test size|progress|status|done|due|eta)\b",
+    re.I)
 _CLAUSE = re.compile(r"[,;:(]|\b(?:but|while|whereas|and|or|than|versus|vs|compared)\b")
 _CLAUSE_PENALTY = 10_000
 
@@ -158,8 +159,11 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
     if best is None:  # "Test MSE of linear regression: 3272", "SD over seeds: 0.1 for ..., 0.9 for ..."
         best = _label_metric(t, seg, lo)
     if best is None and _ELLIPSIS.fullmatch(t, lo, tok.start):
-        # "its test error is 1.9%, the CNN's 1.3%": the clause borrows the metric before it
-        earlier = list(METRIC_WORDS.finditer(t, seg.start, lo))
+        # "its test error is 1.9%, the CNN's 1.3%": the clause borrows the metric before it (across
+        # a ';' too: "the MLP's SD over seeds is 0.2 points; the CNN's 0.5")
+        start = seg.start if not t[max(0, seg.start - 3) : seg.start].strip().endswith(";") \
+            else max(t.rfind(". ", 0, seg.start), seg.start - 200, 0)
+        earlier = list(METRIC_WORDS.finditer(t, start, lo))
         best = (0, earlier[-1].group(0)) if earlier else None
     if best is None:  # "one standard deviation over seeds (the CNN's is 0.5, ...)"
         spread = list(_SPREAD_WORDS.finditer(t, seg.start, lo))

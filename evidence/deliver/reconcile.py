@@ -587,6 +587,10 @@ _ONE_SEED_AFTER = re.compile(r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:\(\s*|,\s*|for\s+|
                              r"seed\s*[#=]?\s*\d+\b", re.I)
 
 
+#: A list of per-seed values under its label, up to the end of the clause ("Seeds 0–4: 57.19, ...").
+_SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", re.I)
+
+
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = ()) -> list[Finding]:
@@ -598,7 +602,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]
     if seg.kind == "row" and _ONE_SEED.search(text, seg.start, seg.end):
         return []  # a table row of one seed ("linear, seed 3 & 57.20"): a run's values, no claim's
-    tokens = [tok for tok in tokens if not _ONE_SEED_AFTER.match(text, tok.end)]  # "56.98 (seed 4)"
+    tokens = [tok for tok in tokens if not _ONE_SEED_AFTER.match(text, tok.end)  # "56.98 (seed 4)"
+              and not _SEEDS_LABEL.search(text, seg.start, tok.start)]  # "Seeds 0–4: 57.19, 57.37"
     order = respectively_order(t, seg, tokens, mentions)
     chosen = []
     stated: str | None = None  # the claim whose value was stated last: an interval after it is its

@@ -77,6 +77,9 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     # identifiers: resnet50, GPT-4, mlp-s0, A100 (not the metric names F1, R2)
     (r"\b(?!(?:F1|R2|L1|L2|F2)\b)[A-Za-z]+[-_]?\d+[A-Za-z]*(?:[-_.]\d+[A-Za-z]*)*\b", 0),
     (r"(?<![\w.])\d+(?:st|nd|rd|th)\b", 0),  # ordinals
+    (r"\b(?:Q|Question|Exercise|Problem|Task|Part)\s*\d+[a-z]?\.?\s*\(\s*\d+\s*(?:pts?|points?|marks?)\s*\)",
+     re.I),  # "Q3 (6 pts)": a grading mark
+    (r"(?:[$€£]\s*)?\d+(?:\.\d+)?\s*(?:USD|EUR|GBP|CHF|dollars?|euros?)\b", 0),  # 0.00266 USD: money
     (r"\b(?=[a-f]{0,63}\d)[0-9a-f]{7,64}\b", 0),  # digests and commit ids
     (r"\b(?:19|20)\d{2}[a-z]?\b", 0),  # years, also 2021a in author-year citations
 ]
@@ -192,7 +195,8 @@ _SETTING_BEFORE = re.compile(
     r"|top-?k|k\s*=|p\s*[<>=≤]|p-value|p value|significance|confidence(?: level)?|power"
     r"|version|release|held out|holds? out|hold-out|test size|test share"
     r"|trained on|train on|training on|ratio)"
-    r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above))?\s*[\s(~≈]*$", re.I)
+    r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above))?\s*[\s(~≈]*"
+    r"(?::[*_]+\s*)?$", re.I)  # "**Report version:** 1.2"
 #: Words after an integer that make it a count of things, not a result (1,797 images, 15 epochs).
 _COUNT_NOUNS = re.compile(
     r"[\s\u00a0-]*(?:[A-Za-z-]+[\s-]){0,2}?(?:epochs?|steps?|iterations?|images?|samples?|examples?|digits?\b"

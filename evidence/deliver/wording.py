@@ -22,7 +22,7 @@ DIRECTION = re.compile(
     r"superior to|inferior to|improves? (?:on|over|upon)|improvement over|surpass(?:es|ed)?|"
     r"exceeds?|exceeded|higher (?:test )?accuracy than|lower (?:test )?accuracy than|more accurate than|"
     r"less accurate than|significant(?:ly)?|wins? (?:over|against)|dominates?|clearly ahead of|"
-    r"statistically (?:significant|reliable)|"
+    r"statistically (?:significant|reliable)|(?:is|was|as) the better (?:model|one|choice|network|method)|"
     r"(?:wins?|won|leads?|led|ahead)?\s*by an? (?:wide|large|clear|big|comfortable|huge|substantial)"
     r" margin|wins|won|comes? out (?:ahead|on top)|is the winner)\b",
     re.I)
@@ -39,7 +39,7 @@ SAMENESS = re.compile(
     r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical|"
     r"performs? equally|equally (?:well|good|accurate)|no better (?:or|nor) worse|makes no difference|"
     r"does(?:n't| not) matter|no effect|perform(?:s|ed)? the same|do(?:es)? the same|the same performance"
-    r"|no (?:real )?difference between)\b", re.I)
+    r"|no (?:real )?difference between|(?:is|are) useless|(?:is|are) pointless|buys nothing)\b", re.I)
 HEDGE = re.compile(
     r"\b(?:not|n't|never|cannot|can't|whether|if|might|may|could|unclear|inconclusive|insufficient|"
     r"fails? to|failed to|without|nor|neither|hypothes\w+|predicts?|expected to|would|unless|"
