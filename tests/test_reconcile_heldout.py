@@ -284,18 +284,10 @@ LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("corpus", [3, 4, 5, 6])
-def test_example_later_heldout_corpora(example: Path, corpus: int) -> None:
+@pytest.mark.parametrize(("project", "corpus"), sorted(LATER_FLOORS))
+def test_later_heldout_corpora(project: str, corpus: int, request: pytest.FixtureRequest) -> None:
+    root: Path = request.getfixturevalue(project)  # the delivered example or the regression project
     data = LATER_DATA[corpus]
-    right, total, decoys = _score_with_unbound("example", _findings("example", example, data), data)
-    floor, most = LATER_FLOORS[("example", corpus)]
-    assert right >= floor and len(decoys) <= most, (right, total, decoys)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("corpus", [3, 4, 5, 6])
-def test_regression_project_later_heldout_corpora(proj2: Path, corpus: int) -> None:
-    data = LATER_DATA[corpus]
-    right, total, decoys = _score_with_unbound("proj2", _findings("proj2", proj2, data), data)
-    floor, most = LATER_FLOORS[("proj2", corpus)]
+    right, total, decoys = _score_with_unbound(project, _findings(project, root, data), data)
+    floor, most = LATER_FLOORS[(project, corpus)]
     assert right >= floor and len(decoys) <= most, (right, total, decoys)
