@@ -480,9 +480,15 @@ def _far_from_every_measure(claim: ClaimQuantity, tok: Token) -> bool:
     measures = [q for q in claim.quantities() if q.form == "measure"]
     if not all(_mismatch(claim, q, tok, False) for q in measures):
         return False
+    return not _digits_of_a_measure(tok, measures)
+
+
+def _digits_of_a_measure(tok: Token, measures: list[Quantity]) -> bool:
+    """Whether the number shows the digits of one of the measures, shifted or not (5.72 or 0.572
+    for 57.2): a slip of the pen, at the precision it states or the claim's."""
     shown = _significant_digits(tok.value)
-    return not any(_significant_digits(round(q.format.scaled(q.raw), decimals)) == shown
-                   for q in measures for decimals in {max(tok.decimals, 0), q.format.decimals})
+    return any(_significant_digits(round(q.format.scaled(q.raw), decimals)) == shown
+               for q in measures for decimals in {max(tok.decimals, 0), q.format.decimals})
 
 
 _OPEN_BRACKET = re.compile(r"[\[(]\s*(?:[-−+]?\d[\d.]*\s*[,;–-]\s*)?$")
@@ -515,9 +521,7 @@ def _far_in_points(claim: ClaimQuantity, tok: Token) -> bool:
     limit = max(10.0, 3 * abs(half))
     if any(abs(abs(tok.value) - abs(q.format.scaled(q.raw))) <= limit for q in measures):
         return False
-    shown = _significant_digits(tok.value)
-    return not any(_significant_digits(round(q.format.scaled(q.raw), d)) == shown
-                   for q in measures for d in {max(tok.decimals, 0), q.format.decimals})
+    return not _digits_of_a_measure(tok, measures)
 
 
 _DIFFERENCE_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:lower|higher|better|worse|less|more|smaller"

@@ -131,6 +131,17 @@ class ClaimQuantity:
     def expected(self) -> str:
         return self.format.render(self.value)
 
+    @property
+    def better_side(self) -> str | None:
+        """The subject the evidence shows better, by the sign of the value: an improvement is
+        how much A is better; a difference A - B is A better when it is positive on a metric
+        that is better high and negative on one that is better low. None at zero or without
+        two sides."""
+        if not self.comparison or self.value == 0 or len(self.subjects) < 2:
+            return None
+        a_better = self.value > 0 if self.improvement else (self.value > 0) != self.lower_better
+        return self.subjects[0][0] if a_better else self.subjects[1][0]
+
     def quantities(self) -> list[Quantity]:
         """Every number this claim can be stated by, the point value first."""
         out = [Quantity("value", self.value, "measure", self.format)]

@@ -83,9 +83,6 @@ DEFAULT_INCLUDE = (
 ALWAYS_EXCLUDED_DIRS = frozenset({".venv", "runs", ".evidence", "build", "node_modules", ".git"})
 #: What strict mode requires bound: a claim's results (counts of seeds are settings, not results).
 RESULT_QUANTITIES = frozenset({"value", "ci_low", "ci_high", "prob_better"})
-#: In a finding's reason: the number is a bound ("more than 80 points"), which strict mode does not
-#: ask to bind (it states what the evidence lies beyond, not a result).
-_BOUND_NOTE = " (a bound: the evidence must lie "
 #: Finding kinds that fail the build unless waived.
 FAILING_KINDS = frozenset({"drift", "unsupported_wording", "unbound"})
 #: Every finding kind (reconcile.json's ``kind``; hand-typed template numbers are ``hand_typed``).
@@ -109,6 +106,8 @@ class Finding:
     bound: bool = False  # cited explicitly ([98.6%](#claim:id)): checked whatever the words say
     why: str = ""  # one line: which words, which quantity, expected vs stated
     quantity: str = "value"
+    limit: str = ""  # ">" or "<" for a bound statement ("more than 80 points"), which strict mode
+    # does not ask to bind: it says what the evidence lies beyond, not a result
 
     @property
     def location(self) -> str:
@@ -292,7 +291,7 @@ def scan_text(
     out = []
     for f in findings:
         if strict and f.kind in ("match", "overstated_precision") and not f.bound \
-                and f.quantity in RESULT_QUANTITIES and _BOUND_NOTE not in f.why:
+                and f.quantity in RESULT_QUANTITIES and not f.limit:
             if f.kind == "overstated_precision":
                 out.append(f)  # the right kind stays reported: strict mode adds the binding failure
             f = replace(f, kind="unbound", why=f"strict mode: {f.stated} states {f.claim_id}'s "
@@ -354,15 +353,14 @@ _BARE_BUDGET = re.compile(r"\b(\d+|" + "|".join(_WORDS) + r")\s*(?:configuration
                           r"(?:about|around|roughly|~|≈)?\s*$", re.I)
 
 
+#: A number of configurations in digits or words, not a share or a count of something else.
+_BUDGET_NUMBER = r"(\d+|" + "|".join(_WORDS) + r")\b(?!\s*(?:%|\.\d|seeds?|runs?|epochs?|points?))"
 #: Once a paragraph has said what is counted: "with all sixteen", "of eight", "one gives 87.1%".
-_LATER_BUDGET = re.compile(r"\b(?:with|of|for|using|at)\s+(?:all\s+|just\s+|only\s+)?(?P<a>\d+|"
-                           + "|".join(_WORDS) + r")\b(?!\s*(?:%|\.\d|seeds?|runs?|epochs?|points?))"
-                           r"|\b(?P<b>\d+|" + "|".join(_WORDS)
-                           + r")\s+(?:gives?|yields?|reach(?:es)?|gets?)\b", re.I)
+_LATER_BUDGET = re.compile(r"\b(?:with|of|for|using|at)\s+(?:all\s+|just\s+|only\s+)?" + _BUDGET_NUMBER
+                           + r"|\b" + _BUDGET_NUMBER + r"\s+(?:gives?|yields?|reach(?:es)?|gets?)\b", re.I)
 
 
-_BUDGET_RIGHT_AFTER = re.compile(r"\s*(?:expected best\s+)?(?:at|with|for|using)\s+(\d+|" + "|".join(_WORDS)
-                                 + r")\b(?!\s*(?:%|\.\d|seeds?|runs?|epochs?|points?))", re.I)
+_BUDGET_RIGHT_AFTER = re.compile(r"\s*(?:expected best\s+)?(?:at|with|for|using)\s+" + _BUDGET_NUMBER, re.I)
 
 
 def _word_number(word: str) -> int:
@@ -385,7 +383,7 @@ def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
             return _word_number(bare.group(1))
         later = list(_LATER_BUDGET.finditer(t, before[-1].end(), tok.start))
         if later:
-            return _word_number(later[-1].group("a") or later[-1].group("b"))
+            return _word_number(later[-1].group(1) or later[-1].group(2))
         return _word_number(before[-1].group(1))
     after = _BUDGET.search(t, tok.end, seg.end)
     return _word_number(after.group(1)) if after else None
@@ -470,10 +468,10 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
     first_up = said in ("higher", "more", "better")  # the first-named side is higher (or better)
     first_better = first_up if said in ("better", "worse") else first_up != claim.lower_better
     a_better_said = first_better if before[0] == sides[0] else not first_better
-    a_better = claim.value > 0 if claim.improvement else (claim.value > 0) != claim.lower_better
-    if a_better_said == a_better or claim.value == 0:
+    better = claim.better_side
+    if better is None or a_better_said == (better == sides[0]):
         return tok, best, ok
-    better, worse = (sides[0], sides[1]) if a_better else (sides[1], sides[0])
+    worse = sides[1] if better == sides[0] else sides[0]
     return tok, replace(best, words=(*best.words, f"'{shown}' (but {better} is better than "
                                      f"{worse})")), False
 
@@ -673,7 +671,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         why = (f"the {where} names {words}, so {stated} reads as {claim.id}'s {what}"
                f"{' (as a fraction)' if best.fraction else ''}: expected {expected}, stated {stated}")
         if tok.bound:
-            why += f"{_BOUND_NOTE}{'above' if tok.bound == '>' else 'below'} it)"
+            why += f" (a bound: the evidence must lie {'above' if tok.bound == '>' else 'below'} it)"
         if ok and quantity.form == "measure" and not tok.bound:
             supported = claim.supported_decimals()
             shown = _stated_decimals(tok, best.fraction)
@@ -688,7 +686,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             if supported is not None and tok.decimals > supported:
                 why += f"; it also shows more decimals than the interval supports ({supported})"
         out.append(Finding(file, line, col, claim.id, stated, tok.value, expected, kind, why=why,
-                           quantity=quantity.name))
+                           quantity=quantity.name, limit=tok.bound))
     return out
 
 

@@ -129,7 +129,7 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
                 f"classifies {claim.id} as effect"))
             continue
         winner = _winner(direction, mentions, claim) if direction is not None else None
-        better = _better_side(claim)
+        better = claim.better_side
         if direction is not None and verdict == "effect" and claim.supported is not False \
                 and winner is not None and better is not None and winner != better:
             seen.add(sides)
@@ -171,10 +171,3 @@ def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> 
     before = [x for x in mentions if x.end <= m.start()]
     return before[-1].subject if before else None
 
-
-def _better_side(claim: ClaimQuantity) -> str | None:
-    """The side verify shows better, by the sign of the claim's value (None at zero)."""
-    if claim.value == 0 or len(claim.subjects) < 2:
-        return None
-    a_better = claim.value > 0 if claim.improvement else (claim.value > 0) != claim.lower_better
-    return claim.subjects[0][0] if a_better else claim.subjects[1][0]
