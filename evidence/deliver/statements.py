@@ -220,7 +220,7 @@ _NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|esti
 _PER_GROUP_AFTER = re.compile(r"[\s\u00a0]+per\s+(?:group|arm|side)\b", re.I)
 #: "about 10 seeds per model": an estimate; "5 seeds per model" without an "about" is the count
 #: that was run ("per group" is the seeds-needed phrasing of a comparison either way).
-_PER_GROUP = re.compile(r"\bper (?:model|variant)\b", re.I)
+_PER_MODEL = re.compile(r"\bper (?:model|variant)\b", re.I)
 _PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])P\s*\([^)]{0,40}\)"
                           r"|probability(?: of [^.;]{0,90}?| that [^.;]{0,90}?)?"
                           r"|prob\.?|chance that [^.;]{0,90}?|likelihood that [^.;]{0,90}?)"
@@ -245,14 +245,21 @@ _CI_BEFORE = re.compile(r"(?:CI|interval|confidence interval|credible interval|r
 #: "the seeds needed, 26 per group": seeds named just before a bare integer that counts them.
 _SEEDS_NAMED_BEFORE = re.compile(r"\bseeds?\b(?:\s+(?:needed|required|per (?:group|model|side)))?"
                                  r"\s*(?:,|:|=|at|is|are|of)?\s*(?:about|around|roughly|~|≈)?\s*$", re.I)
-#: An interval's end named in words before the number or after it.
-_UPPER_END = re.compile(r"\b(?:upper|top|high)\s+(?:(?:CI|interval|confidence)\s+)?(?:end|bound|limit)"
-                        r"\s*(?:,|:|=|is|of|at)?\s*$", re.I)
-_LOWER_END = re.compile(r"\b(?:lower|bottom|low)\s+(?:(?:CI|interval|confidence)\s+)?(?:end|bound|limit)"
-                        r"\s*(?:,|:|=|is|of|at)?\s*$", re.I)
-_AT_THE_TOP = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?at (?:the|its) (?:top|upper end|high end)\b", re.I)
-_AT_THE_BOTTOM = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?at (?:the|its) (?:bottom|lower end|low end)\b",
-                            re.I)
+
+
+def _end_in_words(upper: str, lower: str, direction: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(before the number, after it): an interval's end named in words ("its upper CI end,",
+    "reaches up to"; "at the top")."""
+    before = re.compile(rf"(?:\b(?:{upper})\s+(?:(?:CI|interval|confidence)\s+)?(?:end|bound|limit)"
+                        rf"\s*(?:,|:|=|is|of|at)?|\b(?:reach(?:es|ed)?|goes|went|extends?)\s+{direction}\s+to)\s*$",
+                        re.I)
+    after = re.compile(rf"\s*(?:points?\s+|pp\s+|%\s+)?at (?:the|its) (?:{lower})\b", re.I)
+    return before, after
+
+
+#: (role, before, after) for an interval's end named in words.
+_ENDS_IN_WORDS = (("ci_high", *_end_in_words("upper|top|high", "top|upper end|high end", "up")),
+                  ("ci_low", *_end_in_words("lower|bottom|low", "bottom|lower end|low end", "down")))
 
 
 #: After a ± term: the interval it is the half-width of ("± 0.4 (95% CI)").
@@ -362,7 +369,7 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             right = re.split(r"[;.!?]\s|[;:(]", t[end : end + 60])[0]
             sentence = left + " " + right
             needed = not re.search(r"\bn\s*=\s*$", window) and (
-                _NEEDED_CUE.search(sentence) or (tok.approximate and _PER_GROUP.search(sentence)))
+                _NEEDED_CUE.search(sentence) or (tok.approximate and _PER_MODEL.search(sentence)))
             tok.role = "seeds_needed" if needed else "n"
             if tok.decoy and tok.role == "n" and re.search(r"\bseed\s*$", window, re.I):
                 return
@@ -380,18 +387,10 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             not tok.unit.startswith("p") and _PROB_AFTER.match(t, end)):
         tok.role = "prob_better"
         return
-    if re.search(r"\b(?:reach(?:es|ed)?|goes|went|extends?)\s+down\s+to\s*$", window, re.I):
-        tok.role = "ci_low"  # "the interval reaches down to 0.2"
-        return
-    if re.search(r"\b(?:reach(?:es|ed)?|goes|went|extends?)\s+up\s+to\s*$", window, re.I):
-        tok.role = "ci_high"
-        return
-    if _UPPER_END.search(t, max(0, s - 40), s) or _AT_THE_TOP.match(t, end):
-        tok.role = "ci_high"  # "its upper CI end, 17.5%", "reaches +1.1 points at the top"
-        return
-    if _LOWER_END.search(t, max(0, s - 40), s) or _AT_THE_BOTTOM.match(t, end):
-        tok.role = "ci_low"
-        return
+    for role, before, after in _ENDS_IN_WORDS:
+        if before.search(t, max(0, s - 40), s) or after.match(t, end):
+            tok.role = role  # "its upper CI end, 17.5%", "reaches down to 0.2", "+1.1 points at the top"
+            return
     prev = tokens[-1] if tokens else None
     between = t[prev.end : s] if prev else ""
     if prev is not None and prev.decoy and re.fullmatch(r"[\s\u00a0]*(?:%[\s\u00a0]*)?to[\s\u00a0]*",
