@@ -106,6 +106,47 @@ def test_a_step_failing_after_the_paper_leaves_the_deliverable_as_it_was(project
     assert "A new title" in (out / "paper.md").read_text() and manifest_problems(out) == []
 
 
+def test_publishing_replaces_only_what_changed(project: Path) -> None:
+    """A new title changes the paper, not the figures or the run records: their published files
+    are left in place (same inode), so a one-value edit costs what it changes."""
+    out = project / "build/deliver"
+    before = {p.relative_to(out).as_posix(): (p.stat().st_ino, digest_file(p))
+              for p in sorted(out.rglob("*")) if p.is_file()}
+    retitle(project)
+    done = doit(project, "deliver")
+    assert done.returncode == 0, done.stdout + done.stderr
+    after = {p.relative_to(out).as_posix(): (p.stat().st_ino, digest_file(p))
+             for p in sorted(out.rglob("*")) if p.is_file()}
+    assert sorted(after) == sorted(before)
+    changed = {name for name in after if after[name][1] != before[name][1]}
+    assert {"paper.md", "claims.tex", "MANIFEST.json"} <= changed
+    kept = [name for name in after if name not in changed]
+    assert any(name.startswith("runs/") for name in kept) and any(name.endswith(".png") for name in kept)
+    assert [name for name in kept if after[name][0] != before[name][0]] == []  # not even rewritten
+    assert manifest_problems(out) == []
+
+
+def test_a_publish_killed_half_way_is_named_and_finished_by_the_next_delivery(project: Path) -> None:
+    """Killed after the new files were copied in and before the manifest: the journal stays, the
+    deliverable is reported as an interrupted publish (not as edited files), and the next
+    delivery finishes it from the staging folder."""
+    out = project / "build/deliver"
+    old_manifest = (out / "MANIFEST.json").read_bytes()
+    retitle(project)
+    assert doit(project, "deliver").returncode == 0
+    listed = sorted(json.loads((out / "MANIFEST.json").read_text())["files"])
+    # the state a kill leaves: the new files in place, the old manifest, the journal
+    (out / "MANIFEST.json").write_bytes(old_manifest)
+    (project / "build/deliver.publishing").write_text(json.dumps({"files": listed}))
+    problems = manifest_problems(out)
+    assert problems and "a publish into deliver/ was interrupted" in problems[0], problems
+    done = doit(project, "deliver")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert manifest_problems(out) == []
+    assert not (project / "build/deliver.publishing").exists()
+    assert "A new title" in (out / "paper.md").read_text()
+
+
 def test_no_op_delivery_stays_a_no_op(project: Path) -> None:
     assert doit(project, "deliver").returncode == 0  # a copy: doit's database names the original
     again = doit(project, "deliver")

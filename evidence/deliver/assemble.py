@@ -490,9 +490,9 @@ def package_action(project_root: str) -> None:
     certified = certified_files(published)
     carry_over_pdfs(project, published, certified, out)
     files = write_manifest(project, out, certified=certified)["files"]
-    publish(project, out, published)
+    moved = publish(project, out, published)
     print(f"package: {project.relative(published)}/ ({len(files)} files) and its MANIFEST.json, "
-          f"published from {project.relative(out)}/")
+          f"published from {project.relative(out)}/ ({len(moved)} file(s) copied in or removed)")
 
 
 def carry_over_pdfs(project: Project, published: Path, certified: dict[str, str], out: Path) -> None:

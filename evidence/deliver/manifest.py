@@ -140,6 +140,9 @@ def manifest_problems(out: Path, trusted_stat: Project | None = None) -> list[st
     except (OSError, ValueError, KeyError, TypeError) as error:
         return [f"{MANIFEST} is unreadable: {error}"]
     problems = []
+    if out.with_name(out.name + ".publishing").is_file():  # see evidence.deliver.publish
+        problems.append(f"a publish into {out.name}/ was interrupted (its journal "
+                        f"{out.name}.publishing is left); `doit deliver` finishes it")
     present = {p.relative_to(out).as_posix(): p for p in deliverable_files(out)}
     for name, entry in sorted(listed.items()):
         file = present.get(name)

@@ -1,44 +1,72 @@
-"""Publishing the deliverable: build/deliver/ changes whole, and only when every step succeeded.
+"""Publishing the deliverable: build/deliver/ changes only when every step succeeded, and only
+where the build changed it.
 
 The deliver steps (paper, pdf, exports, package) write into a staging folder,
 ``build/deliver.staging/`` (:attr:`evidence.core.project.Project.deliver_staging_dir`); the
-package step writes its MANIFEST.json there last and then publishes it: a copy of the staging
-folder is made beside the deliverable (``build/deliver.new``) and swapped in by two renames
-(the old one to ``build/deliver.old``, the new one into place, the old one removed). So a
-template that fails to render, LaTeX that does not compile, an edited report the package step
-refuses, or a delivery killed half way leaves build/deliver/ byte for byte what it was, and
-what its manifest certifies. A swap interrupted between its two renames is finished backwards
-(the old deliverable put back) by the next publish, or by :func:`recover`.
+package step writes its MANIFEST.json there last and then publishes it. So a template that fails
+to render, LaTeX that does not compile, or an edited report the package step refuses leaves
+build/deliver/ byte for byte what it was, and what its manifest certifies.
+
+Publishing brings build/deliver/ up to the staged manifest file by file, in O(what changed): a
+file whose digest already equals the staged one (memoised by its stat signature, the same memo
+the deliver chain's no-op check fills) is left alone, a changed or new one is copied in by a
+rename, one the new manifest no longer lists is removed, and MANIFEST.json is replaced last. (A
+copy of the whole staging folder swapped in by renames made every one-value edit copy 3,000
+files at 1,000 runs: 1.9 of its 2.5 s.) Before the first file moves, a journal,
+``build/deliver.publishing``, names the files of the new manifest; it is removed when the
+manifest is in place. A publish killed half way leaves the journal: the deliverable no longer
+matches its manifest (``doit fsck`` says a publish was interrupted), and the next ``doit
+deliver`` finishes it forward from the staging folder, which still holds the whole verified
+deliverable. Nothing in staging is lost, and nothing half-written is ever a published file:
+each file arrives by a rename.
 
 A copy, not hard links: a person editing a published file in place must not edit the staging
 folder behind it (the edit is named and the build's copy published again).
 
-Publishing replaces the folder whole, so a file a person put into build/deliver/ (one that its
-manifest does not list and the build did not write) is refused by name before anything moves,
-never deleted.
+A file a person put into build/deliver/ (one that neither its manifest nor the publish under
+way lists, and the build did not write) is refused by name before anything moves, never deleted.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
+from evidence.core import memo
 from evidence.core.errors import IntegrityError
+from evidence.core.hashing import write_json_atomic
 from evidence.core.outputs import verified_digest
 from evidence.core.project import Project
 
 MANIFEST = "MANIFEST.json"
+#: The stat-keyed digest memo of published files, shared with the deliver chain's no-op check
+#: (:func:`evidence.deliver.manifest.manifest_problems`), so a publish right after a check
+#: hashes nothing it checked.
+DIGESTS = "deliverable-digests"
 
 
 def _sibling(target: Path, suffix: str) -> Path:
     return target.with_name(target.name + suffix)
 
 
+def journal_path(target: Path) -> Path:
+    """The journal of a publish under way into ``target`` (exists only while one is, or after
+    one was killed)."""
+    return _sibling(target, ".publishing")
+
+
+def interrupted(target: Path) -> bool:
+    """Whether a publish into ``target`` was killed before its manifest was in place."""
+    return journal_path(target).is_file()
+
+
 def recover(target: Path) -> None:
-    """Undo a publish interrupted between its renames (the old deliverable back), and drop
-    what an interrupted copy left."""
+    """Undo a whole-folder swap that an earlier version of this module left between its two
+    renames (the old deliverable put back), and drop what an interrupted copy left."""
     old, new = _sibling(target, ".old"), _sibling(target, ".new")
     if not target.exists() and old.is_dir():
         os.rename(old, target)
@@ -47,13 +75,21 @@ def recover(target: Path) -> None:
             shutil.rmtree(leftover)
 
 
+def _journal_names(target: Path) -> set[str]:
+    try:
+        return set(json.loads(journal_path(target).read_text("utf-8"))["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+
+
 def foreign_files(project: Project, target: Path) -> list[str]:
-    """Files of the published deliverable that neither its manifest lists nor the build wrote:
-    put there by a person, so publishing (which replaces the folder) must not delete them."""
+    """Files of the published deliverable that neither its manifest nor an interrupted publish
+    lists, and the build did not write: put there by a person, never deleted."""
     try:
         listed = set(json.loads((target / MANIFEST).read_text("utf-8"))["files"])
     except (OSError, ValueError, KeyError, TypeError):
         listed = set()
+    listed |= _journal_names(target)
     found = []
     for folder, dirs, files in os.walk(target):
         dirs.sort()
@@ -65,19 +101,73 @@ def foreign_files(project: Project, target: Path) -> list[str]:
     return found
 
 
-def publish(project: Project, staging: Path, target: Path) -> None:
-    """Make ``target`` a copy of ``staging`` (whose manifest was just written), atomically."""
+def _current(project: Project, path: Path, entry: dict[str, Any]) -> bool:
+    """Whether the published ``path`` already holds the bytes the new manifest lists."""
+    try:
+        size = os.stat(path).st_size
+    except FileNotFoundError:
+        return False
+    return bool(size == entry.get("size")
+                and memo.digest(project, path, namespace=DIGESTS) == entry.get("digest"))
+
+
+def _copy_in(source: Path, target: Path) -> None:
+    """``source`` over ``target`` by a rename (with its mtime): never half-written."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        shutil.copy2(source, tmp)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _published_files(target: Path) -> list[str]:
+    names = []
+    for folder, _dirs, files in os.walk(target):
+        rel = os.path.relpath(folder, target)
+        names += [name if rel == "." else f"{rel}/{name}".replace(os.sep, "/") for name in files]
+    return names
+
+
+def _prune_empty(target: Path) -> None:
+    """Remove the folders left empty (bottom-up: a folder whose subfolders just went is empty)."""
+    for folder, _dirs, files in os.walk(target, topdown=False):
+        if not files and folder != str(target):
+            with contextlib.suppress(OSError):  # not empty: rmdir refuses
+                os.rmdir(folder)
+
+
+def publish(project: Project, staging: Path, target: Path) -> list[str]:
+    """Bring ``target`` up to ``staging`` (whose manifest was just written); returns the names
+    of the files copied in or removed (MANIFEST.json not counted)."""
     recover(target)
     foreign = foreign_files(project, target) if target.is_dir() else []
     if foreign:
         raise IntegrityError(foreign[0] + (f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else "")
-                             + "; publishing replaces the deliverable whole and would delete it",
+                             + "; publishing replaces the deliverable and would delete it",
                              hint=f"move it out of {project.relative(target)}/, then run `doit deliver`")
-    new, old = _sibling(target, ".new"), _sibling(target, ".old")
-    shutil.copytree(staging, new, copy_function=shutil.copy2)
-    replacing = target.exists()
-    if replacing:
-        os.rename(target, old)
-    os.rename(new, target)
-    if replacing:
-        shutil.rmtree(old)
+    wanted: dict[str, dict[str, Any]] = json.loads((staging / MANIFEST).read_text("utf-8"))["files"]
+    stale = [name for name in _published_files(target) if name != MANIFEST and name not in wanted]
+    changed = [name for name, entry in wanted.items() if not _current(project, target / name, entry)]
+    if not changed and not stale and _current_manifest(staging, target):
+        return []
+    journal = journal_path(target)
+    target.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(journal, {"files": sorted(wanted)})
+    for name in changed:
+        _copy_in(staging / name, target / name)
+    for name in stale:
+        (target / name).unlink(missing_ok=True)
+    if stale:
+        _prune_empty(target)
+    _copy_in(staging / MANIFEST, target / MANIFEST)
+    journal.unlink()
+    return sorted(changed + stale)
+
+
+def _current_manifest(staging: Path, target: Path) -> bool:
+    try:
+        return (staging / MANIFEST).read_bytes() == (target / MANIFEST).read_bytes()
+    except OSError:
+        return False
