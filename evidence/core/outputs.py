@@ -151,6 +151,36 @@ def verified_digest(root: str | os.PathLike[str], path: str | os.PathLike[str]) 
     return verified
 
 
+def verified_digests(root: str | os.PathLike[str], folder: str | os.PathLike[str],
+                     names: Iterable[str]) -> dict[str, tuple[str | None, int | None]]:
+    """:func:`verified_digest` of the files ``names`` ('/'-separated, relative to ``folder``),
+    answered for a file unchanged since it was last verified by one stat
+    (:class:`evidence.core.treestat.TreeState`): the delivery steps ask this of every copied run
+    record on every edit. Only a positive answer is kept (an unrecorded file may be recorded
+    later without changing); a record is only ever removed with its file."""
+    from evidence.core import treestat
+
+    base = _resolved(str(root))
+    tree = treestat.of(_project(base), Path(folder), "verified-outputs")
+    started = treestat.now_ns()
+    prefix = os.fspath(folder) + os.sep
+    found: dict[str, tuple[str | None, int | None]] = {}
+    for name in names:
+        path = prefix + name if os.sep == "/" else prefix + name.replace("/", os.sep)
+        stat = treestat.stat_of(path)
+        if stat is None:
+            found[name] = (None, None)
+            continue
+        known, digest = tree.known(name, stat)
+        if not known:
+            digest = verified_digest(base, path)
+            if digest is not None:
+                tree.put(name, stat, digest, started)
+        found[name] = (digest, stat[0])
+    tree.save()
+    return found
+
+
 def _verify(base: Path, target: Path) -> str | None:
     record = _read_record(base, target)
     if record is None or not target.is_file():

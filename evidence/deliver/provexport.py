@@ -264,8 +264,8 @@ def copy_runs(project: Project, out: Path, runs: Iterable[str]) -> None:
     ``out/runs/`` (writable copies).
 
     Incremental: a sealed run never changes, so a copy that is still what the build wrote
-    (:func:`evidence.core.outputs.verified_digest`: its record and the copy unchanged since they
-    were checked, by their stat) is kept; only the runs the deliverable newly uses are copied, and
+    (:func:`evidence.core.outputs.verified_digests`: the copy unchanged since it was found to
+    agree with its record, by one stat) is kept; only the runs the deliverable newly uses are copied, and
     the copies of runs it no longer uses are removed. Re-copying and re-recording every run on each
     delivery was most of the exports step (10 s at 1,000 runs), and then reading every copy's record
     was (2 s).
@@ -273,7 +273,7 @@ def copy_runs(project: Project, out: Path, runs: Iterable[str]) -> None:
     import os
     import shutil
 
-    from evidence.core.outputs import forget_outputs, record_outputs, written_as_recorded
+    from evidence.core.outputs import forget_outputs, record_outputs, verified_digests
     from evidence.store.runs import RunStore
 
     runs = list(runs)
@@ -291,11 +291,16 @@ def copy_runs(project: Project, out: Path, runs: Iterable[str]) -> None:
                 forget_outputs(project.root, stale)
                 shutil.rmtree(folder) if folder.is_dir() else folder.unlink()
     written: list[Path] = []
+    names_of = {run_id: (*RUN_FILES, *(name for name in CITED_RUN_FILES
+                                       if (project.runs_dir / run_id / name).is_file()))
+                for run_id in runs}
+    verified = verified_digests(project.root, out, [f"runs/{run_id}/{name}" for run_id in runs
+                                                    for name in names_of[run_id]])
     for run_id in runs:
-        names = (*RUN_FILES, *(n for n in CITED_RUN_FILES if (project.runs_dir / run_id / n).is_file()))
+        names = names_of[run_id]
         folder = target / run_id
         present = sorted(os.listdir(folder)) if folder.is_dir() else []
-        if present == sorted(names) and all(written_as_recorded(project.root, folder / n) for n in names):
+        if present == sorted(names) and all(verified[f"runs/{run_id}/{n}"][0] is not None for n in names):
             continue  # still the copy the build made of an immutable file
         if folder.exists():
             forget_outputs(project.root, [folder / n for n in present])
