@@ -25,11 +25,11 @@ from evidence.verify.report import (
     evaluate_aggregate,
     evaluate_comparison,
     evaluate_expected_max,
-    find_entry,
     load_report,
     render_summary,
     write_report,
 )
+from evidence.verify.reportfile import find_entry
 
 B = 2_000
 A_ACC = [0.951, 0.948, 0.955, 0.950, 0.953, 0.949]

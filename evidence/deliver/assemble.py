@@ -301,7 +301,7 @@ def _finding_dict(finding: reconcile.Finding) -> dict[str, Any]:
 
 def disclose_action(project_root: str) -> None:
     from evidence.deliver import disclose
-    from evidence.verify.report import load_report
+    from evidence.verify.reportfile import load_report
 
     project = Project.at(project_root)
     evidence = claims_module.load_evidence(project)

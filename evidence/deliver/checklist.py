@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -132,7 +133,7 @@ def _citation(claim: Mapping[str, Any], expected: str | None) -> str:
 def _claim_answers(project: Project, claims: Sequence[Mapping[str, Any]], report: Mapping[str, Any],
                    known: Mapping[str, Mapping[str, Any]]) -> list[Answer]:
     from evidence.deliver.claims import claim_quantities
-    from evidence.verify.report import REFERENCE_KINDS
+    from evidence.verify.reportfile import REFERENCE_KINDS
 
     expected = {q.id: q.expected for q in claim_quantities({"claims": claims})}
     answers = []
@@ -332,11 +333,31 @@ def build_checklist(project: Project) -> tuple[str, dict[str, Any]]:
 
 
 def _check_reconciles(project: Project, name: str, text: str) -> None:
-    """The checklist's claim citations are held to the claims like any document's."""
-    from evidence.deliver import reconcile
-    from evidence.deliver.claims import claim_quantities, claims_path
+    """The checklist's claim citations are held to the claims like any document's.
+
+    A text found without drift against the same claims by the same reconcile code is not
+    scanned again (memoised by its digest; the scan imports and compiles the whole matcher,
+    0.1 s of every delivery that rewrites the checklist)."""
+    from evidence.core import memo
+    from evidence.core.codedeps import code_files
+    from evidence.core.hashing import digest_json
+    from evidence.deliver.claims import claims_path
 
     resolved = read_checked_json(project.root, claims_path(project))
+    key = f"{name}:{digest_json([text, resolved])[:32]}"
+    store = memo.of(project, "checklist-reconciled")
+    if store.lookup(key)[0]:
+        return
+    started = time.time_ns()
+    _scan_for_drift(name, text, resolved)
+    store.forget([key])  # one text is current; older ones are dead weight
+    store.store(key, [claims_path(project), *code_files("evidence.deliver.reconcile")], True, started)
+
+
+def _scan_for_drift(name: str, text: str, resolved: Any) -> None:
+    from evidence.deliver import reconcile
+    from evidence.deliver.claims import claim_quantities
+
     findings = reconcile.scan_text(name, text, claim_quantities(resolved))
     drift = reconcile.drift_findings(findings)
     if drift:

@@ -477,7 +477,7 @@ def _subjects(entry: Mapping[str, Any], kind: str) -> list[str]:
 
 def resolve_claim(claim: Mapping[str, Any], report: Mapping[str, Any]) -> dict[str, Any]:
     """One claim, resolved from the verify report."""
-    from evidence.verify.report import find_entry
+    from evidence.verify.reportfile import find_entry
 
     reference = claim["evidence"]["ref"]
     kind = reference.split(":", 1)[0]
@@ -545,7 +545,7 @@ def render_statement(template: str, resolved: Mapping[str, Any]) -> str:
 
 def resolve_all(project: Project) -> dict[str, Any]:
     """Every claim of EVIDENCE.json resolved; errors name the claim."""
-    from evidence.verify.report import load_report
+    from evidence.verify.reportfile import load_report
 
     evidence = load_evidence(project)
     report = load_report(project)

@@ -6,6 +6,7 @@ determinism  which groups are a fixed value: declared deterministic, or shown to
 thresholds   the verdict's thresholds, one frozen object (no statistics imported)
 comparisons  comparisons.toml: what verify checks
 report       the verify report (build/verify/report.json)
+reportfile   reading that report (no statistics imported: the delivery steps read it)
 runtable     the table of runs behind `evidence show` and the evidence page
 rundiff      `evidence diff`: identity differences and metric deltas of two results
 """

@@ -63,11 +63,9 @@ from evidence.verify.comparisons import (
     comparisons_path,
 )
 from evidence.verify.determinism import Fixed, fixed_group
+from evidence.verify.reportfile import load_report, report_dir
 
 SCHEMA_VERSION = 1
-#: How claims cite an entry: ``<prefix>:<id>`` -> the report's list of that kind.
-REFERENCE_KINDS = {"verify": "comparisons", "aggregate": "aggregates", "expected_max": "expected_max",
-                   "reference": "references"}
 LABELS = ("effect", "noise", "insufficient_evidence", "suspected_bug")
 
 
@@ -576,10 +574,6 @@ def render_summary(report: Mapping[str, Any]) -> str:
 # --------------------------------------------------------------------------- files and lookup
 
 
-def report_dir(project: Project) -> Path:
-    return project.verify_dir
-
-
 def write_report(project: Project, report: Mapping[str, Any]) -> tuple[Path, Path]:
     """Validate, write report.json and summary.md atomically, then re-open and check the report."""
     data = stats.jsonable(report)
@@ -592,28 +586,3 @@ def write_report(project: Project, report: Mapping[str, Any]) -> tuple[Path, Pat
     if load_report(project) != data:  # trust the artifact, not the write call
         raise EvidenceError(f"{project.relative(json_path)} does not read back as written")
     return json_path, md_path
-
-
-def load_report(project: Project) -> dict[str, Any]:
-    """The verify report of a project, validated against its schema."""
-    path = report_dir(project) / "report.json"
-    if not path.is_file():
-        raise EvidenceError(f"{project.relative(path)} does not exist", hint="run `doit verify` first")
-    report: dict[str, Any] = json.loads(path.read_text("utf-8"))
-    validate(report, "verify_report", path)
-    return report
-
-
-def find_entry(report: Mapping[str, Any], reference: str) -> dict[str, Any]:
-    """The entry a claim cites: ``verify:<comparison id>``, ``aggregate:<id>`` or ``expected_max:<id>``."""
-    kind, _, entry_id = reference.partition(":")
-    if kind not in REFERENCE_KINDS or not entry_id:
-        raise EvidenceError(f"{reference!r} is not a verify reference; expected one of "
-                            f"{', '.join(k + ':<id>' for k in REFERENCE_KINDS)}")
-    entries = report[REFERENCE_KINDS[kind]]
-    for entry in entries:
-        if entry["id"] == entry_id:
-            return dict(entry)
-    known = ", ".join(e["id"] for e in entries) or "none"
-    raise EvidenceError(f"the verify report has no {kind} entry {entry_id!r} (it has: {known})",
-                        hint=f"declare it in {COMPARISONS_FILE} and run `doit verify`")
