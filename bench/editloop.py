@@ -93,7 +93,22 @@ def run_one(argv: list[str], folder: Path, env: dict[str, str]) -> dict[str, Any
         (harness.count_tasks("doit", output), float("nan"), [])
     if any(n.startswith("train:") for n in names) and "evidence" in folder.name:
         raise SystemExit(f"{folder.name}: training started; regenerate the projects (harness --regenerate)")
-    return {"seconds": sample.seconds, "work": work, "ran": ran, "cpu": sample.cpu_s}
+    return {"seconds": sample.seconds, "work": work, "ran": ran, "cpu": sample.cpu_s,
+            "render": render_seconds(output)}
+
+
+def render_seconds(output: str) -> float:
+    """Seconds the rebuilt figure renders took (doit's JSON reporter), NaN without a report: the
+    figure-spec row's bound is that render plus a fixed allowance."""
+    start = output.find('{"tasks"')
+    try:
+        tasks = json.loads(output[start:])["tasks"] if start >= 0 else None
+    except ValueError:
+        tasks = None
+    if tasks is None:
+        return float("nan")
+    return sum(float(t["elapsed"] or 0.0) for t in tasks
+               if t["result"] == "success" and t["name"].endswith("/render"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,7 +218,53 @@ def write_report(args: argparse.Namespace, samples: dict[tuple[str, str], list[d
                          f"| {fmt(min(over)) if over else '–'}–{fmt(max(over)) if over else '–'} | {ratio} "
                          f"| {fmt(cpus[name])} | {cpu_ratio} "
                          f"| {'/'.join(map(str, sorted({s['ran'] for s in got})))} |")
+    lines += ["", *targets_table(args.size, samples)]
     common.update_section("edit-loop", "\n".join(lines) + "\n", args.out)
+
+
+#: Issue #35's bounds by N: (row, bound, what is compared).
+BOUNDS = {1000: {"experiment": 1.2, "overhead": 0.3, "noop": 1.2, "sentence": 1.0, "figspec": 0.3,
+                 "first-noop": 2.0},
+          10000: {"experiment": 2.5, "overhead": 1.0, "noop": 1.3, "sentence": 1.5, "figspec": 1.0,
+                  "first-noop": 2.0}}
+
+
+def targets_table(size: int, samples: dict[tuple[str, str], list[dict[str, Any]]]) -> list[str]:
+    """The issue's targets at this N, for both engines, from the samples above (medians)."""
+    bounds = BOUNDS.get(size)
+    if bounds is None:
+        return []
+
+    def m(name: str, measure: str, key: str = "seconds") -> float:
+        return med([s.get(key, float("nan")) for s in samples.get((name, measure), [])])
+
+    def row_values(name: str) -> dict[str, float]:
+        return {
+            "experiment": m(name, "experiment"),
+            "overhead": med([s["seconds"] - s["work"] for s in samples.get((name, "experiment"), [])]),
+            "noop": m(name, "noop") / m("doit", "noop"),
+            "sentence": m(name, "sentence"),
+            "figspec": med([s["seconds"] - s.get("render", float("nan"))
+                            for s in samples.get((name, "figspec"), [])]),
+            "first-noop": m(name, "first-noop") / m(name, "noop"),
+        }
+
+    labels = {"experiment": ("one experiment value changed, wall", "≤ {b} s", "s"),
+              "overhead": ("overhead beyond the rebuilt tasks' own work (experiment value)", "≤ {b} s", "s"),
+              "noop": ("no-op, × plain doit", "≤ {b}×", "×"),
+              "sentence": ("one sentence of the paper template changed, wall", "≤ {b} s", "s"),
+              "figspec": ("one figure spec changed: wall minus that figure's render", "≤ {b} s", "s"),
+              "first-noop": ("the first no-op after a build, × the no-op", "≤ {b}×", "×")}
+    before, after = row_values("before"), row_values("after")
+    out = [f"Targets of issue #35 at N={size:,} (the Snakemake bound of the first row is in the "
+           "harness section):", "",
+           "| target | before | after | bound | met |", "|---|---:|---:|---|---|"]
+    for key, (label, bound, unit) in labels.items():
+        b = bounds[key]
+        fmt = (lambda v: f"{v:.2f}×") if unit == "×" else (lambda v: harness.fmt_s(v) + " s")
+        out.append(f"| {label} | {fmt(before[key])} | {fmt(after[key])} | {bound.format(b=b)} "
+                   f"| {'yes' if after[key] <= b else '**no**'} |")
+    return out
 
 
 if __name__ == "__main__":
