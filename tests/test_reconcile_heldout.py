@@ -276,7 +276,7 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
 
 #: (project, corpus): (drifts with the right claim at least, decoys flagged at most).
 LATER_FLOORS = {("example", 3): (68, 1), ("proj2", 3): (41, 4),
-                ("example", 4): (70, 5), ("proj2", 4): (47, 6),
+                ("example", 4): (72, 5), ("proj2", 4): (49, 6),
                 ("example", 5): (80, 6), ("proj2", 5): (47, 1),
                 ("example", 6): (59, 1), ("proj2", 6): (30, 2)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",

@@ -71,7 +71,8 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"(?<![\w.])\d*\.?\d+(?:\s?(?:pt|mm|cm|em|ex|bp|pc|sp)|in)\b(?!\s+(?:the|a|an|our|of|each)\b)", 0),
     (r"\[[^\]\n]*=[^\]\n]*\]", 0),  # key=value options: [width=0.8\linewidth]
     # lr=0.05 (not a difference written as its two sides: "CNN − MLP = 0.6")
-    (r"(?<!− )(?<!- )(?<!– )(?<!−)\b(?!n\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
+    # ("P = 0.84" is left to the tokenizer: after a probability it states P(better))
+    (r"(?<!− )(?<!- )(?<!– )(?<!−)\b(?!n\s*=)(?!P\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
      r"(?:\s*,\s*[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*)*", 0),
     (r"\b\d+(?:\.\d+)?\s*[x×]\s*\d+(?:\.\d+)?(?:\s*[x×]\s*\d+(?:\.\d+)?)*\b", 0),  # 8x8, 2 × 3
     # identifiers: resnet50, GPT-4, mlp-s0, A100 (not the metric names F1, R2)
@@ -224,8 +225,11 @@ _PER_MODEL = re.compile(r"\bper (?:model|variant)\b", re.I)
 _PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])P\s*\([^)]{0,40}\)"
                           r"|probability(?: of [^.;]{0,90}?| that [^.;]{0,90}?)?"
                           r"|prob\.?|chance that [^.;]{0,90}?|likelihood that [^.;]{0,90}?)"
-                          r"\s*(?:=|≈|~|:|is|of|at|was|about|around|only|just)?\s*(?:about|around|roughly)?\s*$",
+                          r"\s*(?:(?:is|was)\s+P\s*=|=|≈|~|:|is|of|at|was|about|around|only|just)?\s*"
+                          r"(?:about|around|roughly)?\s*$",
                           re.I)
+#: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.
+_PROBABILITY_NAMED = re.compile(r"probabilit|(?<![A-Za-z])P\s*\(", re.I)
 _PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior"
                          r"|of (?:the |all )?(?:seed |run )?pairs|of (?:the )?pairings)", re.I)
 _APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|some|~|≈|nearly|almost"
@@ -323,8 +327,10 @@ def tokenize(t: str) -> list[Token]:
         elif unit == "%" and _SETTING_AFTER.match(t, end) and (
                 (integer and value % 5 == 0) or _SHARE_VERBS.search(window)):
             tok.decoy = True  # the same 20% test split, 70% of the data: a share, not a result
-        if (_SETTING_BEFORE.search(window) or _CHANCE_BEFORE.search(window)) and not (
-                re.search(r"\bP\s*=\s*$", window) and re.search(r"probabilit", t[max(0, s - 130) : s], re.I)):
+        probability = _PROB_BEFORE.search(t, max(0, s - 130), s) is not None or (
+            re.search(r"\bP\s*=\s*$", window) is not None and _PROBABILITY_NAMED.search(t, max(0, s - 130), s)
+            is not None)
+        if (_SETTING_BEFORE.search(window) or _CHANCE_BEFORE.search(window)) and not probability:
             tok.decoy = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if re.search(r"\bwithin\s*$", window, re.I) and _TOLERANCE_AFTER.match(t, e):
             tok.decoy = True  # "within 2 points of the chance level": a tolerance, not a result
@@ -336,6 +342,8 @@ def tokenize(t: str) -> list[Token]:
                 r"[\s\u00a0]*(?:±|\+/-|pm)[\s\u00a0]*[+]?", t[tokens[-1].end : s]):
             tokens[-1].unit = tok.unit  # 98.7 ± 0.5%: the unit once, after the spread
         _role(t, tok, tokens)
+        if probability and tok.role == "value" and not tok.unit.startswith("p"):
+            tok.role = "prob_better"  # "P(MLP better) = 0.96, and for linear against the control P = 0.87"
         if tok.role in ("n", "seeds_needed"):
             tok.bound = ""  # "over 5 seeds" means across them
         tokens.append(tok)
