@@ -841,3 +841,41 @@ def test_a_probability_stated_with_a_bare_p_or_after_a_that_clause_is_p_better()
     assert failing("notes.md", text) == [(1, "mlp_beats_control", "prob_better", "drift")]
     # without a probability named, "P = 0.03" stays a p-value
     assert failing("notes.md", "The MLP beats the control, P = 0.03 (Welch).\n") == []
+
+
+def test_a_number_right_after_a_comparisons_two_sides_is_that_comparisons() -> None:
+    wrong = "Test RMSE gains, GBM over ridge 40.1, ridge over the control 9.2.\n"
+    assert _pairs("notes.md", wrong, THREE) == {(1, "gbm_beats_ridge", "drift"),
+                                                (1, "ridge_beats_control", "drift")}
+    assert _pairs("notes.md", "Test RMSE gains, GBM over ridge 9.2, ridge over the control 40.1.\n", THREE) \
+        == set()
+
+
+def test_respectively_over_a_list_of_comparisons() -> None:
+    text = "The GBM's gain over ridge and ridge's over the control are 9.17 and 40.1, respectively.\n"
+    assert _pairs("notes.md", text, THREE) == set()
+    assert _pairs("notes.md", text.replace("9.17 and 40.1", "40.1 and 9.17"), THREE) == \
+        {(1, "gbm_beats_ridge", "drift"), (1, "ridge_beats_control", "drift")}
+
+
+def test_an_opening_list_of_references_with_respectively_citations() -> None:
+    tex = ("\\subsection{Against the control}\n"
+           "Compared with the control and with the GBM, ridge differs by \\evRidgeBeatsControl{} and\n"
+           "\\evGbmBeatsRidge{}, respectively.\n")
+    assert _pairs("paper/results.tex", tex, THREE) == set()
+    swapped = tex.replace("\\evRidgeBeatsControl{} and\n\\evGbmBeatsRidge{}",
+                          "\\evGbmBeatsRidge{} and\n\\evRidgeBeatsControl{}")
+    assert _pairs("paper/results.tex", swapped, THREE) == {(2, "gbm_beats_ridge", "drift"),
+                                                           (3, "ridge_beats_control", "drift")}
+
+
+def test_latex_section_and_frame_titles_are_headings_and_footnotes_their_own_sentences() -> None:
+    from evidence.deliver.prose import parse
+
+    tex = ("\\begin{frame}[t]{Ridge or GBM}\n\\subsection*{Ridge}\nRidge is linear.\\footnote{So is OLS}"
+           " It is fast.\n\\end{frame}\n")
+    doc = parse("slides.tex", tex)
+    read = [(s.kind, doc.masked[s.start : s.end].strip()) for s in doc.segments]
+    assert ("heading", "Ridge or GBM") in read and ("heading", "Ridge") in read
+    assert ("sentence", "Ridge is linear..") in read and ("sentence", "So is OLS.") in read
+    assert not any("subsection" in text or "footnote" in text or "[t]" in text for _, text in read)

@@ -17,7 +17,7 @@ table column does, states no claim of this metric.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -353,7 +353,14 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     header_subjects = _header_subjects(header, claims) if header else set()
     named = {m.subject for m in mentions} | header_subjects
     out: list[Candidate] = []
+    mine = order.get("#" + str(tok.start)) if order is not None else None
+    by_pairs = order is not None and any(k.startswith("pair:") for k in order)
     for claim in claims:
+        # placed by a "respectively" list of comparisons: named as that comparison, whatever its size
+        placed = by_pairs and mine is not None and claim.comparison and order is not None \
+            and _respective_position(claim, order) == mine
+        if by_pairs and mine is not None and not claim.comparison:
+            continue  # a number in a list of comparisons is one of them, no side's level
         groups: list[tuple[str, list[tuple[int, int]], bool]] = []  # words, spans, in header
         kw_ok = bool(claim.keywords)
         own_subjects = {g[0] for g in claim.subjects}
@@ -418,13 +425,14 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction):
                 continue  # a bare or round number far from a percentage's size is a setting
             if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
-                    and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
+                    and not placed and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
                                             and not _AS_FRACTION.match(t, tok.end))):
                 continue  # a level (57.2 RMSE beside a 16.4 gap), not the difference: one side's
             if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction):
                 continue  # 41 training runs in total: not this claim's seeds
             if quantity.form == "measure" and not (claim.format.percent or claim.points) \
                     and not _bracketed(t, tok) and not _named_as_metric(t, seg, tok, claim) \
+                    and not placed and not _pair_labelled(t, seg, tok, claim, mentions) \
                     and _far_from_every_measure(claim, tok):
                 continue  # 3272 (an MSE), 407 (a page), 0.05 (a learning rate) beside a 57.2 RMSE
             if quantity.form == "measure" and (claim.format.percent or claim.points) and tok.unit == "%" \
@@ -442,7 +450,6 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 distance += min((_gap(t, tok, a, b) for a, b in spans), default=_CLAUSE_PENALTY)
             if order is not None and claim.subjects:
                 position = _respective_position(claim, order)
-                mine = order.get("#" + str(tok.start))
                 if mine is not None and (position != mine if position is not None
                                          else claim.comparison):
                     continue  # "respectively": this number is another subject's (or one side's level)
@@ -450,14 +457,17 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             fit = 2 * len(sides) + (len(claim.keywords) if kw_ok else 0) + (1 if metric_hit else 0)
             if claim.comparison and len(sides) < 2 and not kw_ok:
                 fit -= 1
-            if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok):
+            if _pair_labelled(t, seg, tok, claim, mentions):
+                fit += 10  # "MLP over linear 16.4": named as this comparison, more than any keyword
+            if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
+                    and not placed:
                 fit -= 3  # both sides named, but the number reads as one side's level
             if not claim.comparison and quantity.form == "measure" and tok.value < 0 <= quantity.raw \
                     and (claim.ci_low is None or claim.ci_low >= 0):
                 continue  # a negative number is no level of a metric that is never negative
             # both sides of a comparison named: the words decide, whatever the size ("CNN vs
             # control: 0.875 points" is that comparison in the wrong unit, not CNN vs MLP's)
-            both = claim.comparison and _sides_joined(t, seg, claim, mentions)
+            both = claim.comparison and _sides_joined(t, seg, claim, mentions, tok)
             key = (0.0 if both else _mismatch(claim, quantity, tok, fraction), -fit, distance, tok.start)
             unique: dict[str, str] = {}
             named_words = [g for g, _, _ in groups]
@@ -550,25 +560,46 @@ def _clause_names_only_others(t: str, seg: Segment, tok: Token, claim: ClaimQuan
     return bool(inside) and not (inside & own) and not (before & own)
 
 
-_JOINED = re.compile(r"^\W*(?:the\s+|its\s+)?(?:vs\.?|versus|minus|over|against|compared (?:to|with)"
+_JOINED = re.compile(r"^\W*(?:the\s+|its\s+)?(?:(?:improvement|gain|lead|advantage|margin|edge)\s+)?"
+                     r"(?:vs\.?|versus|minus|over|against|compared (?:to|with)"
                      r"|[-−–]|\$\s*-\s*\$)\W*(?:the\s+|its\s+)?$", re.I)
 
 
-def _sides_joined(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Mention]) -> bool:
-    """Whether the segment writes the comparison's two sides as one ("CNN vs control", "linear
-    minus control"), not as a list of subjects ("the MLP and the CNN beat it")."""
-    sides = {g[0] for g in claim.subjects}
+def _joined_pairs(t: str, seg: Segment, mentions: list[Mention]) -> list[tuple[int, frozenset[str]]]:
+    """The comparisons a segment writes as their two sides ("CNN vs control", "MLP over
+    linear"): (where the pair ends, its two subjects), in order."""
     ordered = [m for m in mentions if seg.start <= m.start < seg.end]
-    return any(a.subject in sides and b.subject in sides and a.subject != b.subject
-               and _JOINED.match(t[a.end : b.start]) for a, b in pairwise(ordered))
+    return [(b.end, frozenset((a.subject, b.subject))) for a, b in pairwise(ordered)
+            if a.subject != b.subject and _JOINED.match(t[a.end : b.start])]
+
+
+def _sides_joined(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Mention], tok: Token) -> bool:
+    """Whether the segment writes the comparison's two sides as one ("CNN vs control", "linear
+    minus control"), not as a list of subjects ("the MLP and the CNN beat it"). Where such a
+    pair comes before the number, the nearest one is the number's ("gains: MLP over linear
+    16.4, linear over control 1.3": 16.4 is MLP over linear's)."""
+    sides = frozenset(g[0] for g in claim.subjects)
+    pairs = _joined_pairs(t, seg, mentions)
+    before = [pair for end, pair in pairs if end <= tok.start]
+    if before:
+        return before[-1] == sides
+    return any(pair == sides for _, pair in pairs)
+
+
+def _pair_key(sides: Iterable[str]) -> str:
+    return "pair:" + "|".join(sorted(sides))
 
 
 def _respective_position(claim: ClaimQuantity, order: dict[str, int]) -> int | None:
     """Which place of a "respectively" list a claim takes: a measurement its subject's; a
     comparison that of the one side the list names ("the MLP and the CNN beat it by 86.9 and 87.5
-    points respectively": MLP vs control is first). None when the list does not place it."""
+    points respectively": MLP vs control is first), or its place in a list of comparisons ("the
+    MLP's gain over linear and linear's over the control are 1.3 and 16.4"). None when the list
+    does not place it."""
     if not claim.comparison:
         return order.get(claim.subjects[0][0])
+    if any(k.startswith("pair:") for k in order):
+        return order.get(_pair_key(g[0] for g in claim.subjects))
     places = [order[g[0]] for g in claim.subjects if g[0] in order]
     return places[0] if len(places) == 1 else None
 
@@ -583,14 +614,26 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     lo, _ = _clause(t, seg, tok)
     if _THAN_AFTER.match(t, tok.end, seg.end):
         return True  # "1.3 higher than linear regression's"
-    if _OVER_LABEL.match(t[seg.start : tok.start]):
-        return True  # "CNN over control: 0.875"
+    if _OVER_LABEL.match(t[seg.start : tok.start]) or _PAIR_LABEL.fullmatch(t, lo, tok.start):
+        return True  # "CNN over control: 0.875", "gains: MLP over linear 1.3"
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
 
 
 _THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:higher|lower|better|worse|more|less)"
                          r"\s+than\b", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
+def _pair_labelled(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, mentions: list[Mention]) -> bool:
+    """Whether the number's clause is the comparison's two sides, then the number ("MLP over
+    linear 16.4"): it is named as that comparison's difference, whatever its size."""
+    if not claim.comparison:
+        return False
+    lo, _ = _clause(t, seg, tok)
+    return _PAIR_LABEL.fullmatch(t, lo, tok.start) is not None and _sides_joined(t, seg, claim, mentions, tok)
+
+
+#: A clause that is a comparison's two sides, then its number: "MLP over linear 1.3".
+_PAIR_LABEL = re.compile(r"\s*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus|against)\s+"
+                         r"(?:the\s+|its\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]?\s*", re.I)
 _OVER_LABEL = re.compile(r"\s*[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+(?:the\s+|its\s+)?"
                          r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]\s*$", re.I)
 
@@ -618,7 +661,26 @@ def listed_subjects(t: str, before: list[Mention], count: int) -> list[str] | No
         return subjects
     reference = {m.subject for m in before if _REFERENCE_BEFORE.search(t, max(0, m.start - 30), m.start)}
     listed = [s for s in subjects if s not in reference]
-    return listed if len(listed) == count else None
+    if len(listed) == count:
+        return listed
+    # an opening phrase that names as many subjects as there are numbers is the list ("Relative
+    # to the control and to the MLP, linear regression differs by ... and ..., respectively")
+    mark = re.search(r"[,;:]", t[before[0].start : before[-1].start]) if before else None
+    if mark is None:
+        return None
+    opening: list[str] = []
+    for m in before:
+        if m.start < before[0].start + mark.start() and m.subject not in opening:
+            opening.append(m.subject)
+    return opening if len(opening) == count else None
+
+
+def listed_comparisons(t: str, seg: Segment, before: list[Mention], count: int) -> list[str] | None:
+    """The comparisons a "respectively" list names as their two sides, in order ("the MLP's gain
+    over linear regression and linear regression's over the control"), as pair keys; None
+    unless there are ``count`` of them."""
+    pairs = [_pair_key(pair) for _, pair in _joined_pairs(t, seg, before)]
+    return pairs if len(pairs) == count and len(set(pairs)) == count else None
 
 
 def respectively_order(t: str, seg: Segment, tokens: list[Token],
@@ -630,7 +692,8 @@ def respectively_order(t: str, seg: Segment, tokens: list[Token],
     values = [tok for tok in tokens if tok.role == "value" and tok.statement and not tok.decoy]
     if len(values) < 2:
         return None
-    subjects = listed_subjects(t, [m for m in mentions if m.start < values[0].start], len(values))
+    before = [m for m in mentions if m.start < values[0].start]
+    subjects = listed_comparisons(t, seg, before, len(values)) or listed_subjects(t, before, len(values))
     if subjects is None:
         return None
     order = {s: i for i, s in enumerate(subjects)}

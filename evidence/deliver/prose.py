@@ -292,6 +292,12 @@ _MASKED_ENVS = frozenset({
     "math", "tikzpicture", "thebibliography", "filecontents", "filecontents*", "alignat", "alignat*",
     "flalign", "flalign*", "axis", "Verbatim", "algorithmic", "algorithm",
 })
+#: Sectioning commands and slide titles: their title is a heading, read apart from the prose
+#: after it, and its subjects are the section's ("\subsection{The CNN against the MLP}").
+_HEADING_MACROS = frozenset({"part", "chapter", "section", "subsection", "subsubsection", "paragraph",
+                             "subparagraph", "frametitle", "framesubtitle"})
+#: Environments whose first braced argument is a title (Beamer's \begin{frame}{Title}).
+_TITLED_ENVS = frozenset({"frame"})
 _TABULAR_ENVS = frozenset({"tabular", "tabular*", "tabularx", "longtable", "tabulary", "array",
                            "tblr", "supertabular"})
 _RULES = frozenset({"hline", "toprule", "midrule", "bottomrule", "cline", "cmidrule", "addlinespace",
@@ -302,7 +308,7 @@ def _parse_tex(text: str) -> Prose:
     from pylatexenc.latexwalker import LatexWalker
 
     chars = list(text)
-    rows: list[Segment] = []
+    rows: list[Segment] = []  # table rows and headings: segments of their own
     blocks: list[tuple[int, int]] = []
 
     def mask(a: int, b: int) -> None:
@@ -327,6 +333,8 @@ def _parse_tex(text: str) -> Prose:
         elif name == "item":  # a list item is a statement of its own: end the one before it
             mask(node.pos, node.pos + head)
             chars[node.pos] = "."
+        elif name in _HEADING_MACROS or name == "footnote":
+            mask(node.pos, node.pos + head)  # structure, not words of the text
         elif name.isalpha():
             chars[node.pos] = " "  # \evCnnTestAccuracy -> a word; \alpha -> "alpha"
         else:
@@ -339,6 +347,29 @@ def _parse_tex(text: str) -> Prose:
                 mask(arg.pos, arg.pos + arg.len)  # options: [width=0.8\linewidth]
             else:
                 walk([arg])
+        titles = [a for a in args if a is not None and text[a.pos : a.pos + 1] == "{"]
+        if name in _HEADING_MACROS and titles:
+            rows.append(Segment(titles[-1].pos, titles[-1].pos + titles[-1].len, kind="heading"))
+        if name == "footnote" and titles:  # a footnote is statements of its own, not its sentence's
+            chars[node.pos] = "."
+            end = titles[-1].pos + titles[-1].len - 1
+            if not "".join(chars[titles[-1].pos : end]).rstrip().endswith((".", "!", "?")):
+                chars[end] = "."
+
+    def title_after(nodes: list[Any], k: int) -> None:
+        """The braced title after a heading macro without arguments (\frametitle{...}) or at
+        the start of a titled environment, options before it skipped."""
+        for node in nodes[k:]:
+            if node is None:
+                continue
+            if type(node).__name__ == "LatexCharsNode" and (not node.chars.strip()
+                                                           or node.chars.strip().startswith("[")):
+                if node.chars.strip():
+                    mask(node.pos, node.pos + node.len)  # a frame's options: [t], [fragile]
+                continue
+            if type(node).__name__ == "LatexGroupNode":
+                rows.append(Segment(node.pos, node.pos + node.len, kind="heading"))
+            return
 
     def tabular(node: Any) -> None:
         mask(node.pos, node.pos + len(r"\begin{}") + len(node.environmentname))
@@ -380,7 +411,7 @@ def _parse_tex(text: str) -> Prose:
                 for k, (a, b) in enumerate(row)), kind="row"))
 
     def walk(nodes: list[Any]) -> None:
-        for node in nodes:
+        for k, node in enumerate(nodes):
             if node is None:
                 continue
             kind = type(node).__name__
@@ -388,6 +419,9 @@ def _parse_tex(text: str) -> Prose:
                 mask(node.pos, node.pos + node.len)
             elif kind == "LatexMacroNode":
                 macro(node)
+                if node.macroname in _HEADING_MACROS and not (node.nodeargd and node.nodeargd.argnlist
+                                                              and any(node.nodeargd.argnlist)):
+                    title_after(nodes, k + 1)
             elif kind == "LatexEnvironmentNode":
                 name = node.environmentname
                 if name in _MASKED_ENVS:
@@ -400,6 +434,8 @@ def _parse_tex(text: str) -> Prose:
                                 else []):
                         if arg is not None:
                             mask(arg.pos, arg.pos + arg.len)
+                    if name in _TITLED_ENVS:
+                        title_after(node.nodelist or [], 0)
                     walk(node.nodelist or [])
                     tail = text.rfind("\\end", node.pos, node.pos + node.len)
                     if tail >= 0:

@@ -48,6 +48,7 @@ from evidence.deliver.attribution import (
     Mention,
     candidates,
     difference_shaped,
+    listed_comparisons,
     listed_subjects,
     respectively_order,
     subject_mentions,
@@ -824,6 +825,15 @@ def _respectively_swaps(masked: str, doc: prose_module.Prose, bindings: list[tup
         if len(inside) < 2 or len({by_id[b[2]].comparison for b in inside}) > 1:
             continue
         before = subject_mentions(masked, seg.start, inside[0][0], claims)
+        pairs = listed_comparisons(masked, seg, before, len(inside))
+        if pairs is not None and all(by_id[b[2]].comparison for b in inside):
+            for (start, _, claim_id), pair in zip(inside, pairs, strict=True):
+                sides = [g[0] for g in by_id[claim_id].subjects]
+                if "pair:" + "|".join(sorted(sides)) != pair:
+                    out[start] = (f"'respectively' pairs this citation of {claim_id} ({' vs '.join(sides)}) "
+                                  f"with {pair.removeprefix('pair:').replace('|', ' vs ')}, the comparison "
+                                  f"named in its place")
+            continue
         named = listed_subjects(masked, before, len(inside))
         if named is None:
             continue
