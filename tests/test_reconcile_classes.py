@@ -879,3 +879,23 @@ def test_latex_section_and_frame_titles_are_headings_and_footnotes_their_own_sen
     assert ("heading", "Ridge or GBM") in read and ("heading", "Ridge") in read
     assert ("sentence", "Ridge is linear..") in read and ("sentence", "So is OLS.") in read
     assert not any("subsection" in text or "footnote" in text or "[t]" in text for _, text in read)
+
+
+def test_n_of_every_hundred_is_a_percentage() -> None:
+    text = "Out of every 100 test images, the perceptron labels 97.4 of every 100 correctly.\n"
+    assert failing("notes.md", text) == [(1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", text.replace("97.4", "98.1")) == []
+
+
+def test_a_comparisons_fraction_written_as_points_is_that_comparison() -> None:
+    text = "Against the shuffled-label control, the CNN's margin is 0.875 points.\n"
+    assert failing("notes.md", text) == [(1, "cnn_beats_control", "value", "drift")]
+
+
+def test_seeds_needed_in_words_read_with_the_sentence_before() -> None:
+    text = ("Whether the CNN is better than the MLP stays open.\n"
+            "Settling it would take roughly thirty seeds per model.\n")
+    assert failing("notes.md", text) == [(2, "cnn_beats_mlp", "seeds_needed", "drift")]
+    # seeds that cannot resolve a question are the ones that were run, not an estimate
+    text = "Whether the wide MLP beats the MLP is open; five seeds cannot resolve it.\n"
+    assert failing("notes.md", text) == []

@@ -23,7 +23,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from evidence.deliver.prose import Segment
-from evidence.deliver.quantities import ClaimQuantity, Quantity
+from evidence.deliver.quantities import ClaimQuantity, Quantity, half_unit
 from evidence.deliver.statements import Token
 
 #: Words of comparison that let a difference be stated with one side named ("its lead is ...").
@@ -468,7 +468,13 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             # both sides of a comparison named: the words decide, whatever the size ("CNN vs
             # control: 0.875 points" is that comparison in the wrong unit, not CNN vs MLP's)
             both = claim.comparison and _sides_joined(t, seg, claim, mentions, tok)
-            key = (0.0 if both else _mismatch(claim, quantity, tok, fraction), -fit, distance, tok.start)
+            # "the MLP's gain over the control is 0.869 points": a comparison whose sides the
+            # sentence names, stated as its fraction with "points" (a unit slip, not another claim)
+            slip = claim.comparison and claim.points and tok.unit == "pts" and len(sides) >= 2 \
+                and quantity.name == "value" \
+                and abs(abs(tok.value) - abs(claim.value)) <= half_unit(tok.decimals)
+            key = (0.0 if both or slip else _mismatch(claim, quantity, tok, fraction), -fit, distance,
+                   tok.start)
             unique: dict[str, str] = {}
             named_words = [g for g, _, _ in groups]
             extra = [w for w in metric_hit[:1] if not any(w.lower() in g.lower() for g in named_words)]

@@ -609,7 +609,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     for tok in tokens:
         splits = {c.id: c.split for c in claims}
         options = candidates(t, seg, tok, claims, mentions, splits, order)
-        if not options and context and seg.kind != "row" and not tok.word and tok.role != "n" \
+        if not options and context and seg.kind != "row" and (not tok.word or tok.role == "seeds_needed") \
+                and tok.role != "n" \
                 and (not mentions or not tok.integer):
             # with the subjects before it; where the segment names its own, a claim keeps one of
             # them, and the number has the shape of a result (not "within 2 points")

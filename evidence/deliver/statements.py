@@ -164,6 +164,9 @@ _PERCENT_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,3}(?:%|percent\b|per cent\b)"
 _POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f-]{0,2}(?:percentage[ -]points?|pct\.?[ -]points?"
                         r"|points?\b|pts?\b"
                         r"|pp\b|p\.p\.)", re.I)
+#: After a number: "of every 100", "out of 100", "in every hundred": it is a percentage.
+_PER_HUNDRED = re.compile(r"[ \u00a0]+(?:out\s+)?(?:of|in)\s+(?:every\s+|each\s+|a\s+)?(?:100|hundred)\b"
+                          r"(?!\.\d)", re.I)
 _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
 #: After a percentage: a confidence level or a share of the data, not a result.
 _LEVEL_AFTER = re.compile(
@@ -217,6 +220,10 @@ _SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?|ra
 _NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|estimat\w*|more seeds"
                          r"|per (?:group|arm|side)|each side"
                          r"|detect\w*|resolve[sd]?|settle[sd]?|to show|power)\b", re.I)
+#: "five seeds cannot resolve it", "3 runs are too few to settle it": the count that was run.
+_TOO_FEW_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?)\s+(?:per\s+\w+\s+)?"
+                            r"(?:cannot|can't|can not|could not|couldn't|do not|don't|did not|didn't"
+                            r"|(?:are|were|is|was) (?:not enough|too few|insufficient))\b", re.I)
 #: "About 15 per group": a count of seeds per group, without the word seeds.
 _PER_GROUP_AFTER = re.compile(r"[\s\u00a0]+per\s+(?:group|arm|side)\b", re.I)
 #: "about 10 seeds per model": an estimate; "5 seeds per model" without an "about" is the count
@@ -281,8 +288,11 @@ _TOLERANCE_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp|percentage points?)?[
 def tokenize(t: str) -> list[Token]:
     """Every number in masked text with its unit, role and whether it is a decoy."""
     tokens: list[Token] = []
+    per_hundred = -1  # the end of an "of every 100" read with the number before it
     for m in _NUM_RE.finditer(t):
         s, e = m.span()
+        if s < per_hundred:
+            continue
         body, frac = m.group(0), m.group(1)
         if not body.strip("+±"):
             continue
@@ -294,6 +304,8 @@ def tokenize(t: str) -> list[Token]:
         unit, end, value, start = "", e, 0.0, s
         if pm := _PERCENT_RE.match(t, e):
             unit, end = "%", pm.end()
+        elif hundred := _PER_HUNDRED.match(t, e):
+            unit, per_hundred = "%", hundred.end()  # "98.9 of every 100 digits": a percentage
         elif pts := _POINTS_RE.match(t, e):
             unit, end = "pts", pts.end()
         elif glued := _GLUED_RE.match(t, e):
@@ -378,6 +390,8 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             sentence = left + " " + right
             needed = not re.search(r"\bn\s*=\s*$", window) and (
                 _NEEDED_CUE.search(sentence) or (tok.approximate and _PER_MODEL.search(sentence)))
+            if needed and _TOO_FEW_AFTER.match(t, end):
+                needed = None  # "five seeds cannot resolve it": the seeds that were run, too few
             tok.role = "seeds_needed" if needed else "n"
             if tok.decoy and tok.role == "n" and re.search(r"\bseed\s*$", window, re.I):
                 return
