@@ -899,3 +899,35 @@ def test_seeds_needed_in_words_read_with_the_sentence_before() -> None:
     # seeds that cannot resolve a question are the ones that were run, not an estimate
     text = "Whether the wide MLP beats the MLP is open; five seeds cannot resolve it.\n"
     assert failing("notes.md", text) == []
+
+
+def test_a_split_that_closes_the_sentence_qualifies_each_clause() -> None:
+    text = "After tuning, the perceptron reaches 96.9% and the CNN 97.6% on the validation set.\n"
+    assert failing("notes.md", text) == []
+    text = "Both fall short (MLP 96.9%, CNN 97.6% on the validation split), as expected.\n"
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", "The CNN ends at 97.6%, the MLP at 96.9% on the test set.\n") == \
+        [(1, "cnn_test_accuracy", "value", "drift"), (1, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_a_subject_named_right_before_a_number_owns_it() -> None:
+    # the wide MLP has no level claim: its number is neither the MLP's nor a comparison's
+    text = ("Against the shuffled-label control all models are far ahead.\n"
+            "The MLP sits at [98.1%](#claim:mlp_test_accuracy) and the wide MLP 98.4%.\n")
+    assert failing("notes.md", text) == []
+    text = "Ridge reaches 31.42 on the test split, the GBM 24.0.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "gbm_rmse", "drift")}
+    text = "Ridge reaches 31.42 on the test split, the control 71.3.\n"
+    assert _pairs("notes.md", text, THREE) == set()
+    # a number followed by its direction is a difference, not the level of the subject before it
+    assert _pairs("notes.md", "The control's test RMSE is 71.3, i.e. ridge is 38.1 lower.\n", THREE) == \
+        {(1, "ridge_beats_control", "drift")}
+    assert _pairs("notes.md", "On average the GBM's test RMSE is 9.17 above ridge's.\n", HOUSE_CLAIMS) == \
+        {(1, "gbm_beats_ridge", "drift")}
+
+
+def test_a_model_trained_on_shuffled_targets_is_the_control() -> None:
+    text = "A ridge model fitted to shuffled targets ends with a test RMSE of 71.3.\n"
+    assert _pairs("notes.md", text, THREE) == set()
+    assert _pairs("notes.md", "A ridge model ends with a test RMSE of 71.3.\n", THREE) == \
+        {(1, "ridge_rmse", "drift")}

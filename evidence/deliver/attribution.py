@@ -80,8 +80,17 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
                                                      for w in g})))
     if pattern is None:
         return []
-    return [Mention(m.start(), m.end(), owners[str(m.lastgroup)], m.group(0))
-            for m in pattern.finditer(t, start, end)]
+    found = [Mention(m.start(), m.end(), owners[str(m.lastgroup)], m.group(0))
+             for m in pattern.finditer(t, start, end)]
+    # "a linear model trained on shuffled targets" is the control: the subject it is trained on
+    return [m for k, m in enumerate(found) if k + 1 == len(found) or found[k + 1].subject == m.subject
+            or not _TRAINED_ON.fullmatch(t, m.end, found[k + 1].start)]
+
+
+#: Between two subjects: the first is trained on the second ("a linear model trained on shuffled
+#: targets", "an MLP fitted to scrambled labels"): the second names what the thing is.
+_TRAINED_ON = re.compile(r"\s+(?:(?:that\s+|which\s+)?(?:was\s+|is\s+)?)?"
+                         r"(?:trained|fit|fitted|learned|learnt)\s+(?:on|to|with)\s+(?:the\s+|its\s+)?", re.I)
 
 
 def _header_subjects(header: str, claims: Sequence[ClaimQuantity]) -> set[str]:
@@ -122,7 +131,7 @@ def _gap(t: str, tok: Token, a: int, b: int) -> int:
     return gap + (_CLAUSE_PENALTY if lo < hi and _CLAUSE.search(t, lo, hi) else 0)
 
 
-def _clause(t: str, seg: Segment, tok: Token) -> tuple[int, int]:
+def clause_of(t: str, seg: Segment, tok: Token) -> tuple[int, int]:
     """The clause around a number: from the last clause mark before it to the next after it."""
     lo = seg.start
     for m in re.finditer(r"[,;:(]|\b(?:but|while|whereas|and|versus|vs\.?)\b", t[seg.start : tok.start]):
@@ -148,7 +157,7 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
         return None
     if not claim.metric:
         return None
-    lo, hi = _clause(t, seg, tok)
+    lo, hi = clause_of(t, seg, tok)
     best: tuple[int, str] | None = None
     for m in METRIC_WORDS.finditer(t, lo, hi):
         if re.search(r"(?:±|\+/-|\bpm)\s*$", t[max(lo, m.start() - 4) : m.start()]):
@@ -215,13 +224,18 @@ def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split
     if header:  # a table cell: its column names the split ("Validation RMSE")
         return any(m.group(0).lower() not in own for m in pattern.finditer(header)) \
             and not _OWN_SPLIT[split or ""].search(header)
-    lo, hi = _clause(t, seg, tok)
+    lo, hi = clause_of(t, seg, tok)
 
     def gap(m: re.Match[str]) -> int:
         return min(abs(m.start() - tok.end), abs(tok.start - m.end()))
 
     foreign = [gap(m) for m in pattern.finditer(t, lo, hi) if m.group(0).lower() not in own]
     if not foreign and not _OWN_SPLIT[split or ""].search(t, lo, hi):
+        # "The CNN ends at 97.8%, the MLP at 96.8% on the validation split.": a split that closes
+        # the sentence qualifies each of its clauses that names none
+        trailing = _TRAILING_SPLIT.search(t, hi, seg.end)
+        if trailing is not None and not re.search(r"[.;!?]\s", t[hi : trailing.start()]):
+            return bool(pattern.search(trailing.group(1))) and trailing.group(1).lower() not in own
         # "On the validation split it is lower, about 53": the clause goes on with the split before
         earlier = [*pattern.finditer(t, seg.start, lo), *_OWN_SPLIT[split or ""].finditer(t, seg.start, lo)]
         last = max(earlier, key=lambda m: m.start(), default=None)
@@ -231,6 +245,12 @@ def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split
         return False
     mine = [gap(m) for m in _OWN_SPLIT[split or ""].finditer(t, lo, hi)]
     return not mine or min(foreign) < min(mine)
+
+
+#: A split named at the close of a sentence or of the parenthesis its numbers stand in ("... on
+#: the validation split.", "(MLP 96.8%, CNN 97.8% on the validation split)").
+_TRAILING_SPLIT = re.compile(r"\b(?:on|for|over)\s+(?:the\s+)?(validation|val|dev|train(?:ing)?|test)"
+                             r"\s+(?:split|set|data)\b(?:\s*\)|[\s.\]*_]*$)", re.I)
 
 
 _AS_FRACTION = re.compile(r"\s*\(?(?:as an? )?(?:fraction|proportion|share)s?\b", re.I)
@@ -428,6 +448,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                     and not placed and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
                                             and not _AS_FRACTION.match(t, tok.end))):
                 continue  # a level (57.2 RMSE beside a 16.4 gap), not the difference: one side's
+            if claim.comparison and quantity.form == "measure" and not placed \
+                    and _level_of_one_subject(t, seg, tok, mentions) and not difference_shaped(t, seg, tok):
+                continue  # "Ridge reaches 31.4, the control 71.3": the control's level, no difference
             if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction):
                 continue  # 41 training runs in total: not this claim's seeds
             if quantity.form == "measure" and not (claim.format.percent or claim.points) \
@@ -551,18 +574,28 @@ def _stated_as_difference(t: str, seg: Segment, tok: Token) -> bool:
     return re.search(r"\bby\s*[~≈]?\s*$", t[max(seg.start, tok.start - 8) : tok.start], re.I) is not None
 
 
+def _level_of_one_subject(t: str, seg: Segment, tok: Token, mentions: list[Mention]) -> bool:
+    """Whether the number's clause names one subject, right before it ("..., the control 71.3")."""
+    lo, _ = clause_of(t, seg, tok)
+    near = [m for m in mentions if lo <= m.start and m.end <= tok.start]
+    return bool(near) and len({m.subject for m in near}) == 1 and tok.start - near[-1].end <= 30
+
+
 def _clause_names_only_others(t: str, seg: Segment, tok: Token, claim: ClaimQuantity,
                               mentions: list[Mention]) -> bool:
     """Whether the number's clause (with the label before its colon: "Small MLP: test RMSE 55.9")
     names another subject and none of the claim's, and the claim's subject is not named before
     it either ("..., higher than the MLP's" after it): the number is the other subject's level."""
-    lo, hi = _clause(t, seg, tok)
+    lo, hi = clause_of(t, seg, tok)
     head = t[seg.start : lo].rstrip(" (")
     if head.endswith(":"):
         lo = max(seg.start, t.rfind(";", seg.start, lo) + 1)
     own = {g[0] for g in claim.subjects}
     inside = {m.subject for m in mentions if lo <= m.start and m.end <= hi}
     before = {m.subject for m in mentions if seg.start <= m.start and m.end <= tok.start}
+    near = [m for m in mentions if lo <= m.start and m.end <= tok.start]
+    if near and near[-1].subject not in own and not (inside & own) and tok.start - near[-1].end <= 30:
+        return True  # "Linear regression reaches 57.2, the MLP 55.9": the subject just before it
     return bool(inside) and not (inside & own) and not (before & own)
 
 
@@ -617,7 +650,7 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     cell = seg.cell(tok.start)
     if cell is not None:
         return bool(DIFF_CUE.search(cell.column))
-    lo, _ = _clause(t, seg, tok)
+    lo, _ = clause_of(t, seg, tok)
     if _THAN_AFTER.match(t, tok.end, seg.end):
         return True  # "1.3 higher than linear regression's"
     if _OVER_LABEL.match(t[seg.start : tok.start]) or _PAIR_LABEL.fullmatch(t, lo, tok.start):
@@ -625,15 +658,15 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
 
 
-_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:higher|lower|better|worse|more|less)"
-                         r"\s+than\b", re.I)
+_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:(?:higher|lower|better|worse|more|less)"
+                         r"(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
 def _pair_labelled(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, mentions: list[Mention]) -> bool:
     """Whether the number's clause is the comparison's two sides, then the number ("MLP over
     linear 16.4"): it is named as that comparison's difference, whatever its size."""
     if not claim.comparison:
         return False
-    lo, _ = _clause(t, seg, tok)
+    lo, _ = clause_of(t, seg, tok)
     return _PAIR_LABEL.fullmatch(t, lo, tok.start) is not None and _sides_joined(t, seg, claim, mentions, tok)
 
 

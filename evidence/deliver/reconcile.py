@@ -47,6 +47,7 @@ from evidence.deliver import prose as prose_module
 from evidence.deliver.attribution import (
     Mention,
     candidates,
+    clause_of,
     difference_shaped,
     listed_comparisons,
     listed_subjects,
@@ -573,6 +574,14 @@ def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.S
     return out
 
 
+def _subject_just_before(t: str, seg: prose_module.Segment, tok: Token, mentions: list[Any]) -> bool:
+    """"... and the wide MLP 98.3%": a subject named right before the number in its clause is
+    what the number is about; it is not read with the sentence before."""
+    lo, _ = clause_of(t, seg, tok)
+    near = [m for m in mentions if lo <= m.start and m.end <= tok.start]
+    return bool(near) and tok.start - near[-1].end <= 30
+
+
 def _one_side_named(claim: ClaimQuantity, mentions: list[Any]) -> bool:
     """A comparison the segment names only one side of (read with a word of comparison)."""
     named = {m.subject for m in mentions}
@@ -610,7 +619,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         splits = {c.id: c.split for c in claims}
         options = candidates(t, seg, tok, claims, mentions, splits, order)
         if not options and context and seg.kind != "row" and (not tok.word or tok.role == "seeds_needed") \
-                and tok.role != "n" \
+                and tok.role != "n" and not _subject_just_before(t, seg, tok, mentions) \
                 and (not mentions or not tok.integer):
             # with the subjects before it; where the segment names its own, a claim keeps one of
             # them, and the number has the shape of a result (not "within 2 points")
