@@ -931,3 +931,16 @@ def test_a_model_trained_on_shuffled_targets_is_the_control() -> None:
     assert _pairs("notes.md", text, THREE) == set()
     assert _pairs("notes.md", "A ridge model ends with a test RMSE of 71.3.\n", THREE) == \
         {(1, "ridge_rmse", "drift")}
+
+
+def test_a_familys_common_name_names_its_one_member() -> None:
+    assert _pairs("notes.md", "In practice the tree ensemble is on par with ridge regression.\n",
+                  HOUSE_CLAIMS) == {(1, "gbm_beats_ridge", "unsupported_wording")}
+    # three networks in the example: "the neural network" names none of them
+    assert _pairs("notes.md", "The neural network is on par with the shuffled-label control.\n") == set()
+
+
+def test_the_two_variants_named_by_one_plural() -> None:
+    assert _pairs("notes.md", "In short, the two widths are equivalent.\n") == \
+        {(1, "width_is_noise", "unsupported_wording")}
+    assert _pairs("notes.md", "In short, both controls are equivalent.\n") == set()

@@ -616,6 +616,29 @@ def subject_words(name: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for w in words if w.strip()))
 
 
+#: A family's common name ("the neural network") and the model kinds it covers: it names a
+#: project's subject only where that subject is the family's one member among all its subjects.
+_NETWORKS = frozenset({"mlp", "cnn", "rnn", "lstm", "gru", "transformer", "resnet", "convnet", "nn"})
+_FAMILIES: dict[str, frozenset[str]] = {
+    "neural network": _NETWORKS, "neural net": _NETWORKS, "neural model": _NETWORKS,
+    "tree ensemble": frozenset({"gbm", "xgboost", "lightgbm", "rf", "forest", "catboost"}),
+    "linear model": frozenset({"linear", "ridge", "lasso", "logreg", "ols"}),
+}
+
+
+def _family_words(names: list[str]) -> dict[str, tuple[str, ...]]:
+    """The family names that name one subject unambiguously: "the neural network" in a project
+    whose only network is the MLP (not beside a CNN, nor beside a wide MLP)."""
+    distinct = sorted(set(names))
+    out: dict[str, list[str]] = {}
+    for word, kinds in _FAMILIES.items():
+        members = [n for n in distinct if re.split(r"[_\-\s]+", n.lower())[0] in kinds
+                   or n.lower() in kinds]
+        if len(members) == 1 and word not in subject_words(members[0]):
+            out.setdefault(members[0], []).append(word)
+    return {name: tuple(words) for name, words in out.items()}
+
+
 def metric_words(metric: str | None, split: str | None) -> tuple[str, ...]:
     """The metric's names, alone and with the split ("accuracy", "test accuracy")."""
     if not metric:
@@ -632,6 +655,7 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
     states (interval, n, seeds needed, P(better)) and the words of its subjects and metric,
     derived from the evidence; ``keywords`` add to them."""
     quantities = []
+    family = _family_words([n for c in resolved["claims"] for n in (c.get("subjects") or [])])
     for claim in resolved["claims"]:
         if claim["value"] is None:
             continue
@@ -640,8 +664,9 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
         quantity = claim.get("quantity")
         comparison = kind == "verify" and (quantity or "diff") in ("diff", "improvement")
         names = claim.get("subjects") or []
-        subjects = (tuple(subject_words(n) for n in names[:2]) if comparison
-                    else (tuple(w for n in names for w in subject_words(n)),) if names else ())
+        subjects = (tuple((*subject_words(n), *family.get(n, ())) for n in names[:2]) if comparison
+                    else (tuple(w for n in names for w in (*subject_words(n), *family.get(n, ()))),)
+                    if names else ())
         quantities.append(ClaimQuantity(
             id=claim["id"], value=claim["value"], format=fmt.number_format,
             keywords=tuple(claim["keywords"]), ci_low=claim["ci_low"],

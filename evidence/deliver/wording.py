@@ -108,10 +108,14 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
     named = {m.subject for m in mentions}
     issues: list[WordingIssue] = []
     seen: set[frozenset[str]] = set()
+    every = mentions
     for claim in claims:
         if not claim.comparison or len(claim.subjects) < 2 or claim.classification is None:
             continue
         sides = frozenset(g[0] for g in claim.subjects[:2])
+        both = _both_named(t, seg, claim)
+        mentions = every if both is None else sorted([*every, *both], key=lambda x: x.start)
+        named = {m.subject for m in mentions}
         by_citation = list(cited) == [claim.id] and not sides <= named
         if (not sides <= named and not by_citation) or sides in seen:
             continue
@@ -151,6 +155,24 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
                 f"'{sameness.group(0)}' asserts that {a} and {b} do not differ, but verify classifies "
                 f"{claim.id} as {verdict} (sameness needs the verdict noise)"))
     return issues
+
+
+#: "the two widths", "both widths": a plural that names both sides of a comparison at once.
+_COLLECTIVE = re.compile(r"\b(?:the\s+two|both(?:\s+the)?)\s+([a-z][\w-]*?)(?:es|s)\b", re.I)
+
+
+def _both_named(t: str, seg: Segment, claim: ClaimQuantity) -> list[Mention] | None:
+    """The two sides of a comparison named together by a word of one side's name in the plural
+    ("the two widths", "both MLPs" for the wide MLP against the MLP, one a variant of the
+    other): a mention of each, where it stands."""
+    a, b = ({p for p in re.split(r"[_\-\s]+", g[0].lower()) if p} for g in claim.subjects[:2])
+    if not (a < b or b < a):
+        return None  # only two variants of one thing (the MLP and the wide MLP) share a plural
+    words = {w.lower() for g in claim.subjects[:2] for w in g if " " not in w}
+    for m in _COLLECTIVE.finditer(t, seg.start, seg.end):
+        if m.group(1).lower() in words:
+            return [Mention(m.start(), m.end(), g[0], m.group(0)) for g in claim.subjects[:2]]
+    return None
 
 
 def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> str | None:
