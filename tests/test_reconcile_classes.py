@@ -944,3 +944,26 @@ def test_the_two_variants_named_by_one_plural() -> None:
     assert _pairs("notes.md", "In short, the two widths are equivalent.\n") == \
         {(1, "width_is_noise", "unsupported_wording")}
     assert _pairs("notes.md", "In short, both controls are equivalent.\n") == set()
+
+
+def test_an_interval_or_probability_after_a_value_is_that_values_claim() -> None:
+    # the metric's keyword names ridge vs control too; the value before names GBM vs ridge
+    text = "Ridge alone: 31.42.\nThe GBM cuts the test RMSE by 9.17, and its P(better) is 0.97.\n"
+    found = {(f.line, f.claim_id, f.quantity) for f in all_kinds("notes.md", text, THREE_P)}
+    assert (2, "gbm_beats_ridge", "prob_better") in found
+    assert not any(f[1] == "ridge_beats_control" for f in found)
+    # a cited value: the interval end after it is its claim's, not the sentence before's
+    text = ("- Both MLPs reach about 98% test accuracy.\n"
+            "- The CNN's lead is [+0.6 points](#claim:cnn_beats_mlp) with a lower CI end of -0.4 points.\n")
+    assert failing("notes.md", text) == [(2, "cnn_beats_mlp", "ci_low", "drift")]
+
+
+THREE_P = claim_quantities({"claims": [
+    *HOUSES["claims"][:2],
+    _claim("gbm_beats_ridge", "verify:gbm_vs_ridge", 9.17, 7.20, 11.14, style="number", decimals=2,
+           subjects=["gbm", "ridge"], quantity="improvement", classification="effect", metric="rmse",
+           prob=0.97),
+    _claim("ridge_beats_control", "verify:ridge_vs_control", -40.1, -45.0, -35.2, style="number",
+           subjects=["ridge", "control"], quantity="diff", classification="effect", metric="rmse",
+           keywords=("RMSE",), prob=1.0),
+]})

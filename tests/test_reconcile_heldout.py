@@ -275,7 +275,7 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
 
 
 #: (project, corpus): (drifts with the right claim at least, decoys flagged at most).
-LATER_FLOORS = {("example", 3): (69, 1), ("proj2", 3): (43, 4),
+LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 3),
                 ("example", 4): (73, 4), ("proj2", 4): (52, 4),
                 ("example", 5): (83, 3), ("proj2", 5): (47, 0),
                 ("example", 6): (60, 1), ("proj2", 6): (32, 2)}

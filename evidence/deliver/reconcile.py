@@ -618,6 +618,12 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     for tok in tokens:
         splits = {c.id: c.split for c in claims}
         options = candidates(t, seg, tok, claims, mentions, splits, order)
+        # an interval or a P(better) after a value is that value's claim's, the value typed or
+        # cited ("its lead is [+0.6 points](#claim:...) with a lower CI end of -0.6 points")
+        cited = [m.group(2) for m in BOUND_RE.finditer(text, seg.start, tok.start)]
+        last = stated if stated is not None else (cited[-1] if cited else None)
+        follows = tok.role in ("ci_low", "ci_high", "prob_better") \
+            and any(c.claim.id == last for c in options)
         if not options and context and seg.kind != "row" and (not tok.word or tok.role == "seeds_needed") \
                 and tok.role != "n" and not _subject_just_before(t, seg, tok, mentions) \
                 and (not mentions or not tok.integer):
@@ -632,6 +638,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                 options = [c for c in widened if c.key[0] == 0 and c.claim.comparison
                            and not any(g[0] in own for g in c.claim.subjects)]
         elif options and options[0].key[0] > 0 and context and seg.kind != "row" and not tok.word \
+                and not follows \
                 and _one_side_named(options[0].claim, mentions):
             # the segment's own words name a claim the number is far from in size ("the improvement
             # is 1.3, small next to the 16.4 gained over the control" after a sentence on MLP vs
@@ -643,8 +650,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             continue
         if tok.signed:
             options = [_reversed(c, t, seg, mentions) for c in options]
-        if tok.role in ("ci_low", "ci_high") and stated is not None:
-            options = sorted(options, key=lambda c: c.claim.id != stated)
+        if tok.role in ("ci_low", "ci_high", "prob_better") and last is not None:
+            options = sorted(options, key=lambda c: c.claim.id != last)
         # where the words cannot tell two claims apart, the one the number agrees with, else the
         # one it is nearest to
         tied = [c for c in options if c.key[:3] == options[0].key[:3]]
