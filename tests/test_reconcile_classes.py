@@ -967,3 +967,21 @@ THREE_P = claim_quantities({"claims": [
            subjects=["ridge", "control"], quantity="diff", classification="effect", metric="rmse",
            keywords=("RMSE",), prob=1.0),
 ]})
+
+
+def test_settings_ranges_chance_priors_and_tool_versions_are_not_results() -> None:
+    # the far end of a setting's range is a setting too
+    assert failing("notes.md", "For the wide MLP vs the MLP we swept learning rates 0.003 to 0.1.\n") == []
+    # a percentage "of guessing" is the chance level
+    assert failing("notes.md", "The shuffled-label control stays near the 10% of guessing.\n") == []
+    # what was expected before the runs is no result
+    text = "We expected the CNN to beat the MLP by 1.2 points.\n"
+    assert [f for f in failing("notes.md", text) if f[3] == "drift"] == []
+    # a version in parentheses after a tool in a code span
+    text = "Ridge and the GBM were fitted with `scikit-learn` (1.3).\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
+
+
+def test_a_budget_after_trying() -> None:
+    text = "Trying four configurations, expect 95.4%; trying sixteen, 97.0%.\n"
+    assert failing("notes.md", text) == []

@@ -44,7 +44,9 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"<!--[\s\S]*?(?:-->|\Z)", 0),  # HTML comments
     (r"<sup>[^<]*</sup>", 0),  # footnote markers
     (r"</?[A-Za-z][^>\n]*>", 0),  # HTML tags and their attributes
-    (r"(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n)[\s\S])+?(?<!`)\1(?!`)", 0),  # inline code
+    # inline code, and a version in parentheses right after it ("`evidence` (0.9)")
+    (r"(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n)[\s\S])+?(?<!`)\1(?!`)"
+     r"(?:[ \t]*\(v?\d+(?:\.\d+)+[\w.-]*\))?", 0),
     (r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)", 0),  # Markdown link targets
     (r"(?:https?://|ftp://|file://|\bwww\.)[^\s<>)\]]*[^\s<>)\].,;:]", 0),  # URLs
     (r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", 0),  # e-mail addresses
@@ -131,6 +133,7 @@ class Token:
     bound: str = ""  # ">" for "over 98%", "at least 98%"; "<" for "below 99%", "under 99%"
     signed: bool = False
     word: bool = False  # a count written in words ("five seeds"): checked, never hand-typed
+    setting: bool = False  # a setting named before it ("learning rates 0.003 to 0.1"): a decoy
 
 
 _NUM_RE = re.compile(r"(?<![\w.])[+±]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+|(?=\.\d))((?:\.\d+)*)"
@@ -235,6 +238,13 @@ _PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])P\s*\([^)]{0,40}\)"
                           r"\s*(?:(?:is|was)\s+P\s*=|=|≈|~|:|is|of|at|was|about|around|only|just)?\s*"
                           r"(?:about|around|roughly)?\s*$",
                           re.I)
+#: After a percentage: the chance level ("the 10% of guessing", "10% for random guessing").
+_CHANCE_AFTER = re.compile(r"[\s\u00a0]*(?:of|for|from|by|under)\s+(?:random\s+|pure\s+|blind\s+)?"
+                           r"(?:guessing|chance)\b", re.I)
+#: Before a number in its sentence: an expectation held before the results ("we expected the CNN
+#: to lead by about 1%").
+_EXPECTED_BEFORE = re.compile(r"\b(?:we|I|they|the authors)\s+(?:had\s+)?(?:expected|predicted"
+                              r"|hypothesi[sz]ed|anticipated|guessed|hoped)\b[^.;!?]*$", re.I)
 #: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.
 _PROBABILITY_NAMED = re.compile(r"probabilit|(?<![A-Za-z])P\s*\(", re.I)
 _PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior"
@@ -343,7 +353,11 @@ def tokenize(t: str) -> list[Token]:
             re.search(r"\bP\s*=\s*$", window) is not None and _PROBABILITY_NAMED.search(t, max(0, s - 130), s)
             is not None)
         if (_SETTING_BEFORE.search(window) or _CHANCE_BEFORE.search(window)) and not probability:
-            tok.decoy = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
+            tok.decoy = tok.setting = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
+        if unit == "%" and _CHANCE_AFTER.match(t, end):
+            tok.decoy = True  # "around the 10% of guessing": the chance level
+        if _EXPECTED_BEFORE.search(t, max(0, start - 80), start):
+            tok.decoy = True  # "we expected the CNN to lead by about 1%": a prior, not a result
         if re.search(r"\bwithin\s*$", window, re.I) and _TOLERANCE_AFTER.match(t, e):
             tok.decoy = True  # "within 2 points of the chance level": a tolerance, not a result
         if _APPROX_BEFORE.search(window):
@@ -419,6 +433,10 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                                                         between) \
             and _SPREAD_FROM.search(t, max(0, prev.start - 30), prev.start):
         tok.decoy = True  # the other end of a seeds' spread
+        return
+    if prev is not None and prev.setting and re.fullmatch(
+            r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:to|–|—|-|--)[\s\u00a0]*", between):
+        tok.decoy = tok.setting = True  # "learning rates 0.003 to 0.1": the other end of a setting
         return
     if prev is not None and prev.role == "ci_low" and re.fullmatch(
             r"[\s\u00a0]*(?:,|;|–|—|-|−|--|to|and|\.\.\.?|…)[\s\u00a0]*", between):
