@@ -985,3 +985,11 @@ def test_settings_ranges_chance_priors_and_tool_versions_are_not_results() -> No
 def test_a_budget_after_trying() -> None:
     text = "Trying four configurations, expect 95.4%; trying sixteen, 97.0%.\n"
     assert failing("notes.md", text) == []
+
+
+def test_a_comparison_no_claim_states_owns_its_number() -> None:
+    text = "Ridge beats the control by 40.1; the GBM's margin over the control is wider still, 49.3.\n"
+    assert _pairs("notes.md", text, THREE) == set()
+    table = "| Difference | Test RMSE |\n|---|---|\n| GBM − control | −49.3 |\n| ridge − control | −40.1 |\n"
+    assert _pairs("notes.md", table, THREE) == set()
+    assert _pairs("notes.md", table.replace("−40.1", "−45.1"), THREE) == {(4, "ridge_beats_control", "drift")}

@@ -373,6 +373,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     header_subjects = _header_subjects(header, claims) if header else set()
     named = {m.subject for m in mentions} | header_subjects
     out: list[Candidate] = []
+    orphan = _unclaimed_pair_before(t, seg, tok, mentions, claims)
     mine = order.get("#" + str(tok.start)) if order is not None else None
     by_pairs = order is not None and any(k.startswith("pair:") for k in order)
     for claim in claims:
@@ -451,6 +452,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if claim.comparison and quantity.form == "measure" and not placed \
                     and _level_of_one_subject(t, seg, tok, mentions) and not difference_shaped(t, seg, tok):
                 continue  # "Ridge reaches 31.4, the control 71.3": the control's level, no difference
+            if orphan and quantity.form == "measure":
+                continue  # "the MLP's margin over the control is larger, 17.8": a comparison no claim
+                # states owns it, no claim's level or difference
             if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction):
                 continue  # 41 training runs in total: not this claim's seeds
             if quantity.form == "measure" and not (claim.format.percent or claim.points) \
@@ -661,6 +665,20 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
 _THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:(?:higher|lower|better|worse|more|less)"
                          r"(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
+def _unclaimed_pair_before(t: str, seg: Segment, tok: Token, mentions: list[Mention],
+                           claims: Sequence[ClaimQuantity]) -> bool:
+    """Whether the comparison written as two sides nearest before the number, with no subject
+    named between, is one no claim states (the MLP over the control, where the claims compare
+    linear regression with each)."""
+    pairs = [(end, pair) for end, pair in _joined_pairs(t, seg, mentions) if end <= tok.start]
+    if not pairs:
+        return False
+    end, pair = pairs[-1]
+    if any(end <= m.start and m.end <= tok.start for m in mentions):
+        return False
+    return pair not in {frozenset(g[0] for g in c.subjects[:2]) for c in claims if c.comparison}
+
+
 def _pair_labelled(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, mentions: list[Mention]) -> bool:
     """Whether the number's clause is the comparison's two sides, then the number ("MLP over
     linear 16.4"): it is named as that comparison's difference, whatever its size."""
