@@ -993,3 +993,18 @@ def test_a_comparison_no_claim_states_owns_its_number() -> None:
     table = "| Difference | Test RMSE |\n|---|---|\n| GBM − control | −49.3 |\n| ridge − control | −40.1 |\n"
     assert _pairs("notes.md", table, THREE) == set()
     assert _pairs("notes.md", table.replace("−40.1", "−45.1"), THREE) == {(4, "ridge_beats_control", "drift")}
+
+
+def test_a_clause_without_its_own_subject_keeps_the_sentences() -> None:
+    text = "The GBM beats ridge by 9.17 and outperforms the control by 44.0.\n"
+    found = _pairs("notes.md", text, THREE + [c for c in claim_quantities({"claims": [
+        _claim("gbm_beats_control", "verify:gbm_vs_control", 49.3, 44.0, 54.6, style="number",
+               subjects=["gbm", "control"], quantity="improvement", classification="effect",
+               metric="rmse")]})])
+    assert found == {(1, "gbm_beats_control", "drift")}
+
+
+def test_a_line_break_tag_after_a_period_ends_the_sentence() -> None:
+    # the correct 31.42 before the break must not excuse the swapped list after it
+    text = "Ridge reaches a test RMSE of 31.42.<br>\nThe GBM and ridge reach 31.42 and 22.25, respectively.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(2, "gbm_rmse", "drift"), (2, "ridge_rmse", "drift")}

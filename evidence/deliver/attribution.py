@@ -374,6 +374,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     named = {m.subject for m in mentions} | header_subjects
     out: list[Candidate] = []
     orphan = _unclaimed_pair_before(t, seg, tok, mentions, claims)
+    carried = _carried_subject(t, seg, tok, mentions)
     mine = order.get("#" + str(tok.start)) if order is not None else None
     by_pairs = order is not None and any(k.startswith("pair:") for k in order)
     for claim in claims:
@@ -452,6 +453,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if claim.comparison and quantity.form == "measure" and not placed \
                     and _level_of_one_subject(t, seg, tok, mentions) and not difference_shaped(t, seg, tok):
                 continue  # "Ridge reaches 31.4, the control 71.3": the control's level, no difference
+            if carried is not None and claim.comparison and carried not in own_subjects:
+                continue  # "the CNN leads the MLP by 0.6 and beats the control by 87.5": the CNN's
             if orphan and quantity.form == "measure":
                 continue  # "the MLP's margin over the control is larger, 17.8": a comparison no claim
                 # states owns it, no claim's level or difference
@@ -665,6 +668,23 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
 _THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:(?:higher|lower|better|worse|more|less)"
                          r"(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
+#: A clause that goes on with the sentence's subject: "... and beats the control by 87.5".
+_ELIDED_SUBJECT = re.compile(r"\s*(?:also\s+|then\s+|even\s+)?(?:beats?|leads?|outperforms?"
+                             r"|trails?|exceeds?|tops?|surpass(?:es)?|improves?\s+(?:on|over|upon)"
+                             r"|lowers?|reduces?|cuts?)\b", re.I)
+
+
+def _carried_subject(t: str, seg: Segment, tok: Token, mentions: list[Mention]) -> str | None:
+    """The subject of a clause that has none of its own ("The CNN leads the MLP by 0.6 points and
+    beats the control by 87.5"): the sentence's first subject, not the object before it."""
+    lo, _ = clause_of(t, seg, tok)
+    opening = _ELIDED_SUBJECT.match(t, lo)
+    if opening is None or opening.end() > tok.start or not re.search(r"\b(?:and|but)\s*$", t[seg.start : lo]):
+        return None
+    first = [m for m in mentions if seg.start <= m.start < lo]
+    return first[0].subject if first else None
+
+
 def _unclaimed_pair_before(t: str, seg: Segment, tok: Token, mentions: list[Mention],
                            claims: Sequence[ClaimQuantity]) -> bool:
     """Whether the comparison written as two sides nearest before the number, with no subject

@@ -109,7 +109,7 @@ _ABBREVIATIONS = frozenset({
     "resp", "no", "nos", "dr", "prof", "mr", "ms", "ref", "refs", "ch", "vol", "ed", "eds", "p",
     "pp", "ca", "incl", "acc", "avg", "std", "est", "max", "min",
 })
-_BOUNDARY_RE = re.compile(r"[.!?;][\"'”’)\]*_]*(?=\s|$)")
+_BOUNDARY_RE = re.compile(r"[.!?;][\"'”’)\]*_]*(?=\s|$|<br\b)", re.I)  # "1.2.<br>" ends one too
 
 
 def sentences(t: str, start: int, end: int) -> list[Segment]:
