@@ -1008,3 +1008,17 @@ def test_a_line_break_tag_after_a_period_ends_the_sentence() -> None:
     # the correct 31.42 before the break must not excuse the swapped list after it
     text = "Ridge reaches a test RMSE of 31.42.<br>\nThe GBM and ridge reach 31.42 and 22.25, respectively.\n"
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(2, "gbm_rmse", "drift"), (2, "ridge_rmse", "drift")}
+
+
+def test_a_sentence_in_a_status_column_is_prose() -> None:
+    table = ("| Work package | Status |\n|---|---|\n"
+             "| WP3 power analysis | finished: the wide MLP vs MLP question needs about 40 seeds per "
+             "group |\n"
+             "| WP4 sweep | 16 |\n")
+    assert failing("notes.md", table) == [(3, "width_is_noise", "seeds_needed", "drift")]
+
+
+def test_a_budget_named_after_from() -> None:
+    text = ("The sweep has 16 configurations; the best validation accuracy to expect from\n"
+            "four of them is 96.1%.\n")
+    assert failing("notes.md", text) == [(2, "tuning_budget", "value", "drift")]

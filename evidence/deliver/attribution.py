@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from evidence.deliver.prose import Segment
+from evidence.deliver.prose import Cell, Segment
 from evidence.deliver.quantities import ClaimQuantity, Quantity, half_unit
 from evidence.deliver.statements import Token
 
@@ -366,7 +366,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     cell = seg.cell(tok.start)
     header = cell.column if cell else ""
     row_head = cell.row if cell else ""
-    if cell is not None and (SETTING_HEADER.search(row_head) or SETTING_HEADER.search(header)):
+    if cell is not None and (SETTING_HEADER.search(row_head) or SETTING_HEADER.search(header)) \
+            and not _prose_cell(t, cell, mentions):
         return []  # a cell of a settings row or column ("learning rate | 1.0"): not a result
     cue = DIFF_CUE.search(t, seg.start, seg.end) is not None or bool(header and DIFF_CUE.search(header))
     # a column header names subjects too ("Δ vs MLP"): at distance 0, like its other words
@@ -683,6 +684,13 @@ def _carried_subject(t: str, seg: Segment, tok: Token, mentions: list[Mention]) 
         return None
     first = [m for m in mentions if seg.start <= m.start < lo]
     return first[0].subject if first else None
+
+
+def _prose_cell(t: str, cell: Cell, mentions: list[Mention]) -> bool:
+    """A cell that is a sentence naming a subject ("done: the CNN-MLP question needs about
+    twelve seeds per group") is prose whatever its column: its header holds no settings for it."""
+    words = re.findall(r"[A-Za-z]{2,}", t[cell.start : cell.end])
+    return len(words) >= 6 and any(cell.start <= m.start and m.end <= cell.end for m in mentions)
 
 
 def _unclaimed_pair_before(t: str, seg: Segment, tok: Token, mentions: list[Mention],

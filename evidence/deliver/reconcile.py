@@ -358,7 +358,7 @@ _BARE_BUDGET = re.compile(r"\b(\d+|" + "|".join(_WORDS) + r")\s*(?:configuration
 #: A number of configurations in digits or words, not a share or a count of something else.
 _BUDGET_NUMBER = r"(\d+|" + "|".join(_WORDS) + r")\b(?!\s*(?:%|\.\d|seeds?|runs?|epochs?|points?))"
 #: Once a paragraph has said what is counted: "with all sixteen", "of eight", "one gives 87.1%".
-_LATER_BUDGET = re.compile(r"\b(?:with|of|for|using|at|trying|tried|try)\s+(?:all\s+|just\s+|only\s+)?"
+_LATER_BUDGET = re.compile(r"\b(?:with|of|for|from|using|at|trying|tried|try)\s+(?:all\s+|just\s+|only\s+)?"
                            + _BUDGET_NUMBER
                            + r"|\b" + _BUDGET_NUMBER + r"\s+(?:gives?|yields?|reach(?:es)?|gets?)\b", re.I)
 
