@@ -1022,3 +1022,16 @@ def test_a_budget_named_after_from() -> None:
     text = ("The sweep has 16 configurations; the best validation accuracy to expect from\n"
             "four of them is 96.1%.\n")
     assert failing("notes.md", text) == [(2, "tuning_budget", "value", "drift")]
+
+
+def test_a_difference_in_words_after_by() -> None:
+    text = "Against the shuffled-label control, the convolutional network gains by seventy-nine points.\n"
+    assert failing("notes.md", text) == [(1, "cnn_beats_control", "value", "drift")]
+    assert failing("notes.md", text.replace("seventy-nine", "eighty-eight")) == []
+
+
+def test_a_wide_margin_after_a_verb_goes_to_the_verbs_subject() -> None:
+    text = "Both networks beat the shuffled-label control by a wide margin, the MLP by 86.9 points.\n"
+    assert _pairs("notes.md", text) == set()
+    assert _pairs("notes.md", "The shuffled-label control beats the MLP by a wide margin.\n") == \
+        {(1, "mlp_beats_control", "unsupported_wording")}

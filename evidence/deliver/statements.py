@@ -386,7 +386,24 @@ def tokenize(t: str) -> list[Token]:
         _role(t, tok, [])
         if tok.role in ("n", "seeds_needed") and not tok.decoy:
             tokens.append(tok)
+    for w in _WORD_DIFFERENCE_RE.finditer(t):  # "beats it by eighty-five points": a difference in words
+        unit = w.group("unit")
+        value = _TENS[w.group("tens").lower()] + (_WORD_NUMBERS[unit.lower()] if unit else 0)
+        end = w.end()
+        if pts := _POINTS_RE.match(t, end):
+            end = pts.end()
+        tokens.append(Token(w.start("tens"), end, float(value), 0, "pts" if pts else "", t[end : end + 40],
+                            True, word=True, approximate=bool(w.group("about"))))
     return sorted(tokens, key=lambda k: k.start)
+
+
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+#: A difference in words after "by": "by eighty-five", "by about ninety points" (compound tens).
+_WORD_DIFFERENCE_RE = re.compile(
+    r"\bby\s+(?P<about>about\s+|roughly\s+|around\s+|nearly\s+|almost\s+)?(?P<tens>" + "|".join(_TENS)
+    + r")(?:[- ](?P<unit>one|two|three|four|five|six|seven|eight|nine))?\b(?!\s*(?:%|percent|per cent"
+    r"|seeds?|runs?|epochs?|times)\b)", re.I)
 
 
 def _role(t: str, tok: Token, tokens: list[Token]) -> None:

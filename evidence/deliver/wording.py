@@ -175,12 +175,23 @@ def _both_named(t: str, seg: Segment, claim: ClaimQuantity) -> list[Mention] | N
     return None
 
 
+_MARGIN_VERB = re.compile(r"\b(?:beat|beats|outperforms?|outperformed|leads?|led|exceeds?|surpass(?:es)?"
+                          r"|tops?)\b", re.I)
+
+
 def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> str | None:
     """The subject a direction word makes the better one: named before "beats", "wins", "better
     than"; after "worse than". "Exceeds" is better only where higher is better (an RMSE that
     exceeds another's is worse)."""
     if re.match(r"significant|statistically|by an? ", m.group(0), re.I):
         return None  # "significantly": which way is left to the rest of the sentence
+    if re.match(r"\s*by an? ", m.group(0), re.I):
+        # "A beats B by a wide margin": the winner is the one before the verb, not B before "by"
+        verbs = list(_MARGIN_VERB.finditer(m.string, max(0, m.start() - 120), m.start()))
+        if verbs:
+            verb = verbs[-1].start()
+            before = [x for x in mentions if verb - 120 < x.end <= verb]
+            return before[-1].subject if before else None
     if re.match(r"exceed|surpass", m.group(0), re.I) and claim.lower_better:
         sides = [g[0] for g in claim.subjects[:2]]
         before = [x for x in mentions if x.end <= m.start() and x.subject in sides]
