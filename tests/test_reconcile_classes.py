@@ -1035,3 +1035,30 @@ def test_a_wide_margin_after_a_verb_goes_to_the_verbs_subject() -> None:
     assert _pairs("notes.md", text) == set()
     assert _pairs("notes.md", "The shuffled-label control beats the MLP by a wide margin.\n") == \
         {(1, "mlp_beats_control", "unsupported_wording")}
+
+
+def test_a_seeds_needed_column_holds_the_estimate() -> None:
+    tex = ("\\begin{tabular}{lcc}\nA $-$ B & Difference & Seeds needed per group \\\\\n"
+           "wide MLP $-$ MLP & \\evWidthIsNoise & 26 \\\\\n\\end{tabular}\n")
+    typed = hand_typed_numbers(Path("paper/tables.tex"), tex, CLAIMS)
+    assert [(h.line, h.text) for h in typed] == [(3, "26")]
+
+
+def test_a_count_of_seeds_with_one_subject_is_that_subjects() -> None:
+    # the comparison's keyword (RMSE) names it too, but it names only one of its sides
+    text = "The final ridge RMSE, over 4 seeds, goes in the paper.\n"
+    assert _pairs("notes.md", text, THREE_P) == {(1, "ridge_rmse", "drift")}
+
+
+def test_the_words_of_a_model_trained_on_the_control_are_not_its_keywords() -> None:
+    claims = claim_quantities({"claims": [
+        *THREE_P_RAW, _claim("ridge_keyworded", "aggregate:ridge", 31.42, 29.80, 33.04, style="number",
+                             decimals=2, subjects=["ridge"], metric="rmse",
+                             keywords=("ridge", "test RMSE"))]})
+    text = "The control is a ridge model trained on shuffled targets, whose test RMSE is 71.3.\n"
+    assert _pairs("notes.md", text, [c for c in claims if c.id != "ridge_rmse"]) == set()
+
+
+THREE_P_RAW = [*HOUSES["claims"], _claim(
+    "ridge_beats_control", "verify:ridge_vs_control", -40.1, -45.0, -35.2, style="number",
+    subjects=["ridge", "control"], quantity="diff", classification="effect", metric="rmse")]

@@ -83,8 +83,11 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
     found = [Mention(m.start(), m.end(), owners[str(m.lastgroup)], m.group(0))
              for m in pattern.finditer(t, start, end)]
     # "a linear model trained on shuffled targets" is the control: the subject it is trained on
-    return [m for k, m in enumerate(found) if k + 1 == len(found) or found[k + 1].subject == m.subject
-            or not _TRAINED_ON.fullmatch(t, m.end, found[k + 1].start)]
+    # names what the thing is (its own words, "linear model", are then no keyword of linear's)
+    return [Mention(m.start, m.end, found[k + 1].subject, m.words)
+            if k + 1 < len(found) and found[k + 1].subject != m.subject
+            and _TRAINED_ON.fullmatch(t, m.end, found[k + 1].start) else m
+            for k, m in enumerate(found)]
 
 
 #: Between two subjects: the first is trained on the second ("a linear model trained on shuffled
@@ -336,6 +339,11 @@ _COUNT_HEADER = re.compile(r"\W*(?:n|#\s*(?:seeds|runs)|seeds?|runs|replicates|n
                            r"|seeds?\s*\(n\))\W*", re.I)
 
 
+#: A column of seeds-needed estimates ("Seeds needed per group", "n needed", "Seeds to resolve").
+_NEEDED_HEADER = re.compile(r"\b(?:seeds?|runs|n)\s+(?:needed|required|to (?:resolve|detect|settle))\b"
+                            r"|\bseeds?\s+per\s+group\b", re.I)
+
+
 def header_role(header: str) -> str | None:
     """A table row or column that holds one end of an interval ("95% CI, lower", "CI high"), or
     a probability of improvement ("P(first better)", "Prob. better")."""
@@ -419,7 +427,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
         role = None
         if cell is not None:
             alone = re.fullmatch(r"\W*\d+\W*", t[cell.start : cell.end]) is not None  # not "5 and 2 seeds"
-            role = "n" if alone and _COUNT_HEADER.fullmatch(header) else header_role(f"{header} {row_head}")
+            role = "n" if alone and _COUNT_HEADER.fullmatch(header) else \
+                "seeds_needed" if alone and _NEEDED_HEADER.search(header) else \
+                header_role(f"{header} {row_head}")
         # a row header's unit label ("Mean test accuracy (%)") is its cells' unit, as a column's is
         shape_header = f"{header} {row_head}" if _UNIT_LABEL.search(row_head) else header
         for quantity in claim.quantities():
@@ -488,6 +498,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             fit = 2 * len(sides) + (len(claim.keywords) if kw_ok else 0) + (1 if metric_hit else 0)
             if claim.comparison and len(sides) < 2 and not kw_ok:
                 fit -= 1
+            elif claim.comparison and len(sides) < 2 and tok.role == "n" \
+                    and not LOCAL_DIFF_CUE.search(t, seg.start, tok.start):
+                fit -= 2  # "today's linear RMSE, over 3 seeds": one subject's count, not a comparison's
             if _pair_labelled(t, seg, tok, claim, mentions):
                 fit += 10  # "MLP over linear 16.4": named as this comparison, more than any keyword
             if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
