@@ -1062,3 +1062,13 @@ def test_the_words_of_a_model_trained_on_the_control_are_not_its_keywords() -> N
 THREE_P_RAW = [*HOUSES["claims"], _claim(
     "ridge_beats_control", "verify:ridge_vs_control", -40.1, -45.0, -35.2, style="number",
     subjects=["ridge", "control"], quantity="diff", classification="effect", metric="rmse")]
+
+
+def test_a_ci_up_to_is_its_upper_end() -> None:
+    text = "For the wide MLP vs the MLP the difference is +0.2 points, CI up to +0.3 points.\n"
+    assert failing("notes.md", text) == [(1, "width_is_noise", "ci_high", "drift")]
+
+
+def test_a_sentence_in_a_table_cell_states_a_difference() -> None:
+    table = "| Time | Event |\n|---|---|\n| 14:05 | slide says: \"the GBM improves on ridge by 2.4\" |\n"
+    assert _pairs("notes.md", table, HOUSE_CLAIMS) == {(3, "gbm_beats_ridge", "drift")}

@@ -669,8 +669,9 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     if tok.signed or tok.unit == "pts" or tok.value < 0:
         return True
     cell = seg.cell(tok.start)
-    if cell is not None:
-        return bool(DIFF_CUE.search(cell.column))
+    if cell is not None and (DIFF_CUE.search(cell.column)
+                             or len(re.findall(r"[A-Za-z]{2,}", t[cell.start : cell.end])) < 6):
+        return bool(DIFF_CUE.search(cell.column))  # a sentence in a cell is read as prose
     lo, _ = clause_of(t, seg, tok)
     if _THAN_AFTER.match(t, tok.end, seg.end):
         return True  # "1.3 higher than linear regression's"

@@ -272,8 +272,8 @@ def _end_in_words(upper: str, lower: str, direction: str) -> tuple[re.Pattern[st
     """(before the number, after it): an interval's end named in words ("its upper CI end,",
     "reaches up to"; "at the top")."""
     before = re.compile(rf"(?:\b(?:{upper})\s+(?:(?:CI|interval|confidence)\s+)?(?:end|bound|limit)"
-                        rf"\s*(?:,|:|=|is|of|at)?|\b(?:reach(?:es|ed)?|goes|went|extends?)\s+{direction}\s+to)\s*$",
-                        re.I)
+                        rf"\s*(?:,|:|=|is|of|at)?|\b(?:reach(?:es|ed)?|goes|went|extends?|CI|interval)"
+                        rf"\s+{direction}\s+to)\s*$", re.I)
     after = re.compile(rf"\s*(?:points?\s+|pp\s+|%\s+)?at (?:the|its) (?:{lower})\b", re.I)
     return before, after
 
@@ -443,6 +443,7 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
     for role, before, after in _ENDS_IN_WORDS:
         if before.search(t, max(0, s - 40), s) or after.match(t, end):
             tok.role = role  # "its upper CI end, 17.5%", "reaches down to 0.2", "+1.1 points at the top"
+            tok.bound = ""  # "the CI up to +0.4": the end itself, not a bound on it
             return
     prev = tokens[-1] if tokens else None
     between = t[prev.end : s] if prev else ""
