@@ -1072,3 +1072,16 @@ def test_a_ci_up_to_is_its_upper_end() -> None:
 def test_a_sentence_in_a_table_cell_states_a_difference() -> None:
     table = "| Time | Event |\n|---|---|\n| 14:05 | slide says: \"the GBM improves on ridge by 2.4\" |\n"
     assert _pairs("notes.md", table, HOUSE_CLAIMS) == {(3, "gbm_beats_ridge", "drift")}
+
+
+def test_an_error_rate_is_checked_as_the_accuracys_complement() -> None:
+    assert failing("notes.md", "The CNN's test error is 2.1%.\n") == \
+        [(1, "cnn_test_accuracy", "error_rate", "drift")]
+    assert failing("notes.md", "The CNN's test error is 1.3%, the MLP's 1.9%.\n") == []
+    # a small percentage is no slip of the accuracy's interval half-width
+    assert failing("notes.md", "The MLP misclassifies 1.9% of test digits.\n") == []
+
+
+def test_a_number_broken_after_its_decimal_point_is_read_whole() -> None:
+    assert failing("notes.md", "The PDF shows the MLP at 97.\n6% on the test split.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]

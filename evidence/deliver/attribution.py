@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import pairwise
 
@@ -361,6 +361,10 @@ def header_role(header: str) -> str | None:
 _PROBABILITY_WORDS = re.compile(r"\bP\s*\(|probabilit|\bprob\b|\bchance that\b", re.I)
 
 
+#: An accuracy's complement named as its metric: "test error", "error rate", "misclassification rate".
+_ERROR_RATE = re.compile(r"error(?: rate)?|misclassification(?: rate)?", re.I)
+
+
 def _role_quantities(role: str) -> tuple[str, ...]:
     return {"value": ("value",), "ci_low": ("ci_low", "prob_low"), "ci_high": ("ci_high", "prob_high"),
             "ci_half": ("ci_half",), "n": ("n",), "seeds_needed": ("seeds_needed",),
@@ -443,6 +447,11 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 continue
             misnamed = ""
             foreign = _foreign_metric(t, seg, tok, claim, header) if quantity.form == "measure" else None
+            complement = bool(foreign) and _ERROR_RATE.fullmatch(foreign or "") is not None \
+                and quantity.name == "value" and not claim.comparison and claim.format.percent \
+                and any(w.lower() in ("accuracy", "acc") for w in claim.metric)
+            if complement:  # "the CNN's test error is 1.3%": 100% minus its accuracy
+                quantity, foreign = replace(quantity, name="error_rate", raw=1.0 - quantity.raw), None
             if foreign and _siblings(foreign, claim) and claim.accepts_quantity(
                     quantity, tok.value, tok.decimals, fraction=False):
                 # "the test MSE is 57.2" for an RMSE of 57.2: the claim's number, misnamed
@@ -477,7 +486,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                     and _far_from_every_measure(claim, tok):
                 continue  # 3272 (an MSE), 407 (a page), 0.05 (a learning rate) beside a 57.2 RMSE
             if quantity.form == "measure" and (claim.format.percent or claim.points) and tok.unit == "%" \
-                    and _far_in_points(claim, tok):
+                    and not complement and _far_in_points(claim, tok):
                 continue  # "40%-63% of the epoch budget" beside the MLP's 98.1%: another quantity
             if not claim.comparison and quantity.form == "measure" and _stated_as_difference(t, seg, tok):
                 continue  # "linear regression's is 16.4 lower": a difference, not its level
@@ -575,7 +584,8 @@ def _far_in_points(claim: ClaimQuantity, tok: Token) -> bool:
     goes: 10 points, or three half-widths of its interval where that is wider (1.3% is a test
     error beside a 98.7% accuracy, not a drift of it); a percentage with the same digits shifted
     (0.987% for 98.7%) is a slip and stays."""
-    measures = [q for q in claim.quantities() if q.form == "measure"]
+    measures = [q for q in claim.quantities() if q.form == "measure"
+                and (q.name != "ci_half" or tok.role == "ci_half")]  # 1.9% is no slip of a ± 0.3
     half = (claim.format.scaled(claim.ci_high) - claim.format.scaled(claim.ci_low)) / 2 \
         if claim.ci_low is not None and claim.ci_high is not None else 0.0
     limit = max(10.0, 3 * abs(half))

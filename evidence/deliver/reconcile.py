@@ -213,7 +213,8 @@ _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_hig
                    "n": "number of seeds", "seeds_needed": "seeds-needed estimate",
                    "ci_half": "interval's half-width (±)",
                    "prob_better": "P(better)", "prob_low": "P(better)'s interval's lower bound",
-                   "prob_high": "P(better)'s interval's upper bound"}
+                   "prob_high": "P(better)'s interval's upper bound",
+                   "error_rate": "error rate (100% minus the accuracy)"}
 
 
 def _expected(claim: ClaimQuantity, quantity: Quantity, fraction: bool) -> str:

@@ -167,6 +167,8 @@ _PERCENT_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,3}(?:%|percent\b|per cent\b)"
 _POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f-]{0,2}(?:percentage[ -]points?|pct\.?[ -]points?"
                         r"|points?\b|pts?\b"
                         r"|pp\b|p\.p\.)", re.I)
+#: After an integer: its decimal point, a line break, and its decimals right before a percent sign.
+_BROKEN_DECIMAL = re.compile(r"\.[ \t]*\n[ \t>]*(\d+)(?=[ \u00a0\u2009\u202f]?%)")
 #: After a number: "of every 100", "out of 100", "in every hundred": it is a percentage.
 _PER_HUNDRED = re.compile(r"[ \u00a0]+(?:out\s+)?(?:of|in)\s+(?:every\s+|each\s+|a\s+)?(?:100|hundred)\b"
                           r"(?!\.\d)", re.I)
@@ -298,12 +300,16 @@ _TOLERANCE_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp|percentage points?)?[
 def tokenize(t: str) -> list[Token]:
     """Every number in masked text with its unit, role and whether it is a decoy."""
     tokens: list[Token] = []
-    per_hundred = -1  # the end of an "of every 100" read with the number before it
+    skip = -1  # the end of text read with the number before it ("of every 100", a broken "98.\n4%")
     for m in _NUM_RE.finditer(t):
         s, e = m.span()
-        if s < per_hundred:
+        if s < skip:
             continue
         body, frac = m.group(0), m.group(1)
+        if not frac and (broken := _BROKEN_DECIMAL.match(t, e)):
+            # "98.\n4%": a number a line break split after its decimal point, read whole
+            body, frac = f"{body}.{broken.group(1)}", f".{broken.group(1)}"
+            e = skip = broken.end()
         if not body.strip("+±"):
             continue
         sign = body[0] if body[0] in "+±" else ""
@@ -315,7 +321,7 @@ def tokenize(t: str) -> list[Token]:
         if pm := _PERCENT_RE.match(t, e):
             unit, end = "%", pm.end()
         elif hundred := _PER_HUNDRED.match(t, e):
-            unit, per_hundred = "%", hundred.end()  # "98.9 of every 100 digits": a percentage
+            unit, skip = "%", hundred.end()  # "98.9 of every 100 digits": a percentage
         elif pts := _POINTS_RE.match(t, e):
             unit, end = "pts", pts.end()
         elif glued := _GLUED_RE.match(t, e):
