@@ -1085,3 +1085,10 @@ def test_an_error_rate_is_checked_as_the_accuracys_complement() -> None:
 def test_a_number_broken_after_its_decimal_point_is_read_whole() -> None:
     assert failing("notes.md", "The PDF shows the MLP at 97.\n6% on the test split.\n") == \
         [(1, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_common_paraphrases_of_the_model_kinds() -> None:
+    assert failing("notes.md", "The feed-forward network reaches 97.5% test accuracy.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "Our convolutional classifier scores 99.4% on the test split.\n") == \
+        [(1, "cnn_test_accuracy", "value", "drift")]

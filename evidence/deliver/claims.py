@@ -562,8 +562,11 @@ def resolve_all(project: Project) -> dict[str, Any]:
 #: Names researchers use for common model and control names, beside the name itself.
 _SYNONYMS: dict[str, tuple[str, ...]] = {
     "cnn": ("convolutional network", "convolutional neural network", "convnet", "conv net",
-            "convolutional model", "convolutional net"),
-    "mlp": ("multilayer perceptron", "multi-layer perceptron", "perceptron", "fully connected network"),
+            "convolutional model", "convolutional net", "convolutional classifier",
+            "convolutional architecture"),
+    "mlp": ("multilayer perceptron", "multi-layer perceptron", "perceptron", "fully connected network",
+            "fully-connected network", "fully connected net", "feed-forward network", "feedforward network",
+            "feed-forward net", "dense network"),
     "control": ("shuffled-label control", "shuffled-label model", "shuffled labels", "shuffled-label",
                 "label-shuffled", "random labels", "random-label", "permuted labels", "permuted-label",
                 "baseline control", "shuffled targets", "shuffled-target control", "shuffled-target model",
