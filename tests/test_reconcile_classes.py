@@ -1092,3 +1092,17 @@ def test_common_paraphrases_of_the_model_kinds() -> None:
         [(1, "mlp_test_accuracy", "value", "drift")]
     assert failing("notes.md", "Our convolutional classifier scores 99.4% on the test split.\n") == \
         [(1, "cnn_test_accuracy", "value", "drift")]
+
+
+def test_p_better_as_a_share_of_seed_pairs() -> None:
+    assert failing("notes.md", "The CNN beats the MLP in 71% of seed pairings.\n") == \
+        [(1, "cnn_beats_mlp", "prob_better", "drift")]
+    assert failing("notes.md", "In 71 out of 100 seed pairs the CNN comes out above the MLP.\n") == \
+        [(1, "cnn_beats_mlp", "prob_better", "drift")]
+    # per seed pair is no verdict on the comparison
+    assert _pairs("notes.md", "In 84 out of 100 seed pairs the CNN wins over the MLP.\n") == set()
+
+
+def test_a_seeds_needed_estimate_with_both_sides_named_is_theirs_whatever_its_size() -> None:
+    assert failing("notes.md", "Resolving CNN vs MLP would take about 60 seeds per arm.\n") == \
+        [(1, "cnn_beats_mlp", "seeds_needed", "drift")]

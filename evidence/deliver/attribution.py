@@ -478,7 +478,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if orphan and quantity.form == "measure":
                 continue  # "the MLP's margin over the control is larger, 17.8": a comparison no claim
                 # states owns it, no claim's level or difference
-            if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction):
+            if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction) \
+                    and not (quantity.name == "seeds_needed" and len(sides) >= 2):
                 continue  # 41 training runs in total: not this claim's seeds
             if quantity.form == "measure" and not (claim.format.percent or claim.points) \
                     and not _bracketed(t, tok) and not _named_as_metric(t, seg, tok, claim) \

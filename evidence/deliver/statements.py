@@ -250,7 +250,9 @@ _EXPECTED_BEFORE = re.compile(r"\b(?:we|I|they|the authors)\s+(?:had\s+)?(?:expe
 #: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.
 _PROBABILITY_NAMED = re.compile(r"probabilit|(?<![A-Za-z])P\s*\(", re.I)
 _PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior"
-                         r"|of (?:the |all )?(?:seed |run )?pairs|of (?:the )?pairings)", re.I)
+                         r"|(?:of|in)\s+(?:the\s+|all\s+)?(?:seed\s+|run\s+)?(?:pairs|pairings"
+                         r"|pairwise comparisons|head-to-head)|of (?:the )?pairings"
+                         r"|(?:seed|run)\s+pair(?:s|ings))", re.I)
 _APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|some|~|≈|nearly|almost"
                             r"|ca\.)\s*$",
                             re.I)
@@ -321,7 +323,8 @@ def tokenize(t: str) -> list[Token]:
         if pm := _PERCENT_RE.match(t, e):
             unit, end = "%", pm.end()
         elif hundred := _PER_HUNDRED.match(t, e):
-            unit, skip = "%", hundred.end()  # "98.9 of every 100 digits": a percentage
+            unit, end = "%", hundred.end()  # "98.9 of every 100 digits": a percentage
+            skip = end
         elif pts := _POINTS_RE.match(t, e):
             unit, end = "pts", pts.end()
         elif glued := _GLUED_RE.match(t, e):

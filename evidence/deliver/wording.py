@@ -45,6 +45,8 @@ HEDGE = re.compile(
     r"fails? to|failed to|without|nor|neither|hypothes\w+|predicts?|expected to|would|unless|"
     r"claimed|claims?|question|test(?:s|ed)? whether|too few|no evidence|not shown|before|"
     r"hoped|aim(?:s|ed)? to|probability|chance|likelihood|odds|P\(|how often)\b|\?", re.I)
+#: A sentence about seed pairs ("in 84 of 100 seed pairs the CNN wins") states P(better), no verdict.
+PER_PAIR = re.compile(r"\b(?:seed|run)\s+pair(?:s|ings)\b|\bpairings\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Ment
         window = t[clause : min(seg.end, m.end() + 14)]
         if pattern is SAMENESS and m.group(0).lower().startswith("no "):
             window = t[clause : m.start()]
-        if HEDGE.search(window):
+        if HEDGE.search(window) or PER_PAIR.search(t, seg.start, seg.end):
             continue
         return m
     return None
