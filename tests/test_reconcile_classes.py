@@ -977,6 +977,8 @@ def test_settings_ranges_chance_priors_and_tool_versions_are_not_results() -> No
     # what was expected before the runs is no result
     text = "We expected the CNN to beat the MLP by 1.2 points.\n"
     assert [f for f in failing("notes.md", text) if f[3] == "drift"] == []
+    assert failing("notes.md", "We expected the MLP to reach 99% but it got 97.4%.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
     # a version in parentheses after a tool in a code span
     text = "Ridge and the GBM were fitted with `scikit-learn` (1.3).\n"
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()

@@ -246,7 +246,8 @@ _CHANCE_AFTER = re.compile(r"[\s\u00a0]*(?:of|for|from|by|under)\s+(?:random\s+|
 #: Before a number in its sentence: an expectation held before the results ("we expected the CNN
 #: to lead by about 1%").
 _EXPECTED_BEFORE = re.compile(r"\b(?:we|I|they|the authors)\s+(?:had\s+)?(?:expected|predicted"
-                              r"|hypothesi[sz]ed|anticipated|guessed|hoped)\b[^.;!?]*$", re.I)
+                              r"|hypothesi[sz]ed|anticipated|guessed|hoped)\b"
+                              r"(?:(?!\b(?:but|while|whereas|however|yet|instead|though)\b)[^.;!?])*$", re.I)
 #: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.
 _PROBABILITY_NAMED = re.compile(r"probabilit|(?<![A-Za-z])P\s*\(", re.I)
 _PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior"
