@@ -1108,3 +1108,11 @@ def test_p_better_as_a_share_of_seed_pairs() -> None:
 def test_a_seeds_needed_estimate_with_both_sides_named_is_theirs_whatever_its_size() -> None:
     assert failing("notes.md", "Resolving CNN vs MLP would take about 60 seeds per arm.\n") == \
         [(1, "cnn_beats_mlp", "seeds_needed", "drift")]
+
+
+def test_one_side_named_right_after_a_sentence_citing_its_comparison() -> None:
+    text = ("The lead is [+0.6 points](#claim:cnn_beats_mlp). So the convolutional network is the better "
+            "model.\n")
+    assert _pairs("notes.md", text) == {(1, "cnn_beats_mlp", "unsupported_wording")}
+    # not when the sentence before cites nothing
+    assert _pairs("notes.md", "The lead is +0.6 points. So the CNN is the better model.\n") == set()

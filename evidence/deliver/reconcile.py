@@ -267,6 +267,8 @@ def scan_text(
     named_starts = [m.start for m in named]
     whole = _sentences(doc.segments)
     section: list[Any] = []  # the subjects of the last heading
+    cited_before: list[str] = []  # the comparisons the last citing sentence cites, and its end
+    cited_end = -10
     previous: list[Any] = []  # the subjects of the last sentence
     for seg in doc.segments:
         lo = bisect.bisect_left(token_starts, seg.start)
@@ -279,12 +281,18 @@ def scan_text(
         elif seg.kind != "row" and mentions:
             previous = mentions
         sentence = whole[id(seg)]
-        for issue in wording_issues(masked, sentence, claims,  # its words, not ids the text cites
-                                    spoken[bisect.bisect_left(spoken_starts, sentence.start):
-                                           bisect.bisect_left(spoken_starts, seg.end)],
-                                    [] if seg.kind == "row" else  # a table row cites, it asserts nothing
-                                    _cited_comparisons(file, text[sentence.start : seg.end],
-                                                       doc.masked[sentence.start : seg.end], claims)):
+        said = spoken[bisect.bisect_left(spoken_starts, sentence.start):
+                      bisect.bisect_left(spoken_starts, seg.end)]
+        cited = [] if seg.kind == "row" else _cited_comparisons(  # a table row cites, it asserts nothing
+            file, text[sentence.start : seg.end], doc.masked[sentence.start : seg.end], claims)
+        if not cited and seg.kind == "sentence" and len({m.subject for m in said}) == 1 \
+                and len(cited_before) == 1 and seg.start - cited_end < 3:
+            # "... [0.47](#claim:cnn_beats_mlp)-[0.97](#claim:...). I confirm that the CNN is the better
+            # model": one side named right after a sentence that cites its comparison is about it
+            cited = cited_before
+        if seg.kind != "heading":
+            cited_before, cited_end = (cited, seg.end) if cited else (cited_before, cited_end)
+        for issue in wording_issues(masked, sentence, claims, said, cited):  # words, not cited ids
             line, col = _line_col(starts, issue.start)
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
                                     math.nan, f"wording the verdict {issue.claim.classification} supports",

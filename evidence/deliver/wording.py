@@ -29,7 +29,8 @@ DIRECTION = re.compile(
 #: Direction words whose winner is the subject named after them ("the MLP is worse than the CNN").
 LOSER_FIRST = re.compile(r"worse than|inferior to|less accurate than|lower (?:test )?accuracy than", re.I)
 #: Direction words that need no object: "Wide MLP vs MLP: the wide MLP wins".
-INTRANSITIVE = re.compile(r"wins|won|comes? out|is the winner|significant|statistically", re.I)
+INTRANSITIVE = re.compile(r"wins|won|comes? out|is the winner|significant|statistically"
+                          r"|(?:is|was|as) the better", re.I)
 #: "Not significantly different": true of an unresolved comparison, false of a shown effect.
 NO_DIFFERENCE = re.compile(
     r"\b(?:not (?:significantly|statistically(?: significantly)?|reliably|measurably) (?:different|better"
