@@ -1116,3 +1116,12 @@ def test_one_side_named_right_after_a_sentence_citing_its_comparison() -> None:
     assert _pairs("notes.md", text) == {(1, "cnn_beats_mlp", "unsupported_wording")}
     # not when the sentence before cites nothing
     assert _pairs("notes.md", "The lead is +0.6 points. So the CNN is the better model.\n") == set()
+
+
+def test_a_variant_and_the_subject_it_modifies_by_their_modifiers() -> None:
+    # the wide MLP has no level claim: "the wide one" owns its number, the default width is the MLP
+    text = "The wide MLP and the MLP are close; the wide one sits at 98.6% on its own.\n"
+    assert failing("notes.md", text) == []
+    text = "The wide MLP gets 98.6%, against 97.6% at the default width.\n"
+    assert failing("notes.md", text) == [(1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "The narrow MLP reaches 97.5%.\n") == [(1, "mlp_test_accuracy", "value", "drift")]

@@ -626,7 +626,8 @@ def _clause_names_only_others(t: str, seg: Segment, tok: Token, claim: ClaimQuan
     inside = {m.subject for m in mentions if lo <= m.start and m.end <= hi}
     before = {m.subject for m in mentions if seg.start <= m.start and m.end <= tok.start}
     near = [m for m in mentions if lo <= m.start and m.end <= tok.start]
-    if near and near[-1].subject not in own and not (inside & own) and tok.start - near[-1].end <= 30:
+    if near and near[-1].subject not in own and not any(m.subject in own for m in near) \
+            and tok.start - near[-1].end <= 30:
         return True  # "Linear regression reaches 57.2, the MLP 55.9": the subject just before it
     return bool(inside) and not (inside & own) and not (before & own)
 

@@ -629,6 +629,43 @@ _FAMILIES: dict[str, frozenset[str]] = {
 }
 
 
+#: A variant's modifier, the dimension it changes, and the words for the variant it modifies:
+#: "mlp_wide" beside "mlp" is "the wide one", and "mlp" is "the narrow MLP", "the default width".
+_MODIFIERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "wide": ("width", ("narrow", "narrower", "default", "standard")),
+    "deep": ("depth", ("shallow", "shallower", "default", "standard")),
+    "large": ("size", ("small", "smaller", "default", "standard")),
+    "big": ("size", ("small", "smaller", "default", "standard")),
+    "small": ("size", ("large", "larger", "default", "standard", "full-size")),
+    "tiny": ("size", ("large", "larger", "default", "standard", "full-size")),
+}
+
+
+def _variant_words(names: list[str]) -> dict[str, tuple[str, ...]]:
+    """Words for a variant and the subject it modifies, where both are subjects of the project:
+    "the wide one", "the wider model" for mlp_wide; "the narrow MLP", "the default width", "the
+    narrow one" for mlp (never "default" alone: it names nothing without its noun)."""
+    distinct = set(names)
+    out: dict[str, list[str]] = {}
+    for name in sorted(distinct):
+        parts = [p for p in re.split(r"[_\-\s]+", name.lower()) if p]
+        if len(parts) != 2:
+            continue
+        mods = [p for p in parts if p in _MODIFIERS]
+        base = [p for p in parts if p not in _MODIFIERS]
+        if len(mods) != 1 or len(base) != 1 or base[0] not in distinct:
+            continue
+        mod, (dimension, opposites) = mods[0], _MODIFIERS[mods[0]]
+        comparative = {"wide": "wider", "deep": "deeper", "large": "larger", "big": "bigger",
+                       "small": "smaller", "tiny": "tinier"}[mod]
+        out.setdefault(name, []).extend(f"{m} {noun}" for m in (mod, comparative)
+                                        for noun in ("one", "model", "network", "net", "variant"))
+        out.setdefault(base[0], []).extend(
+            [f"{o} {noun}" for o in opposites for noun in (base[0], "one", "model", "network", "variant")]
+            + [f"{o} {dimension}" for o in opposites if o in ("default", "standard")])
+    return {n: tuple(dict.fromkeys(w)) for n, w in out.items()}
+
+
 def _family_words(names: list[str]) -> dict[str, tuple[str, ...]]:
     """The family names that name one subject unambiguously: "the neural network" in a project
     whose only network is the MLP (not beside a CNN, nor beside a wide MLP)."""
@@ -659,6 +696,9 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
     derived from the evidence; ``keywords`` add to them."""
     quantities = []
     family = _family_words([n for c in resolved["claims"] for n in (c.get("subjects") or [])])
+    variants = _variant_words([n for c in resolved["claims"] for n in (c.get("subjects") or [])])
+    for name, words in variants.items():
+        family[name] = (*family.get(name, ()), *words)
     for claim in resolved["claims"]:
         if claim["value"] is None:
             continue
