@@ -1124,4 +1124,5 @@ def test_a_variant_and_the_subject_it_modifies_by_their_modifiers() -> None:
     assert failing("notes.md", text) == []
     text = "The wide MLP gets 98.6%, against 97.6% at the default width.\n"
     assert failing("notes.md", text) == [(1, "mlp_test_accuracy", "value", "drift")]
-    assert failing("notes.md", "The narrow MLP reaches 97.5%.\n") == [(1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "The narrow MLP reaches 97.5%.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
