@@ -1126,3 +1126,11 @@ def test_a_variant_and_the_subject_it_modifies_by_their_modifiers() -> None:
     assert failing("notes.md", text) == [(1, "mlp_test_accuracy", "value", "drift")]
     assert failing("notes.md", "The narrow MLP reaches 97.5%.\n") == \
         [(1, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_a_bound_difference_in_points_may_be_cited_as_its_fraction() -> None:
+    assert failing("notes.md", "As a fraction, the CNN's gain is [0.875](#claim:cnn_beats_control).\n") == []
+    assert failing("notes.md", "As a fraction, the CNN's gain is [0.857](#claim:cnn_beats_control).\n") == \
+        [(1, "cnn_beats_control", "value", "drift")]
+    assert failing("notes.md", "The CNN's gain is [0.875 points](#claim:cnn_beats_control).\n") == \
+        [(1, "cnn_beats_control", "value", "drift")]

@@ -738,10 +738,12 @@ def _bound_quantity(claim: ClaimQuantity, digits: str, value: float, decimals: i
     """Which of a claim's quantities a cited number states, and whether as a fraction; (None,
     ...) when none. A link may cite any of them: the value, an interval end, P(better), n, the
     seeds-needed estimate. A percentage written without its sign ("[11.2](#claim:control)")
-    is read as shown or as a fraction (0.112), and an unsigned difference as its size: "beats
+    is read as shown or as a fraction (0.112), as is a difference in points ("[0.869](#claim:
+    mlp_beats_control)" for +86.9 points), and an unsigned difference as its size: "beats
     the control by [16.4](#claim:linear_beats_control)" cites a difference of -16.4 RMSE."""
     signed = digits.lstrip()[:1] in "+-−"
-    readings = [False, True] if claim.format.percent and not has_unit else [False]
+    # a percentage or a difference in points without its unit may be cited as its fraction
+    readings = [False, True] if (claim.format.percent or claim.points) and not has_unit else [False]
     for quantity in claim.quantities():
         if quantity.form == "count" and (decimals or has_unit):
             continue
@@ -750,7 +752,7 @@ def _bound_quantity(claim: ClaimQuantity, digits: str, value: float, decimals: i
                 else [value, -value]
             if any(claim.accepts_quantity(quantity, v, decimals, fraction=fraction) for v in values):
                 return quantity, fraction
-    return None, claim.format.percent and not has_unit
+    return None, (claim.format.percent or claim.points) and not has_unit
 
 
 def _bound_findings(file: str, text: str, doc: prose_module.Prose, plain: str, masked: str,
