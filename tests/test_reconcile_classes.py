@@ -1134,3 +1134,10 @@ def test_a_bound_difference_in_points_may_be_cited_as_its_fraction() -> None:
         [(1, "cnn_beats_control", "value", "drift")]
     assert failing("notes.md", "The CNN's gain is [0.875 points](#claim:cnn_beats_control).\n") == \
         [(1, "cnn_beats_control", "value", "drift")]
+
+
+def test_a_sentence_read_with_the_one_before_takes_its_split() -> None:
+    text = "Is ridge better than the GBM on the validation split? No: 26.0 against 29.5.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
+    text = "Is ridge better than the GBM on the test split? No: 26.0 against 29.5.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) != set()

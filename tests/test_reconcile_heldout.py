@@ -275,7 +275,7 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
 
 
 #: (project, corpus): (drifts with the right claim at least, decoys flagged at most).
-LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 2),
+LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 4): (76, 0), ("proj2", 4): (53, 1),
                 ("example", 5): (84, 1), ("proj2", 5): (47, 0),
                 ("example", 6): (62, 0), ("proj2", 6): (34, 2)}

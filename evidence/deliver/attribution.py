@@ -250,6 +250,16 @@ def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split
     return not mine or min(foreign) < min(mine)
 
 
+def split_only_foreign(t: str, start: int, end: int, claim: ClaimQuantity) -> bool:
+    """Whether ``t[start:end]`` names another split than the claim's and not the claim's own."""
+    pattern = _SPLIT_WORDS.get(claim.split or "")
+    if pattern is None or start >= end:
+        return False
+    own = " ".join([*claim.metric, *claim.keywords]).lower()
+    foreign = any(m.group(0).lower() not in own for m in pattern.finditer(t, start, end))
+    return foreign and not _OWN_SPLIT[claim.split or ""].search(t, start, end)
+
+
 #: A split named at the close of a sentence or of the parenthesis its numbers stand in ("... on
 #: the validation split.", "(MLP 96.8%, CNN 97.8% on the validation split)").
 _TRAILING_SPLIT = re.compile(r"\b(?:on|for|over)\s+(?:the\s+)?(validation|val|dev|train(?:ing)?|test)"

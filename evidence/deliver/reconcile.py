@@ -52,6 +52,7 @@ from evidence.deliver.attribution import (
     listed_comparisons,
     listed_subjects,
     respectively_order,
+    split_only_foreign,
     subject_mentions,
 )
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity
@@ -270,16 +271,18 @@ def scan_text(
     cited_before: list[str] = []  # the comparisons the last citing sentence cites, and its end
     cited_end = -10
     previous: list[Any] = []  # the subjects of the last sentence
+    previous_span = (0, 0)  # where that sentence is: the split it names goes with its subjects
     for seg in doc.segments:
         lo = bisect.bisect_left(token_starts, seg.start)
         hi = bisect.bisect_left(token_starts, seg.end)
         mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
                                      bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
         context = previous + section
+        context_span = previous_span
         if seg.kind == "heading":
-            section, previous = mentions, []
+            section, previous, previous_span = mentions, [], (seg.start, seg.start)
         elif seg.kind != "row" and mentions:
-            previous = mentions
+            previous, previous_span = mentions, (whole[id(seg)].start, seg.end)
         sentence = whole[id(seg)]
         said = spoken[bisect.bisect_left(spoken_starts, sentence.start):
                       bisect.bisect_left(spoken_starts, seg.end)]
@@ -298,7 +301,7 @@ def scan_text(
                                     math.nan, f"wording the verdict {issue.claim.classification} supports",
                                     "unsupported_wording", why=issue.reason, quantity="wording"))
         findings += _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts,
-                                      context)
+                                      context, context_span)
     out = []
     for f in findings:
         if strict and f.kind in ("match", "overstated_precision") and not f.bound \
@@ -611,7 +614,8 @@ _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", 
 
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
-                      starts: list[int], context: Sequence[Any] = ()) -> list[Finding]:
+                      starts: list[int], context: Sequence[Any] = (),
+                      context_span: tuple[int, int] = (0, 0)) -> list[Finding]:
     """The numbers of one segment, each attributed to a claim. ``context``: the subjects of the
     sentence before and of the section's heading ("Its test RMSE is ..."): a number that names no
     claim's words of its own is read with them, and where words tie, they break the tie."""
@@ -640,7 +644,9 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             # with the subjects before it; where the segment names its own, a claim keeps one of
             # them, and the number has the shape of a result (not "within 2 points")
             own = {m.subject for m in mentions}
-            widened = candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
+            widened = [c for c in candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
+                       # "... on the validation split? No: 52.5 vs 53.0 RMSE": its split comes along
+                       if not split_only_foreign(t, *context_span, c.claim)]
             options = [c for c in widened if not own or any(g[0] in own for g in c.claim.subjects)]
             if not options and own and not tok.integer and difference_shaped(t, seg, tok):
                 # no claim of its own words fits the number at all ("the improvement is 7.9, small
