@@ -1141,3 +1141,12 @@ def test_a_sentence_read_with_the_one_before_takes_its_split() -> None:
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
     text = "Is ridge better than the GBM on the test split? No: 26.0 against 29.5.\n"
     assert _pairs("notes.md", text, HOUSE_CLAIMS) != set()
+
+
+def test_an_end_of_the_interval_named_after_the_number() -> None:
+    text = "Ridge beats the control by 40.1; −45.0 is the end of the interval.\n"
+    assert failing("notes.md", text, THREE) == []
+    assert failing("notes.md", text.replace("−45.0", "−44.0"), THREE) == \
+        [(1, "ridge_beats_control", "ci_low", "drift")]
+    assert failing("notes.md", "Ridge beats the control by 40.1; −36.2 is the upper end.\n", THREE) == \
+        [(1, "ridge_beats_control", "ci_high", "drift")]

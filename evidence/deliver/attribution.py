@@ -377,6 +377,7 @@ _ERROR_RATE = re.compile(r"error(?: rate)?|misclassification(?: rate)?", re.I)
 
 def _role_quantities(role: str) -> tuple[str, ...]:
     return {"value": ("value",), "ci_low": ("ci_low", "prob_low"), "ci_high": ("ci_high", "prob_high"),
+            "ci_end": ("ci_low", "ci_high"),
             "ci_half": ("ci_half",), "n": ("n",), "seeds_needed": ("seeds_needed",),
             "prob_better": ("prob_better",)}[role]
 
@@ -577,7 +578,7 @@ _OPEN_BRACKET = re.compile(r"[\[(]\s*(?:[-−+]?\d[\d.]*\s*[,;–-]\s*)?$")
 def _bracketed(t: str, tok: Token) -> bool:
     """An end of an interval in brackets ("[-22.6, -1.2]"): its place says what it is, whatever
     its size (a dropped digit is still this interval's end)."""
-    return tok.role in ("ci_low", "ci_high") and (
+    return tok.role in ("ci_low", "ci_high", "ci_end") and (
         _OPEN_BRACKET.search(t[max(0, tok.start - 20) : tok.start]) is not None
         or re.match(r"\s*[\])]", t[tok.end : tok.end + 3]) is not None)
 

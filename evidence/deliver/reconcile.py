@@ -636,7 +636,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         # cited ("its lead is [+0.6 points](#claim:...) with a lower CI end of -0.6 points")
         cited = [m.group(2) for m in BOUND_RE.finditer(text, seg.start, tok.start)]
         last = stated if stated is not None else (cited[-1] if cited else None)
-        follows = tok.role in ("ci_low", "ci_high", "prob_better") \
+        follows = tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") \
             and any(c.claim.id == last for c in options)
         if not options and context and seg.kind != "row" and (not tok.word or tok.role == "seeds_needed") \
                 and tok.role != "n" and not _subject_just_before(t, seg, tok, mentions) \
@@ -666,7 +666,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             continue
         if tok.signed:
             options = [_reversed(c, t, seg, mentions) for c in options]
-        if tok.role in ("ci_low", "ci_high", "prob_better") and last is not None:
+        if tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") and last is not None:
             options = sorted(options, key=lambda c: c.claim.id != last)
         # where the words cannot tell two claims apart, the one the number agrees with, else the
         # one it is nearest to

@@ -128,7 +128,8 @@ class Token:
     integer: bool
     decoy: bool = False  # not a quantity at all: never reported
     statement: bool = True  # a quantity to check (False: a ± term, a count of things)
-    role: str = "value"  # value | ci_low | ci_high | ci_half | n | seeds_needed | prob_better
+    role: str = "value"  # value | ci_low | ci_high | ci_end (either end) | ci_half | n | seeds_needed
+    # | prob_better
     approximate: bool = False  # "about 10", "~10", "roughly 10"
     bound: str = ""  # ">" for "over 98%", "at least 98%"; "<" for "below 99%", "under 99%"
     signed: bool = False
@@ -279,10 +280,15 @@ def _end_in_words(upper: str, lower: str, direction: str) -> tuple[re.Pattern[st
     before = re.compile(rf"(?:\b(?:{upper})\s+(?:(?:CI|interval|confidence)\s+)?(?:end|bound|limit)"
                         rf"\s*(?:,|:|=|is|of|at)?|\b(?:reach(?:es|ed)?|goes|went|extends?|CI|interval)"
                         rf"\s+{direction}\s+to)\s*$", re.I)
-    after = re.compile(rf"\s*(?:points?\s+|pp\s+|%\s+)?at (?:the|its) (?:{lower})\b", re.I)
+    after = re.compile(rf"\s*(?:points?\s+|pp\s+|%\s+)?(?:at (?:the|its) (?:{lower})\b"
+                       rf"|(?:is|was|marks)\s+(?:the|its)\s+(?:{upper})\s+(?:end|bound|limit)\b)", re.I)
     return before, after
 
 
+#: After a number: an end of the interval, which one unsaid ("-22.6 is the end of the interval").
+_AN_END_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:is|was|marks)\s+(?:the|an|one)\s+"
+                           r"(?:end|bound|limit)\s+of\s+(?:the|its)\s+(?:95\s*%\s+)?"
+                           r"(?:CI|interval|confidence interval)\b", re.I)
 #: (role, before, after) for an interval's end named in words.
 _ENDS_IN_WORDS = (("ci_high", *_end_in_words("upper|top|high", "top|upper end|high end", "up")),
                   ("ci_low", *_end_in_words("lower|bottom|low", "bottom|lower end|low end", "down")))
@@ -387,7 +393,7 @@ def tokenize(t: str) -> list[Token]:
     for tok in tokens:  # 98.4% (95% CI [98.1, 99.2]): the interval in the value's unit
         if tok.role == "value" and tok.unit in ("%", "pts") and not tok.decoy:
             last = tok
-        elif tok.role in ("ci_low", "ci_high") and not tok.unit and last is not None and \
+        elif tok.role in ("ci_low", "ci_high", "ci_end") and not tok.unit and last is not None and \
                 tok.start - last.end < 80 and not re.search(r"[.;!?]\s", t[last.end : tok.start]):
             tok.unit = last.unit
     for w in _WORD_NUMBER_RE.finditer(t):  # "over ten seeds": a count in words
@@ -455,6 +461,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             tok.role = role  # "its upper CI end, 17.5%", "reaches down to 0.2", "+1.1 points at the top"
             tok.bound = ""  # "the CI up to +0.4": the end itself, not a bound on it
             return
+    if _AN_END_AFTER.match(t, end):
+        tok.role, tok.bound = "ci_end", ""  # "-22.6 is the end of the interval": either end
+        return
     prev = tokens[-1] if tokens else None
     between = t[prev.end : s] if prev else ""
     if prev is not None and prev.decoy and re.fullmatch(r"[\s\u00a0]*(?:%[\s\u00a0]*)?to[\s\u00a0]*",
