@@ -1150,3 +1150,18 @@ def test_an_end_of_the_interval_named_after_the_number() -> None:
         [(1, "ridge_beats_control", "ci_low", "drift")]
     assert failing("notes.md", "Ridge beats the control by 40.1; −36.2 is the upper end.\n", THREE) == \
         [(1, "ridge_beats_control", "ci_high", "drift")]
+
+
+def test_wording_that_is_only_mentioned_and_emphasis_macros() -> None:
+    tex = ("\\begin{itemize}\n\\item ``The CNN beats the MLP'' is what we must \\textbf{not} claim\n"
+           "\\end{itemize}\n")
+    assert _pairs("slides.tex", tex) == set()
+    tex = "\\begin{itemize}\n\\item The CNN \\emph{clearly} beats the MLP\n\\end{itemize}\n"
+    assert _pairs("slides.tex", tex) == {(2, "cnn_beats_mlp", "unsupported_wording")}
+
+
+def test_the_range_of_the_datas_values_is_no_result() -> None:
+    text = "Ridge's test RMSE sounds large until you see the scale\nof the outcome (28–346).\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
+    text = "Ridge reaches 31.42 test RMSE on a target whose range of values is 28–346.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()

@@ -276,8 +276,8 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
 
 #: (project, corpus): (drifts with the right claim at least, decoys flagged at most).
 LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
-                ("example", 4): (76, 0), ("proj2", 4): (53, 1),
-                ("example", 5): (84, 1), ("proj2", 5): (47, 0),
+                ("example", 4): (76, 0), ("proj2", 4): (53, 0),
+                ("example", 5): (84, 0), ("proj2", 5): (47, 0),
                 ("example", 6): (62, 0), ("proj2", 6): (34, 1)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6"}

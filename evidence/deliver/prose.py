@@ -296,6 +296,9 @@ _MASKED_ENVS = frozenset({
 #: after it, and its subjects are the section's ("\subsection{The CNN against the MLP}").
 _HEADING_MACROS = frozenset({"part", "chapter", "section", "subsection", "subsubsection", "paragraph",
                              "subparagraph", "frametitle", "framesubtitle"})
+#: Emphasis and boxes: their argument is text, their name no word of it ("may \emph{not} write").
+_FORMAT_MACROS = frozenset({"emph", "textbf", "textit", "textsc", "textsl", "textup", "textrm", "textsf",
+                            "textnormal", "underline", "mbox", "hbox", "text", "uline", "textmd"})
 #: Environments whose first braced argument is a title (Beamer's \begin{frame}{Title}).
 _TITLED_ENVS = frozenset({"frame"})
 _TABULAR_ENVS = frozenset({"tabular", "tabular*", "tabularx", "longtable", "tabulary", "array",
@@ -333,8 +336,8 @@ def _parse_tex(text: str) -> Prose:
         elif name == "item":  # a list item is a statement of its own: end the one before it
             mask(node.pos, node.pos + head)
             chars[node.pos] = "."
-        elif name in _HEADING_MACROS or name == "footnote":
-            mask(node.pos, node.pos + head)  # structure, not words of the text
+        elif name in _HEADING_MACROS or name in _FORMAT_MACROS or name == "footnote":
+            mask(node.pos, node.pos + head)  # structure and emphasis, not words of the text
         elif name.isalpha():
             chars[node.pos] = " "  # \evCnnTestAccuracy -> a word; \alpha -> "alpha"
         else:

@@ -244,6 +244,10 @@ _PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])P\s*\([^)]{0,40}\)"
 #: After a percentage: the chance level ("the 10% of guessing", "10% for random guessing").
 _CHANCE_AFTER = re.compile(r"[\s\u00a0]*(?:of|for|from|by|under)\s+(?:random\s+|pure\s+|blind\s+)?"
                            r"(?:guessing|chance)\b", re.I)
+#: Before a number: the range or scale of the data's values ("the scale of the outcome (25-346)").
+_DATA_RANGE_BEFORE = re.compile(r"\b(?:scale|range|span|spread|values?)\s+of\s+(?:the\s+|its\s+)?(?:outcomes?"
+                                r"|targets?|response|labels?|inputs?|features?|variable|data|values)\b"
+                                r"(?:\s+(?:is|was|are|were|runs?|goes))?\W{0,4}(?:from\s+)?$", re.I)
 #: Before a number in its sentence: an expectation held before the results ("we expected the CNN
 #: to lead by about 1%").
 _EXPECTED_BEFORE = re.compile(r"\b(?:we|I|they|the authors)\s+(?:had\s+)?(?:expected|predicted"
@@ -372,6 +376,8 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = tok.setting = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if unit == "%" and _CHANCE_AFTER.match(t, end):
             tok.decoy = True  # "around the 10% of guessing": the chance level
+        if _DATA_RANGE_BEFORE.search(window):
+            tok.decoy = tok.setting = True  # "the scale of the outcome (25–346)": the data, no result
         if _EXPECTED_BEFORE.search(t, max(0, start - 80), start):
             tok.decoy = True  # "we expected the CNN to lead by about 1%": a prior, not a result
         if re.search(r"\bwithin\s*$", window, re.I) and _TOLERANCE_AFTER.match(t, e):
