@@ -1165,3 +1165,12 @@ def test_the_range_of_the_datas_values_is_no_result() -> None:
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
     text = "Ridge reaches 31.42 test RMSE on a target whose range of values is 28–346.\n"
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
+
+
+def test_others_work_and_setting_ranges_written_with_from() -> None:
+    text = "A prior study (Lee and Park, 2020) reported 99.4% for a deeper CNN.\n"
+    assert failing("notes.md", text) == []
+    text = "Unlike prior work, our CNN reaches 99.4%.\n"
+    assert failing("notes.md", text) == [(1, "cnn_test_accuracy", "value", "drift")]
+    text = "For the wide MLP vs the MLP the sweep tried learning rates from 0.001 to 0.3.\n"
+    assert failing("notes.md", text) == []

@@ -556,6 +556,9 @@ _OURS = re.compile(r"\b(?:our|ours|we|us|this (?:work|paper|study|project|reposi
 #: Words that attribute a number to others' work.
 _REPORTED = re.compile(r"\b(?:who (?:report|reported|found|obtain(?:ed)?|achieve[sd]?)|reported (?:by|in)"
                        r"|according to|as reported|prior work|previous work|the literature)\b", re.I)
+#: Others' work named at the head of a sentence ("A prior study (Smith et al., 2021) reported 99.1%").
+_PRIOR_WORK = re.compile(r"\b(?:prior|previous|earlier|published|related) (?:work|stud(?:y|ies)|papers?)\b",
+                         re.I)
 
 
 def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: list[tuple[int, int]]) -> bool:
@@ -570,7 +573,9 @@ def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: l
         return False
     after = any(tok.end <= a <= tok.end + 4 for a, _ in citations)
     before = any(clause_start <= a and b <= tok.start for a, b in citations)
-    return after or before or _REPORTED.search(clause) is not None
+    return after or before or _REPORTED.search(clause) is not None \
+        or (_PRIOR_WORK.search(text, seg.start, tok.start) is not None
+            and not _OURS.search(text, seg.start, tok.start))
 
 
 def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.Segment]:

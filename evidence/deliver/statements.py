@@ -205,7 +205,8 @@ _SETTING_BEFORE = re.compile(
     r"|top-?k|k\s*=|p\s*[<>=≤]|p-value|p value|significance|confidence(?: level)?|power"
     r"|version|release|held out|holds? out|hold-out|test size|test share"
     r"|trained on|train on|training on|ratio)"
-    r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above))?\s*[\s(~≈]*"
+    r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above|from|between))?"
+    r"\s*[\s(~≈]*"
     r"(?::[*_]+\s*)?$", re.I)  # "**Report version:** 1.2"
 #: Words after an integer that make it a count of things, not a result (1,797 images, 15 epochs).
 _COUNT_NOUNS = re.compile(
