@@ -1174,3 +1174,14 @@ def test_others_work_and_setting_ranges_written_with_from() -> None:
     assert failing("notes.md", text) == [(1, "cnn_test_accuracy", "value", "drift")]
     text = "For the wide MLP vs the MLP the sweep tried learning rates from 0.001 to 0.3.\n"
     assert failing("notes.md", text) == []
+
+
+def test_respectively_with_the_subjects_after_the_numbers() -> None:
+    text = "Both networks clear the control: by 86.9 and 88.5 points, the MLP and the CNN respectively.\n"
+    assert failing("notes.md", text) == [(1, "cnn_beats_control", "value", "drift")]
+    assert failing("notes.md", text.replace("88.5", "87.5")) == []
+
+
+def test_widening_names_the_wide_variant() -> None:
+    assert failing("notes.md", "Widening the MLP changes test accuracy by +0.6 points.\n") == \
+        [(1, "width_is_noise", "value", "drift")]

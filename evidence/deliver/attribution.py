@@ -815,7 +815,9 @@ def respectively_order(t: str, seg: Segment, tokens: list[Token],
     if len(values) < 2:
         return None
     before = [m for m in mentions if m.start < values[0].start]
-    subjects = listed_comparisons(t, seg, before, len(values)) or listed_subjects(t, before, len(values))
+    after = [m for m in mentions if m.start >= values[-1].end]  # "by 86.9 and 87.5, the MLP and the CNN"
+    subjects = listed_comparisons(t, seg, before, len(values)) or listed_subjects(t, before, len(values)) \
+        or (listed_subjects(t, after, len(values)) if after else None)
     if subjects is None:
         return None
     order = {s: i for i, s in enumerate(subjects)}

@@ -611,7 +611,8 @@ def subject_words(name: str) -> tuple[str, ...]:
     if len(parts) == 1:
         words += _SYNONYMS.get(parts[0].lower(), ())
     if any(p.lower() == "wide" for p in parts):
-        words += ["width", "wider", "widened", "double width", "doubled width"]
+        words += ["width", "wider", "widened", "widening", "double width", "doubled width",
+                  "doubling the width"]
     elif parts[-1].lower() in ("sweep",) or parts[0].lower() in ("sweep",):
         words += _SYNONYMS["sweep"]
     if any(p.lower() == "control" for p in parts):
