@@ -1185,3 +1185,11 @@ def test_respectively_with_the_subjects_after_the_numbers() -> None:
 def test_widening_names_the_wide_variant() -> None:
     assert failing("notes.md", "Widening the MLP changes test accuracy by +0.6 points.\n") == \
         [(1, "width_is_noise", "value", "drift")]
+
+
+def test_a_direction_closing_its_clause_and_one_only_mentioned() -> None:
+    assert _pairs("notes.md", "Compared with ridge, the GBM's test RMSE is 9.17 higher.\n", HOUSE_CLAIMS) == \
+        {(1, "gbm_beats_ridge", "drift")}
+    assert _pairs("notes.md", "Compared with ridge, the GBM's test RMSE is 9.17 lower.\n", HOUSE_CLAIMS) == set()
+    text = "Please do not write that the GBM's test RMSE is 9.17 higher than ridge's; it is lower.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()

@@ -57,7 +57,7 @@ from evidence.deliver.attribution import (
 )
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity
 from evidence.deliver.statements import Token, mask_decoys, tokenize
-from evidence.deliver.wording import wording_issues
+from evidence.deliver.wording import MENTIONED, wording_issues
 
 __all__ = [
     "FAILING_KINDS",
@@ -441,8 +441,8 @@ def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> lis
 
 
 _DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:[a-z]+\s+)?"
-                              r"(?:(higher|lower|better|worse|more|less)\b(?=\s+than\b)|(above|below)\b)",
-                              re.I)
+                              r"(?:(higher|lower|better|worse|more|less)\b(?=\s+than\b)|(above|below)\b"
+                              r"|(higher|lower|better|worse)\b(?=\s*(?:[.;,)]|$)))", re.I)
 
 
 #: A direction verb before "by N" ("exceeds that of the control by", "lowers the RMSE of ... by").
@@ -460,8 +460,8 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
     a direction word states which side is better; for an RMSE, higher is worse."""
     claim = best.claim
     if not ok or tok.signed or not claim.comparison or len(claim.subjects) < 2 \
-            or best.quantity.name != "value":
-        return tok, best, ok
+            or best.quantity.name != "value" or MENTIONED.search(t, seg.start, tok.start):
+        return tok, best, ok  # ("do not write that the MLP's RMSE is 1.3 higher": mentioned, not said)
     word = _DIRECTION_AFTER.match(t, tok.end)
     before = [m.subject for m in mentions if m.end <= tok.start and m.start >= seg.start]
     sides = (claim.subjects[0][0], claim.subjects[1][0])
@@ -474,9 +474,11 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
         said = next(k for k, v in verb.groupdict().items() if v)
         shown = verb.group(0)
     else:
-        shown = word.group(1) or word.group(2)
+        shown = word.group(1) or word.group(2) or word.group(3)
         said = {"above": "higher", "below": "lower"}.get(shown.lower(), shown.lower())
-        if word.group(2):  # "linear regression is 16.4 points below it": the subject nearest before
+        if word.group(2) or word.group(3):
+            # "linear regression is 16.4 points below it", "relative to linear regression, the MLP's
+            # RMSE is 1.3 higher.": the subject nearest before
             before = before[-1:]
     if not before or before[0] not in sides:
         return tok, best, ok
