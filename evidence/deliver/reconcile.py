@@ -615,6 +615,9 @@ _ONE_SEED_AFTER = re.compile(r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:\(\s*|,\s*|for\s+|
                              r"seed\s*[#=]?\s*\d+\b", re.I)
 
 
+#: A sentence about single seeds: "seeds 0-4 give ...", "per seed", "each seed's".
+_PER_SEED = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\b"
+                       r"|\b(?:per|each|every|individual)\s+seed(?:s|'s)?\b", re.I)
 #: A list of per-seed values under its label, up to the end of the clause ("Seeds 0–4: 57.19, ...").
 _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", re.I)
 
@@ -633,6 +636,9 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         return []  # a table row of one seed ("linear, seed 3 & 57.20"): a run's values, no claim's
     tokens = [tok for tok in tokens if not _ONE_SEED_AFTER.match(text, tok.end)  # "56.98 (seed 4)"
               and not _SEEDS_LABEL.search(text, seg.start, tok.start)]  # "Seeds 0–4: 57.19, 57.37"
+    if _PER_SEED.search(text, seg.start, seg.end) and sum(tok.role == "value" for tok in tokens) >= 3:
+        # "Seeds 0–4 give RMSEs of 57.19, 57.37, 57.05, 57.30 and 57.11": one value per seed
+        tokens = [tok for tok in tokens if tok.role != "value"]
     order = respectively_order(t, seg, tokens, mentions)
     chosen = []
     stated: str | None = None  # the claim whose value was stated last: an interval after it is its
