@@ -1188,9 +1188,9 @@ def test_widening_names_the_wide_variant() -> None:
 
 
 def test_a_direction_closing_its_clause_and_one_only_mentioned() -> None:
-    assert _pairs("notes.md", "Compared with ridge, the GBM's test RMSE is 9.17 higher.\n", HOUSE_CLAIMS) == \
-        {(1, "gbm_beats_ridge", "drift")}
-    assert _pairs("notes.md", "Compared with ridge, the GBM's test RMSE is 9.17 lower.\n", HOUSE_CLAIMS) == set()
+    text = "Compared with ridge, the GBM's test RMSE is 9.17 higher.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "gbm_beats_ridge", "drift")}
+    assert _pairs("notes.md", text.replace("higher", "lower"), HOUSE_CLAIMS) == set()
     text = "Please do not write that the GBM's test RMSE is 9.17 higher than ridge's; it is lower.\n"
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
 
