@@ -1200,3 +1200,11 @@ def test_a_list_of_per_seed_values_is_no_claims() -> None:
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
     assert _pairs("notes.md", "Ridge's test RMSE is 33.4 over five seeds.\n", HOUSE_CLAIMS) == \
         {(1, "ridge_rmse", "drift")}
+
+
+def test_a_latex_double_dash_range_and_a_seeds_row() -> None:
+    tex = "The CNN reaches 98.7\\,\\% (95\\,\\% CI 98.1--99.5\\,\\%).\n"
+    assert failing("paper/results.tex", tex) == [(1, "cnn_test_accuracy", "ci_high", "drift")]
+    tex = ("\\begin{tabular}{lcc}\n & CNN & MLP \\\\\nTest accuracy (\\%) & 98.7 & 98.1 \\\\\n"
+           "Seeds & 5 & 7 \\\\\n\\end{tabular}\n")
+    assert failing("paper/results.tex", tex) == [(4, "mlp_test_accuracy", "n", "drift")]

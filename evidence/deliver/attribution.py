@@ -442,7 +442,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
         role = None
         if cell is not None:
             alone = re.fullmatch(r"\W*\d+\W*", t[cell.start : cell.end]) is not None  # not "5 and 2 seeds"
-            role = "n" if alone and _COUNT_HEADER.fullmatch(header) else \
+            counts = _COUNT_HEADER.fullmatch(header) or _COUNT_HEADER.fullmatch(row_head)  # a "Seeds" row too
+            role = "n" if alone and counts else \
                 "seeds_needed" if alone and _NEEDED_HEADER.search(header) else \
                 header_role(f"{header} {row_head}")
         # a row header's unit label ("Mean test accuracy (%)") is its cells' unit, as a column's is

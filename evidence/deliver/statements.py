@@ -350,7 +350,7 @@ def tokenize(t: str) -> list[Token]:
         decoy |= unit != "pts" and nxt[:1] in ("-", "‑") and t[e + 1 : e + 2].isalpha()  # 5-fold, 3-layer
         if not decoy:
             value = float(("0" + body if body.startswith(".") else body).replace(",", ""))
-            if before in ("-", "−") and not (before2.isalnum() or before2 in ("%", ")")):
+            if before in ("-", "−") and not (before2.isalnum() or before2 in ("%", ")", "-")):  # "98.1--99.4"
                 value, start = -value, s - 1
                 sign = "-"
         integer = not frac and "e" not in body.lower()
