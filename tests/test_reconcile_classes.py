@@ -1208,3 +1208,10 @@ def test_a_latex_double_dash_range_and_a_seeds_row() -> None:
     tex = ("\\begin{tabular}{lcc}\n & CNN & MLP \\\\\nTest accuracy (\\%) & 98.7 & 98.1 \\\\\n"
            "Seeds & 5 & 7 \\\\\n\\end{tabular}\n")
     assert failing("paper/results.tex", tex) == [(4, "mlp_test_accuracy", "n", "drift")]
+
+
+def test_an_interval_with_a_semicolon_and_ends_in_words() -> None:
+    assert failing("notes.md", "CNN test accuracy 98.7% [98.1; 99.5].\n") == \
+        [(1, "cnn_test_accuracy", "ci_high", "drift")]
+    assert failing("notes.md", "The CNN's interval tops out at 99.5%.\n") == \
+        [(1, "cnn_test_accuracy", "ci_high", "drift")]

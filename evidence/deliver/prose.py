@@ -121,6 +121,9 @@ def sentences(t: str, start: int, end: int) -> list[Segment]:
         word = words[-1].lstrip("([*_\"'").lower() if words else ""
         rest = t[m.end() : end].lstrip()
         if t[m.start()] == ";":
+            head = t[s : m.start()]
+            if head.count("[") > head.count("]") or head.count("(") > head.count(")"):
+                continue  # "[98.1; 99.5]": a separator inside brackets, no clause end
             out.append(Segment(s, m.end(), clause=True))
             s = m.end()
             continue

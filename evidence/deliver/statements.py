@@ -282,9 +282,10 @@ _SEEDS_NAMED_BEFORE = re.compile(r"\bseeds?\b(?:\s+(?:needed|required|per (?:gro
 def _end_in_words(upper: str, lower: str, direction: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(before the number, after it): an interval's end named in words ("its upper CI end,",
     "reaches up to"; "at the top")."""
+    out = "tops" if direction == "up" else "bottoms"  # "the interval tops out at 99.2%"
     before = re.compile(rf"(?:\b(?:{upper})\s+(?:(?:CI|interval|confidence)\s+)?(?:end|bound|limit)"
                         rf"\s*(?:,|:|=|is|of|at)?|\b(?:reach(?:es|ed)?|goes|went|extends?|CI|interval)"
-                        rf"\s+{direction}\s+to)\s*$", re.I)
+                        rf"\s+{direction}\s+to|\b{out}\s+out\s+at)\s*$", re.I)
     after = re.compile(rf"\s*(?:points?\s+|pp\s+|%\s+)?(?:at (?:the|its) (?:{lower})\b"
                        rf"|(?:is|was|marks)\s+(?:the|its)\s+(?:{upper})\s+(?:end|bound|limit)\b)", re.I)
     return before, after
