@@ -1215,3 +1215,16 @@ def test_an_interval_with_a_semicolon_and_ends_in_words() -> None:
         [(1, "cnn_test_accuracy", "ci_high", "drift")]
     assert failing("notes.md", "The CNN's interval tops out at 99.5%.\n") == \
         [(1, "cnn_test_accuracy", "ci_high", "drift")]
+
+
+def test_a_denied_comparison_that_verify_supports() -> None:
+    assert _pairs("notes.md", "The GBM does not beat ridge on test RMSE.\n", HOUSE_CLAIMS) == \
+        {(1, "gbm_beats_ridge", "unsupported_wording")}
+    assert _pairs("notes.md", "We see no evidence that the GBM outperforms ridge.\n", HOUSE_CLAIMS) == \
+        {(1, "gbm_beats_ridge", "unsupported_wording")}
+    assert _pairs("notes.md", "There is no difference between the GBM and ridge.\n", HOUSE_CLAIMS) == \
+        {(1, "gbm_beats_ridge", "unsupported_wording")}
+    # true denials, conditions and unresolved comparisons assert nothing against the evidence
+    assert _pairs("notes.md", "Ridge does not beat the GBM.\n", HOUSE_CLAIMS) == set()
+    assert _pairs("notes.md", "If the GBM did not beat ridge, we would keep ridge.\n", HOUSE_CLAIMS) == set()
+    assert _pairs("notes.md", "The CNN does not beat the MLP.\n") == set()

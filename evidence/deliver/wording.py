@@ -74,6 +74,8 @@ def _pair(m: re.Match[str], mentions: list[Mention]) -> frozenset[str]:
         return frozenset({before[-1].subject, after[0].subject})
     if len(before) >= 2:
         return frozenset({before[-1].subject, before[-2].subject})
+    if not before and len(after) >= 2 and after[0].subject != after[1].subject:
+        return frozenset({after[0].subject, after[1].subject})  # "no difference between A and B"
     return frozenset()
 
 
@@ -101,6 +103,39 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Ment
                 or MENTIONED.search(t, seg.start, seg.end):
             continue
         return m
+    return None
+
+
+#: A direction denied: "A does not beat B", "A is no better than B", "A fails to outperform B";
+#: "no evidence that A beats B" (the winner named after it).
+DENIED = re.compile(
+    r"\b(?:(?:does|did|do)\s*(?:not|n't)\s+|fails?\s+to\s+|failed\s+to\s+|never\s+|cannot\s+|can't\s+)"
+    r"(?:beat|outperform|improve\s+(?:on|over|upon)|exceed|surpass)\b"
+    r"|\b(?:is|was|are|were)\s+(?:not|no)\s+better\s+than\b"
+    r"|\bno\s+(?:evidence|sign|indication)\s+that\b(?=[^.;]*\b(?:beats?|outperforms?|better\s+than)\b)", re.I)
+
+
+def _denied(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Mention]) -> re.Match[str] | None:
+    """A denial that verify's verdict contradicts: the claim shows an effect, supported, with the
+    side the sentence says is not better as the better one."""
+    better = claim.better_side
+    if claim.classification != "effect" or claim.supported is False or better is None:
+        return None
+    sides = {g[0] for g in claim.subjects[:2]}
+    if MENTIONED.search(t, seg.start, seg.end):
+        return None
+    for m in DENIED.finditer(t, seg.start, seg.end):
+        if re.search(r"\b(?:if|whether|unless|would|might|could|suppose|may|hypothes\w+|expected|claimed)\b"
+                     r"|\?", t[seg.start : m.start()], re.I) or "?" in t[m.end() : seg.end]:
+            continue  # "if the MLP does not beat the control, ...": a condition, not a denial
+        if m.group(0).lower().startswith("no "):
+            after = [x for x in mentions if x.start >= m.end()]
+            said = after[0].subject if after else None
+        else:
+            before = [x for x in mentions if x.end <= m.start()]
+            said = before[-1].subject if before else None
+        if said == better and len({x.subject for x in mentions} & sides) == 2:
+            return m
     return None
 
 
@@ -140,6 +175,14 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
                 claim, no_difference.start(), no_difference.end(), no_difference.group(0), "sameness",
                 f"'{no_difference.group(0)}' says {a} and {b} were not shown to differ, but verify "
                 f"classifies {claim.id} as effect"))
+            continue
+        denial = _denied(t, seg, claim, mentions)
+        if denial is not None:
+            seen.add(sides)
+            issues.append(WordingIssue(
+                claim, denial.start(), denial.end(), denial.group(0), "direction",
+                f"'{denial.group(0)}' denies that {claim.better_side} is better, but verify shows it is "
+                f"({claim.id}: effect)"))
             continue
         winner = _winner(direction, mentions, claim) if direction is not None else None
         better = claim.better_side
