@@ -1228,3 +1228,10 @@ def test_a_denied_comparison_that_verify_supports() -> None:
     assert _pairs("notes.md", "Ridge does not beat the GBM.\n", HOUSE_CLAIMS) == set()
     assert _pairs("notes.md", "If the GBM did not beat ridge, we would keep ridge.\n", HOUSE_CLAIMS) == set()
     assert _pairs("notes.md", "The CNN does not beat the MLP.\n") == set()
+
+
+def test_sameness_written_as_comparably_or_on_a_par() -> None:
+    assert _pairs("notes.md", "Ridge and the GBM perform comparably on the test split.\n", HOUSE_CLAIMS) == \
+        {(1, "gbm_beats_ridge", "unsupported_wording")}
+    assert _pairs("notes.md", "Ridge is on a par with the GBM.\n", HOUSE_CLAIMS) == \
+        {(1, "gbm_beats_ridge", "unsupported_wording")}
