@@ -1235,3 +1235,10 @@ def test_sameness_written_as_comparably_or_on_a_par() -> None:
         {(1, "gbm_beats_ridge", "unsupported_wording")}
     assert _pairs("notes.md", "Ridge is on a par with the GBM.\n", HOUSE_CLAIMS) == \
         {(1, "gbm_beats_ridge", "unsupported_wording")}
+
+
+def test_the_former_and_the_latter() -> None:
+    text = "We fit ridge and a GBM. The latter reaches a test RMSE of 25.0.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "gbm_rmse", "drift")}
+    text = "Ridge and the GBM were both tuned; the former ends at 35.9 test RMSE.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "ridge_rmse", "drift")}

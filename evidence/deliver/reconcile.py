@@ -277,6 +277,8 @@ def scan_text(
         hi = bisect.bisect_left(token_starts, seg.end)
         mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
                                      bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
+        referred = _former_latter(masked, seg, mentions, previous)
+        mentions = sorted([*mentions, *referred], key=lambda m: m.start) if referred else mentions
         context = previous + section
         context_span = previous_span
         if seg.kind == "heading":
@@ -286,6 +288,8 @@ def scan_text(
         sentence = whole[id(seg)]
         said = spoken[bisect.bisect_left(spoken_starts, sentence.start):
                       bisect.bisect_left(spoken_starts, seg.end)]
+        if referred:
+            said = sorted([*said, *referred], key=lambda m: m.start)
         cited = [] if seg.kind == "row" else _cited_comparisons(  # a table row cites, it asserts nothing
             file, text[sentence.start : seg.end], doc.masked[sentence.start : seg.end], claims)
         if not cited and seg.kind == "sentence" and len({m.subject for m in said}) == 1 \
@@ -591,6 +595,22 @@ def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.S
         else:
             out[id(seg)] = seg
         previous = seg
+    return out
+
+
+_FORMER_LATTER = re.compile(r"\bthe\s+(former|latter)\b", re.I)
+
+
+def _former_latter(t: str, seg: prose_module.Segment, mentions: list[Any], previous: list[Any]) -> list[Any]:
+    """"The CNN and the MLP reach ... ; the latter ...": "the former" and "the latter" name the
+    first and the second of two subjects named before them, in the sentence or the one before."""
+    out = []
+    for m in _FORMER_LATTER.finditer(t, seg.start, seg.end):
+        before = [x for x in mentions if x.end <= m.start()] or list(previous)
+        subjects = list(dict.fromkeys(x.subject for x in before))
+        if len(subjects) == 2:
+            subject = subjects[0] if m.group(1).lower() == "former" else subjects[1]
+            out.append(Mention(m.start(), m.end(), subject, m.group(0)))
     return out
 
 
