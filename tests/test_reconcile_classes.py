@@ -1242,3 +1242,10 @@ def test_the_former_and_the_latter() -> None:
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "gbm_rmse", "drift")}
     text = "Ridge and the GBM were both tuned; the former ends at 35.9 test RMSE.\n"
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "ridge_rmse", "drift")}
+
+
+def test_a_compound_count_in_words() -> None:
+    text = "For the wide MLP vs the MLP, verify estimates twenty-six seeds per group.\n"
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", text.replace("twenty-six", "thirty-six")) == \
+        [(1, "width_is_noise", "seeds_needed", "drift")]

@@ -404,9 +404,11 @@ def tokenize(t: str) -> list[Token]:
         elif tok.role in ("ci_low", "ci_high", "ci_end") and not tok.unit and last is not None and \
                 tok.start - last.end < 80 and not re.search(r"[.;!?]\s", t[last.end : tok.start]):
             tok.unit = last.unit
-    for w in _WORD_NUMBER_RE.finditer(t):  # "over ten seeds": a count in words
-        tok = Token(w.start(), w.end(), float(_WORD_NUMBERS[w.group(0).lower()]), 0, "",
-                    t[w.end() : w.end() + 40], True, word=True)
+    for w in _WORD_COUNT_RE.finditer(t):  # "over ten seeds", "twenty-six seeds per group": a count in words
+        tens, unit = w.group("tens"), w.group("unit")
+        value = _TENS[tens.lower()] + (_WORD_NUMBERS[unit.lower()] if unit else 0) if tens \
+            else _WORD_NUMBERS[w.group(0).lower()]
+        tok = Token(w.start(), w.end(), float(value), 0, "", t[w.end() : w.end() + 40], True, word=True)
         _role(t, tok, [])
         if tok.role in ("n", "seeds_needed") and not tok.decoy:
             tokens.append(tok)
@@ -423,6 +425,9 @@ def tokenize(t: str) -> list[Token]:
 
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
          "ninety": 90}
+#: A count in words: "twenty-six" (compound tens) or one of the words above ("ten", "a dozen").
+_WORD_COUNT_RE = re.compile(r"\b(?:(?P<tens>" + "|".join(_TENS) + r")[- ](?P<unit>one|two|three|four|five|six"
+                            r"|seven|eight|nine)\b|" + _WORD_NUMBER_RE.pattern[2:-2] + r")\b", re.I)
 #: A difference in words after "by": "by eighty-five", "by about ninety points" (compound tens).
 _WORD_DIFFERENCE_RE = re.compile(
     r"\bby\s+(?P<about>about\s+|roughly\s+|around\s+|nearly\s+|almost\s+)?(?P<tens>" + "|".join(_TENS)
