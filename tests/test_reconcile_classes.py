@@ -1249,3 +1249,9 @@ def test_a_compound_count_in_words() -> None:
     assert failing("notes.md", text) == []
     assert failing("notes.md", text.replace("twenty-six", "thirty-six")) == \
         [(1, "width_is_noise", "seeds_needed", "drift")]
+
+
+def test_a_caption_in_an_html_figure_is_prose() -> None:
+    html = ('<figure>\n<img src="figures/acc.png" alt="accuracy">\n'
+            "<figcaption>The CNN averages 99.1% test accuracy.</figcaption>\n</figure>\n")
+    assert failing("notes.md", html) == [(3, "cnn_test_accuracy", "value", "drift")]

@@ -161,8 +161,8 @@ _SETEXT_RE = re.compile(r"^[ \t]*(?:=+|-+)[ \t]*$")
 _HTML_CELL = re.compile(r"<t[hd](?:\s[^>]*)?>(.*?)</t[hd]>", re.I)
 _HTML_TAG = re.compile(r"<[^>\n]*>")
 #: An HTML block of prose (a paragraph, a list, a caption), not of code or comments.
-_HTML_PROSE = re.compile(r"\s*<(?:p|div|li|ul|ol|dl|dd|dt|span|figcaption|blockquote|b|strong|em|i|h[1-6])\b",
-                         re.I)
+_HTML_PROSE = re.compile(r"\s*<(?:p|div|li|ul|ol|dl|dd|dt|span|figure|figcaption|caption|section|article"
+                         r"|details|summary|aside|blockquote|b|strong|em|i|h[1-6])\b", re.I)
 _HTML_CODE = re.compile(r"<(?:pre|code|script|style|kbd|samp)\b|<!--", re.I)
 
 
