@@ -1255,3 +1255,9 @@ def test_a_caption_in_an_html_figure_is_prose() -> None:
     html = ('<figure>\n<img src="figures/acc.png" alt="accuracy">\n'
             "<figcaption>The CNN averages 99.1% test accuracy.</figcaption>\n</figure>\n")
     assert failing("notes.md", html) == [(3, "cnn_test_accuracy", "value", "drift")]
+
+
+def test_a_latex_plus_minus_in_math_with_its_percent_after() -> None:
+    tex = "The CNN's accuracy is $98.7 \\pm 0.9$\\,\\% (95\\,\\% CI).\n"
+    assert failing("paper/results.tex", tex) == [(1, "cnn_test_accuracy", "ci_half", "drift")]
+    assert failing("paper/results.tex", tex.replace("0.9", "0.6")) == []

@@ -164,7 +164,8 @@ _WORD_NUMBERS = {
     "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "a dozen": 12, "dozen": 12,
 }
 _WORD_NUMBER_RE = re.compile(r"\b(?:" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + r")\b", re.I)
-_PERCENT_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,3}(?:%|percent\b|per cent\b)", re.I)
+#: A percent sign after the number; LaTeX math and spacing ("$0.9$\,\%") leave several spaces.
+_PERCENT_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,6}(?:%|percent\b|per cent\b)", re.I)
 _POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f-]{0,2}(?:percentage[ -]points?|pct\.?[ -]points?"
                         r"|points?\b|pts?\b"
                         r"|pp\b|p\.p\.)", re.I)
