@@ -624,7 +624,7 @@ def subject_words(name: str) -> tuple[str, ...]:
 #: project's subject only where that subject is the family's one member among all its subjects.
 _NETWORKS = frozenset({"mlp", "cnn", "rnn", "lstm", "gru", "transformer", "resnet", "convnet", "nn"})
 _FAMILIES: dict[str, frozenset[str]] = {
-    "neural network": _NETWORKS, "neural net": _NETWORKS, "neural model": _NETWORKS,
+    "neural network": _NETWORKS, "neural net": _NETWORKS, "neural model": _NETWORKS, "network": _NETWORKS,
     "tree ensemble": frozenset({"gbm", "xgboost", "lightgbm", "rf", "forest", "catboost"}),
     "linear model": frozenset({"linear", "ridge", "lasso", "logreg", "ols"}),
 }
