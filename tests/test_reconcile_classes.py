@@ -1261,3 +1261,19 @@ def test_a_latex_plus_minus_in_math_with_its_percent_after() -> None:
     tex = "The CNN's accuracy is $98.7 \\pm 0.9$\\,\\% (95\\,\\% CI).\n"
     assert failing("paper/results.tex", tex) == [(1, "cnn_test_accuracy", "ci_half", "drift")]
     assert failing("paper/results.tex", tex.replace("0.9", "0.6")) == []
+
+
+def test_p_better_as_a_share_of_the_time_and_other_probability_forms() -> None:
+    assert failing("notes.md", "A CNN seed beats an MLP seed 79% of the time.\n") == \
+        [(1, "cnn_beats_mlp", "prob_better", "drift")]
+    assert failing("notes.md", "A CNN seed beats an MLP seed 84% of the time.\n") == []
+    for text in ("Pr(CNN > MLP) = 0.79.\n", "Prob(better) for CNN vs MLP: 0.79\n",
+                 "The odds that the CNN is better than the MLP are 0.79.\n"):
+        assert failing("notes.md", text) == [(1, "cnn_beats_mlp", "prob_better", "drift")], text
+
+
+def test_one_seeds_value_in_a_clause_is_no_claims() -> None:
+    assert failing("notes.md", "Seed 3 of the CNN reached 99.2%.\n") == []
+    assert failing("notes.md", "The CNN's best seed reached 99.2%, its mean 98.7%.\n") == []
+    assert failing("notes.md", "Across its seeds the CNN averages 99.2%.\n") == \
+        [(1, "cnn_test_accuracy", "value", "drift")]

@@ -635,6 +635,17 @@ _ONE_SEED_AFTER = re.compile(r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:\(\s*|,\s*|for\s+|
                              r"seed\s*[#=]?\s*\d+\b", re.I)
 
 
+#: Before a number in its clause: the one run it is of ("seed 3 of the CNN reached", "its best seed").
+_ONE_SEED_BEFORE = re.compile(r"\bseed\s*[#=]?\s*\d+\b(?!\s*(?:%|seeds|runs))"
+                              r"|\b(?:best|worst|first|last|single|one|a single)\s+(?:seed|run)\b(?!s)", re.I)
+
+
+def _clause_start(text: str, lo: int, pos: int) -> int:
+    """Where the clause holding ``pos`` starts: after the last ',', ';', ':' or contrast word."""
+    marks = list(re.finditer(r"[,;:]\s|\b(?:but|while|whereas)\b", text[lo:pos]))
+    return lo + marks[-1].end() if marks else lo
+
+
 #: A sentence about single seeds: "seeds 0-4 give ...", "per seed", "each seed's".
 _PER_SEED = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\b"
                        r"|\b(?:per|each|every|individual)\s+seed(?:s|'s)?\b", re.I)
@@ -655,7 +666,9 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     if seg.kind == "row" and _ONE_SEED.search(text, seg.start, seg.end):
         return []  # a table row of one seed ("linear, seed 3 & 57.20"): a run's values, no claim's
     tokens = [tok for tok in tokens if not _ONE_SEED_AFTER.match(text, tok.end)  # "56.98 (seed 4)"
-              and not _SEEDS_LABEL.search(text, seg.start, tok.start)]  # "Seeds 0–4: 57.19, 57.37"
+              and not _SEEDS_LABEL.search(text, seg.start, tok.start)  # "Seeds 0–4: 57.19, 57.37"
+              and not (tok.role == "value" and _ONE_SEED_BEFORE.search(  # "Seed 3 of the CNN reached 99.2%"
+                  text, _clause_start(text, seg.start, tok.start), tok.start))]
     if _PER_SEED.search(text, seg.start, seg.end) and sum(tok.role == "value" for tok in tokens) >= 3:
         # "Seeds 0–4 give RMSEs of 57.19, 57.37, 57.05, 57.30 and 57.11": one value per seed
         tokens = [tok for tok in tokens if tok.role != "value"]

@@ -50,7 +50,8 @@ HEDGE = re.compile(
 #: A sentence about seed pairs ("in 84 of 100 seed pairs the CNN wins") states P(better), no
 #: verdict; one that says its wording may not be written ("'The CNN outperforms the MLP' is what
 #: we may not write") mentions the wording, it does not assert it.
-PER_PAIR = re.compile(r"\b(?:seed|run)\s+pair(?:s|ings)\b|\bpairings\b", re.I)
+PER_PAIR = re.compile(r"\b(?:seed|run)\s+pair(?:s|ings)\b|\bpairings\b|\bof the time\b|\bhead-to-head\b"
+                      r"|\ba\s+\w+\s+(?:seed|run)\s+(?:beats|outperforms)\b", re.I)
 MENTIONED = re.compile(r"\b(?:may|can|must|should|could|do|does)\s*(?:not|n't)\s+(?:\w+\s+)?"
                        r"(?:write|say|claim|state|report|conclude)\b"
                        r"|\b(?:never|don't|do not)\s+(?:write|say|claim)\b", re.I)
