@@ -1082,6 +1082,8 @@ def test_an_error_rate_is_checked_as_the_accuracys_complement() -> None:
     assert failing("notes.md", "The CNN's test error is 1.3%, the MLP's 1.9%.\n") == []
     # a small percentage is no slip of the accuracy's interval half-width
     assert failing("notes.md", "The MLP misclassifies 1.9% of test digits.\n") == []
+    # the error on a part of the data is no complement of the accuracy
+    assert failing("notes.md", "The CNN's error on the digit 8 is 4.1%.\n") == []
 
 
 def test_a_number_broken_after_its_decimal_point_is_read_whole() -> None:

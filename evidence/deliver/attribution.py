@@ -373,6 +373,9 @@ _PROBABILITY_WORDS = re.compile(r"\bP\s*\(|probabilit|\bprob\b|\bchance that\b",
 
 #: An accuracy's complement named as its metric: "test error", "error rate", "misclassification rate".
 _ERROR_RATE = re.compile(r"error(?: rate)?|misclassification(?: rate)?", re.I)
+#: The error on a part of the data ("its error on the digit 8", "the error for class 3"), no complement.
+_SUBSET_ERROR = re.compile(r"\berror(?:\s+rate)?\s+(?:on|for|of|in)\s+"
+                           r"(?!(?:the\s+)?(?:test|held-out|hold-out)\b)", re.I)
 
 
 def _role_quantities(role: str) -> tuple[str, ...]:
@@ -461,7 +464,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             foreign = _foreign_metric(t, seg, tok, claim, header) if quantity.form == "measure" else None
             complement = bool(foreign) and _ERROR_RATE.fullmatch(foreign or "") is not None \
                 and quantity.name == "value" and not claim.comparison and claim.format.percent \
-                and any(w.lower() in ("accuracy", "acc") for w in claim.metric)
+                and any(w.lower() in ("accuracy", "acc") for w in claim.metric) \
+                and not _SUBSET_ERROR.search(t, max(seg.start, tok.start - 80), tok.start)
             if complement:  # "the CNN's test error is 1.3%": 100% minus its accuracy
                 quantity, foreign = replace(quantity, name="error_rate", raw=1.0 - quantity.raw), None
             if foreign and _siblings(foreign, claim) and claim.accepts_quantity(
