@@ -236,7 +236,11 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # (or, alone on its line, any finding). As found, before any fix: corpus 3 94 of 114 drifts with the
 # right claim and 29 of 343 decoys flagged; corpus 4 109 of 131 and 31 of 675; corpus 5 118 of 132
 # and 29 of 557; corpus 6 (the last held-out score) 86 of 101 and 9 of 404. The floors below are the
-# training score after the fixes each one prompted.
+# training score after the fixes each one prompted, then after a pass over the general causes of
+# what all four still missed or flagged (paraphrased subjects, lists of comparisons, P(better) and
+# seeds-needed forms, numbers in words, LaTeX structure, denied comparisons), each with a unit test
+# in test_reconcile_classes.py written from an invented sentence: from 109/114, 117/131, 127/132,
+# 89/101 drifts and 5, 11, 7, 3 decoys to 113/114, 129/131, 131/132, 96/101 and 1, 0, 0, 1.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -275,10 +279,10 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
 
 
 #: (project, corpus): (drifts with the right claim at least, decoys flagged at most).
-LATER_FLOORS = {("example", 3): (68, 1), ("proj2", 3): (41, 4),
-                ("example", 4): (70, 5), ("proj2", 4): (47, 6),
-                ("example", 5): (80, 6), ("proj2", 5): (47, 1),
-                ("example", 6): (59, 1), ("proj2", 6): (30, 2)}
+LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
+                ("example", 4): (76, 0), ("proj2", 4): (53, 0),
+                ("example", 5): (84, 0), ("proj2", 5): (47, 0),
+                ("example", 6): (62, 0), ("proj2", 6): (34, 1)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6"}
 

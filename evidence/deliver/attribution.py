@@ -17,13 +17,13 @@ table column does, states no claim of this metric.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import pairwise
 
-from evidence.deliver.prose import Segment
-from evidence.deliver.quantities import ClaimQuantity, Quantity
+from evidence.deliver.prose import Cell, Segment
+from evidence.deliver.quantities import ClaimQuantity, Quantity, half_unit
 from evidence.deliver.statements import Token
 
 #: Words of comparison that let a difference be stated with one side named ("its lead is ...").
@@ -80,8 +80,20 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
                                                      for w in g})))
     if pattern is None:
         return []
-    return [Mention(m.start(), m.end(), owners[str(m.lastgroup)], m.group(0))
-            for m in pattern.finditer(t, start, end)]
+    found = [Mention(m.start(), m.end(), owners[str(m.lastgroup)], m.group(0))
+             for m in pattern.finditer(t, start, end)]
+    # "a linear model trained on shuffled targets" is the control: the subject it is trained on
+    # names what the thing is (its own words, "linear model", are then no keyword of linear's)
+    return [Mention(m.start, m.end, found[k + 1].subject, m.words)
+            if k + 1 < len(found) and found[k + 1].subject != m.subject
+            and _TRAINED_ON.fullmatch(t, m.end, found[k + 1].start) else m
+            for k, m in enumerate(found)]
+
+
+#: Between two subjects: the first is trained on the second ("a linear model trained on shuffled
+#: targets", "an MLP fitted to scrambled labels"): the second names what the thing is.
+_TRAINED_ON = re.compile(r"\s+(?:(?:that\s+|which\s+)?(?:was\s+|is\s+)?)?"
+                         r"(?:trained|fit|fitted|learned|learnt)\s+(?:on|to|with)\s+(?:the\s+|its\s+)?", re.I)
 
 
 def _header_subjects(header: str, claims: Sequence[ClaimQuantity]) -> set[str]:
@@ -122,7 +134,7 @@ def _gap(t: str, tok: Token, a: int, b: int) -> int:
     return gap + (_CLAUSE_PENALTY if lo < hi and _CLAUSE.search(t, lo, hi) else 0)
 
 
-def _clause(t: str, seg: Segment, tok: Token) -> tuple[int, int]:
+def clause_of(t: str, seg: Segment, tok: Token) -> tuple[int, int]:
     """The clause around a number: from the last clause mark before it to the next after it."""
     lo = seg.start
     for m in re.finditer(r"[,;:(]|\b(?:but|while|whereas|and|versus|vs\.?)\b", t[seg.start : tok.start]):
@@ -148,7 +160,7 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
         return None
     if not claim.metric:
         return None
-    lo, hi = _clause(t, seg, tok)
+    lo, hi = clause_of(t, seg, tok)
     best: tuple[int, str] | None = None
     for m in METRIC_WORDS.finditer(t, lo, hi):
         if re.search(r"(?:±|\+/-|\bpm)\s*$", t[max(lo, m.start() - 4) : m.start()]):
@@ -215,13 +227,18 @@ def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split
     if header:  # a table cell: its column names the split ("Validation RMSE")
         return any(m.group(0).lower() not in own for m in pattern.finditer(header)) \
             and not _OWN_SPLIT[split or ""].search(header)
-    lo, hi = _clause(t, seg, tok)
+    lo, hi = clause_of(t, seg, tok)
 
     def gap(m: re.Match[str]) -> int:
         return min(abs(m.start() - tok.end), abs(tok.start - m.end()))
 
     foreign = [gap(m) for m in pattern.finditer(t, lo, hi) if m.group(0).lower() not in own]
     if not foreign and not _OWN_SPLIT[split or ""].search(t, lo, hi):
+        # "The CNN ends at 97.8%, the MLP at 96.8% on the validation split.": a split that closes
+        # the sentence qualifies each of its clauses that names none
+        trailing = _TRAILING_SPLIT.search(t, hi, seg.end)
+        if trailing is not None and not re.search(r"[.;!?]\s", t[hi : trailing.start()]):
+            return bool(pattern.search(trailing.group(1))) and trailing.group(1).lower() not in own
         # "On the validation split it is lower, about 53": the clause goes on with the split before
         earlier = [*pattern.finditer(t, seg.start, lo), *_OWN_SPLIT[split or ""].finditer(t, seg.start, lo)]
         last = max(earlier, key=lambda m: m.start(), default=None)
@@ -231,6 +248,22 @@ def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split
         return False
     mine = [gap(m) for m in _OWN_SPLIT[split or ""].finditer(t, lo, hi)]
     return not mine or min(foreign) < min(mine)
+
+
+def split_only_foreign(t: str, start: int, end: int, claim: ClaimQuantity) -> bool:
+    """Whether ``t[start:end]`` names another split than the claim's and not the claim's own."""
+    pattern = _SPLIT_WORDS.get(claim.split or "")
+    if pattern is None or start >= end:
+        return False
+    own = " ".join([*claim.metric, *claim.keywords]).lower()
+    foreign = any(m.group(0).lower() not in own for m in pattern.finditer(t, start, end))
+    return foreign and not _OWN_SPLIT[claim.split or ""].search(t, start, end)
+
+
+#: A split named at the close of a sentence or of the parenthesis its numbers stand in ("... on
+#: the validation split.", "(MLP 96.8%, CNN 97.8% on the validation split)").
+_TRAILING_SPLIT = re.compile(r"\b(?:on|for|over)\s+(?:the\s+)?(validation|val|dev|train(?:ing)?|test)"
+                             r"\s+(?:split|set|data)\b(?:\s*\)|[\s.\]*_]*$)", re.I)
 
 
 _AS_FRACTION = re.compile(r"\s*\(?(?:as an? )?(?:fraction|proportion|share)s?\b", re.I)
@@ -316,6 +349,11 @@ _COUNT_HEADER = re.compile(r"\W*(?:n|#\s*(?:seeds|runs)|seeds?|runs|replicates|n
                            r"|seeds?\s*\(n\))\W*", re.I)
 
 
+#: A column of seeds-needed estimates ("Seeds needed per group", "n needed", "Seeds to resolve").
+_NEEDED_HEADER = re.compile(r"\b(?:seeds?|runs|n)\s+(?:needed|required|to (?:resolve|detect|settle))\b"
+                            r"|\bseeds?\s+per\s+group\b", re.I)
+
+
 def header_role(header: str) -> str | None:
     """A table row or column that holds one end of an interval ("95% CI, lower", "CI high"), or
     a probability of improvement ("P(first better)", "Prob. better")."""
@@ -333,8 +371,16 @@ def header_role(header: str) -> str | None:
 _PROBABILITY_WORDS = re.compile(r"\bP\s*\(|probabilit|\bprob\b|\bchance that\b", re.I)
 
 
+#: An accuracy's complement named as its metric: "test error", "error rate", "misclassification rate".
+_ERROR_RATE = re.compile(r"error(?: rate)?|misclassification(?: rate)?", re.I)
+#: The error on a part of the data ("its error on the digit 8", "the error for class 3"), no complement.
+_SUBSET_ERROR = re.compile(r"\berror(?:\s+rate)?\s+(?:on|for|of|in)\s+"
+                           r"(?!(?:the\s+)?(?:test|held-out|hold-out)\b)", re.I)
+
+
 def _role_quantities(role: str) -> tuple[str, ...]:
     return {"value": ("value",), "ci_low": ("ci_low", "prob_low"), "ci_high": ("ci_high", "prob_high"),
+            "ci_end": ("ci_low", "ci_high"),
             "ci_half": ("ci_half",), "n": ("n",), "seeds_needed": ("seeds_needed",),
             "prob_better": ("prob_better",)}[role]
 
@@ -346,14 +392,24 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     cell = seg.cell(tok.start)
     header = cell.column if cell else ""
     row_head = cell.row if cell else ""
-    if cell is not None and (SETTING_HEADER.search(row_head) or SETTING_HEADER.search(header)):
+    if cell is not None and (SETTING_HEADER.search(row_head) or SETTING_HEADER.search(header)) \
+            and not _prose_cell(t, cell, mentions):
         return []  # a cell of a settings row or column ("learning rate | 1.0"): not a result
     cue = DIFF_CUE.search(t, seg.start, seg.end) is not None or bool(header and DIFF_CUE.search(header))
     # a column header names subjects too ("Δ vs MLP"): at distance 0, like its other words
     header_subjects = _header_subjects(header, claims) if header else set()
     named = {m.subject for m in mentions} | header_subjects
     out: list[Candidate] = []
+    orphan = _unclaimed_pair_before(t, seg, tok, mentions, claims)
+    carried = _carried_subject(t, seg, tok, mentions)
+    mine = order.get("#" + str(tok.start)) if order is not None else None
+    by_pairs = order is not None and any(k.startswith("pair:") for k in order)
     for claim in claims:
+        # placed by a "respectively" list of comparisons: named as that comparison, whatever its size
+        placed = by_pairs and mine is not None and claim.comparison and order is not None \
+            and _respective_position(claim, order) == mine
+        if by_pairs and mine is not None and not claim.comparison:
+            continue  # a number in a list of comparisons is one of them, no side's level
         groups: list[tuple[str, list[tuple[int, int]], bool]] = []  # words, spans, in header
         kw_ok = bool(claim.keywords)
         own_subjects = {g[0] for g in claim.subjects}
@@ -389,7 +445,10 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
         role = None
         if cell is not None:
             alone = re.fullmatch(r"\W*\d+\W*", t[cell.start : cell.end]) is not None  # not "5 and 2 seeds"
-            role = "n" if alone and _COUNT_HEADER.fullmatch(header) else header_role(f"{header} {row_head}")
+            counts = _COUNT_HEADER.fullmatch(header) or _COUNT_HEADER.fullmatch(row_head)  # a "Seeds" row too
+            role = "n" if alone and counts else \
+                "seeds_needed" if alone and _NEEDED_HEADER.search(header) else \
+                header_role(f"{header} {row_head}")
         # a row header's unit label ("Mean test accuracy (%)") is its cells' unit, as a column's is
         shape_header = f"{header} {row_head}" if _UNIT_LABEL.search(row_head) else header
         for quantity in claim.quantities():
@@ -403,6 +462,12 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 continue
             misnamed = ""
             foreign = _foreign_metric(t, seg, tok, claim, header) if quantity.form == "measure" else None
+            complement = bool(foreign) and _ERROR_RATE.fullmatch(foreign or "") is not None \
+                and quantity.name == "value" and not claim.comparison and claim.format.percent \
+                and any(w.lower() in ("accuracy", "acc") for w in claim.metric) \
+                and not _SUBSET_ERROR.search(t, max(seg.start, tok.start - 80), tok.start)
+            if complement:  # "the CNN's test error is 1.3%": 100% minus its accuracy
+                quantity, foreign = replace(quantity, name="error_rate", raw=1.0 - quantity.raw), None
             if foreign and _siblings(foreign, claim) and claim.accepts_quantity(
                     quantity, tok.value, tok.decimals, fraction=False):
                 # "the test MSE is 57.2" for an RMSE of 57.2: the claim's number, misnamed
@@ -418,17 +483,27 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction):
                 continue  # a bare or round number far from a percentage's size is a setting
             if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
-                    and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
+                    and not placed and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
                                             and not _AS_FRACTION.match(t, tok.end))):
                 continue  # a level (57.2 RMSE beside a 16.4 gap), not the difference: one side's
-            if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction):
+            if claim.comparison and quantity.form == "measure" and not placed \
+                    and _level_of_one_subject(t, seg, tok, mentions) and not difference_shaped(t, seg, tok):
+                continue  # "Ridge reaches 31.4, the control 71.3": the control's level, no difference
+            if carried is not None and claim.comparison and carried not in own_subjects:
+                continue  # "the CNN leads the MLP by 0.6 and beats the control by 87.5": the CNN's
+            if orphan and quantity.form == "measure":
+                continue  # "the MLP's margin over the control is larger, 17.8": a comparison no claim
+                # states owns it, no claim's level or difference
+            if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction) \
+                    and not (quantity.name == "seeds_needed" and len(sides) >= 2):
                 continue  # 41 training runs in total: not this claim's seeds
             if quantity.form == "measure" and not (claim.format.percent or claim.points) \
                     and not _bracketed(t, tok) and not _named_as_metric(t, seg, tok, claim) \
+                    and not placed and not _pair_labelled(t, seg, tok, claim, mentions) \
                     and _far_from_every_measure(claim, tok):
                 continue  # 3272 (an MSE), 407 (a page), 0.05 (a learning rate) beside a 57.2 RMSE
             if quantity.form == "measure" and (claim.format.percent or claim.points) and tok.unit == "%" \
-                    and _far_in_points(claim, tok):
+                    and not complement and _far_in_points(claim, tok):
                 continue  # "40%-63% of the epoch budget" beside the MLP's 98.1%: another quantity
             if not claim.comparison and quantity.form == "measure" and _stated_as_difference(t, seg, tok):
                 continue  # "linear regression's is 16.4 lower": a difference, not its level
@@ -442,7 +517,6 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 distance += min((_gap(t, tok, a, b) for a, b in spans), default=_CLAUSE_PENALTY)
             if order is not None and claim.subjects:
                 position = _respective_position(claim, order)
-                mine = order.get("#" + str(tok.start))
                 if mine is not None and (position != mine if position is not None
                                          else claim.comparison):
                     continue  # "respectively": this number is another subject's (or one side's level)
@@ -450,15 +524,27 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             fit = 2 * len(sides) + (len(claim.keywords) if kw_ok else 0) + (1 if metric_hit else 0)
             if claim.comparison and len(sides) < 2 and not kw_ok:
                 fit -= 1
-            if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok):
+            elif claim.comparison and len(sides) < 2 and tok.role == "n" \
+                    and not LOCAL_DIFF_CUE.search(t, seg.start, tok.start):
+                fit -= 2  # "today's linear RMSE, over 3 seeds": one subject's count, not a comparison's
+            if _pair_labelled(t, seg, tok, claim, mentions):
+                fit += 10  # "MLP over linear 16.4": named as this comparison, more than any keyword
+            if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
+                    and not placed:
                 fit -= 3  # both sides named, but the number reads as one side's level
             if not claim.comparison and quantity.form == "measure" and tok.value < 0 <= quantity.raw \
                     and (claim.ci_low is None or claim.ci_low >= 0):
                 continue  # a negative number is no level of a metric that is never negative
             # both sides of a comparison named: the words decide, whatever the size ("CNN vs
             # control: 0.875 points" is that comparison in the wrong unit, not CNN vs MLP's)
-            both = claim.comparison and _sides_joined(t, seg, claim, mentions)
-            key = (0.0 if both else _mismatch(claim, quantity, tok, fraction), -fit, distance, tok.start)
+            both = claim.comparison and _sides_joined(t, seg, claim, mentions, tok)
+            # "the MLP's gain over the control is 0.869 points": a comparison whose sides the
+            # sentence names, stated as its fraction with "points" (a unit slip, not another claim)
+            slip = claim.comparison and claim.points and tok.unit == "pts" and len(sides) >= 2 \
+                and quantity.name == "value" \
+                and abs(abs(tok.value) - abs(claim.value)) <= half_unit(tok.decimals)
+            key = (0.0 if both or slip else _mismatch(claim, quantity, tok, fraction), -fit, distance,
+                   tok.start)
             unique: dict[str, str] = {}
             named_words = [g for g, _, _ in groups]
             extra = [w for w in metric_hit[:1] if not any(w.lower() in g.lower() for g in named_words)]
@@ -497,7 +583,7 @@ _OPEN_BRACKET = re.compile(r"[\[(]\s*(?:[-−+]?\d[\d.]*\s*[,;–-]\s*)?$")
 def _bracketed(t: str, tok: Token) -> bool:
     """An end of an interval in brackets ("[-22.6, -1.2]"): its place says what it is, whatever
     its size (a dropped digit is still this interval's end)."""
-    return tok.role in ("ci_low", "ci_high") and (
+    return tok.role in ("ci_low", "ci_high", "ci_end") and (
         _OPEN_BRACKET.search(t[max(0, tok.start - 20) : tok.start]) is not None
         or re.match(r"\s*[\])]", t[tok.end : tok.end + 3]) is not None)
 
@@ -515,7 +601,8 @@ def _far_in_points(claim: ClaimQuantity, tok: Token) -> bool:
     goes: 10 points, or three half-widths of its interval where that is wider (1.3% is a test
     error beside a 98.7% accuracy, not a drift of it); a percentage with the same digits shifted
     (0.987% for 98.7%) is a slip and stays."""
-    measures = [q for q in claim.quantities() if q.form == "measure"]
+    measures = [q for q in claim.quantities() if q.form == "measure"
+                and (q.name != "ci_half" or tok.role == "ci_half")]  # 1.9% is no slip of a ± 0.3
     half = (claim.format.scaled(claim.ci_high) - claim.format.scaled(claim.ci_low)) / 2 \
         if claim.ci_low is not None and claim.ci_high is not None else 0.0
     limit = max(10.0, 3 * abs(half))
@@ -535,40 +622,72 @@ def _stated_as_difference(t: str, seg: Segment, tok: Token) -> bool:
     return re.search(r"\bby\s*[~≈]?\s*$", t[max(seg.start, tok.start - 8) : tok.start], re.I) is not None
 
 
+def _level_of_one_subject(t: str, seg: Segment, tok: Token, mentions: list[Mention]) -> bool:
+    """Whether the number's clause names one subject, right before it ("..., the control 71.3")."""
+    lo, _ = clause_of(t, seg, tok)
+    near = [m for m in mentions if lo <= m.start and m.end <= tok.start]
+    return bool(near) and len({m.subject for m in near}) == 1 and tok.start - near[-1].end <= 30
+
+
 def _clause_names_only_others(t: str, seg: Segment, tok: Token, claim: ClaimQuantity,
                               mentions: list[Mention]) -> bool:
     """Whether the number's clause (with the label before its colon: "Small MLP: test RMSE 55.9")
     names another subject and none of the claim's, and the claim's subject is not named before
     it either ("..., higher than the MLP's" after it): the number is the other subject's level."""
-    lo, hi = _clause(t, seg, tok)
+    lo, hi = clause_of(t, seg, tok)
     head = t[seg.start : lo].rstrip(" (")
     if head.endswith(":"):
         lo = max(seg.start, t.rfind(";", seg.start, lo) + 1)
     own = {g[0] for g in claim.subjects}
     inside = {m.subject for m in mentions if lo <= m.start and m.end <= hi}
     before = {m.subject for m in mentions if seg.start <= m.start and m.end <= tok.start}
+    near = [m for m in mentions if lo <= m.start and m.end <= tok.start]
+    if near and near[-1].subject not in own and not any(m.subject in own for m in near) \
+            and tok.start - near[-1].end <= 30:
+        return True  # "Linear regression reaches 57.2, the MLP 55.9": the subject just before it
     return bool(inside) and not (inside & own) and not (before & own)
 
 
-_JOINED = re.compile(r"^\W*(?:the\s+|its\s+)?(?:vs\.?|versus|minus|over|against|compared (?:to|with)"
+_JOINED = re.compile(r"^\W*(?:the\s+|its\s+)?(?:(?:improvement|gain|lead|advantage|margin|edge)\s+)?"
+                     r"(?:vs\.?|versus|minus|over|against|compared (?:to|with)"
                      r"|[-−–]|\$\s*-\s*\$)\W*(?:the\s+|its\s+)?$", re.I)
 
 
-def _sides_joined(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Mention]) -> bool:
-    """Whether the segment writes the comparison's two sides as one ("CNN vs control", "linear
-    minus control"), not as a list of subjects ("the MLP and the CNN beat it")."""
-    sides = {g[0] for g in claim.subjects}
+def _joined_pairs(t: str, seg: Segment, mentions: list[Mention]) -> list[tuple[int, frozenset[str]]]:
+    """The comparisons a segment writes as their two sides ("CNN vs control", "MLP over
+    linear"): (where the pair ends, its two subjects), in order."""
     ordered = [m for m in mentions if seg.start <= m.start < seg.end]
-    return any(a.subject in sides and b.subject in sides and a.subject != b.subject
-               and _JOINED.match(t[a.end : b.start]) for a, b in pairwise(ordered))
+    return [(b.end, frozenset((a.subject, b.subject))) for a, b in pairwise(ordered)
+            if a.subject != b.subject and _JOINED.match(t[a.end : b.start])]
+
+
+def _sides_joined(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Mention], tok: Token) -> bool:
+    """Whether the segment writes the comparison's two sides as one ("CNN vs control", "linear
+    minus control"), not as a list of subjects ("the MLP and the CNN beat it"). Where such a
+    pair comes before the number, the nearest one is the number's ("gains: MLP over linear
+    16.4, linear over control 1.3": 16.4 is MLP over linear's)."""
+    sides = frozenset(g[0] for g in claim.subjects)
+    pairs = _joined_pairs(t, seg, mentions)
+    before = [pair for end, pair in pairs if end <= tok.start]
+    if before:
+        return before[-1] == sides
+    return any(pair == sides for _, pair in pairs)
+
+
+def _pair_key(sides: Iterable[str]) -> str:
+    return "pair:" + "|".join(sorted(sides))
 
 
 def _respective_position(claim: ClaimQuantity, order: dict[str, int]) -> int | None:
     """Which place of a "respectively" list a claim takes: a measurement its subject's; a
     comparison that of the one side the list names ("the MLP and the CNN beat it by 86.9 and 87.5
-    points respectively": MLP vs control is first). None when the list does not place it."""
+    points respectively": MLP vs control is first), or its place in a list of comparisons ("the
+    MLP's gain over linear and linear's over the control are 1.3 and 16.4"). None when the list
+    does not place it."""
     if not claim.comparison:
         return order.get(claim.subjects[0][0])
+    if any(k.startswith("pair:") for k in order):
+        return order.get(_pair_key(g[0] for g in claim.subjects))
     places = [order[g[0]] for g in claim.subjects if g[0] in order]
     return places[0] if len(places) == 1 else None
 
@@ -578,19 +697,70 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     if tok.signed or tok.unit == "pts" or tok.value < 0:
         return True
     cell = seg.cell(tok.start)
-    if cell is not None:
-        return bool(DIFF_CUE.search(cell.column))
-    lo, _ = _clause(t, seg, tok)
+    if cell is not None and (DIFF_CUE.search(cell.column)
+                             or len(re.findall(r"[A-Za-z]{2,}", t[cell.start : cell.end])) < 6):
+        return bool(DIFF_CUE.search(cell.column))  # a sentence in a cell is read as prose
+    lo, _ = clause_of(t, seg, tok)
     if _THAN_AFTER.match(t, tok.end, seg.end):
         return True  # "1.3 higher than linear regression's"
-    if _OVER_LABEL.match(t[seg.start : tok.start]):
-        return True  # "CNN over control: 0.875"
+    if _OVER_LABEL.match(t[seg.start : tok.start]) or _PAIR_LABEL.fullmatch(t, lo, tok.start):
+        return True  # "CNN over control: 0.875", "gains: MLP over linear 1.3"
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
 
 
-_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:higher|lower|better|worse|more|less)"
-                         r"\s+than\b", re.I)
+_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:(?:higher|lower|better|worse|more|less)"
+                         r"(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
+#: A clause that goes on with the sentence's subject: "... and beats the control by 87.5".
+_ELIDED_SUBJECT = re.compile(r"\s*(?:also\s+|then\s+|even\s+)?(?:beats?|leads?|outperforms?"
+                             r"|trails?|exceeds?|tops?|surpass(?:es)?|improves?\s+(?:on|over|upon)"
+                             r"|lowers?|reduces?|cuts?)\b", re.I)
+
+
+def _carried_subject(t: str, seg: Segment, tok: Token, mentions: list[Mention]) -> str | None:
+    """The subject of a clause that has none of its own ("The CNN leads the MLP by 0.6 points and
+    beats the control by 87.5"): the sentence's first subject, not the object before it."""
+    lo, _ = clause_of(t, seg, tok)
+    opening = _ELIDED_SUBJECT.match(t, lo)
+    if opening is None or opening.end() > tok.start or not re.search(r"\b(?:and|but)\s*$", t[seg.start : lo]):
+        return None
+    first = [m for m in mentions if seg.start <= m.start < lo]
+    return first[0].subject if first else None
+
+
+def _prose_cell(t: str, cell: Cell, mentions: list[Mention]) -> bool:
+    """A cell that is a sentence naming a subject ("done: the CNN-MLP question needs about
+    twelve seeds per group") is prose whatever its column: its header holds no settings for it."""
+    words = re.findall(r"[A-Za-z]{2,}", t[cell.start : cell.end])
+    return len(words) >= 6 and any(cell.start <= m.start and m.end <= cell.end for m in mentions)
+
+
+def _unclaimed_pair_before(t: str, seg: Segment, tok: Token, mentions: list[Mention],
+                           claims: Sequence[ClaimQuantity]) -> bool:
+    """Whether the comparison written as two sides nearest before the number, with no subject
+    named between, is one no claim states (the MLP over the control, where the claims compare
+    linear regression with each)."""
+    pairs = [(end, pair) for end, pair in _joined_pairs(t, seg, mentions) if end <= tok.start]
+    if not pairs:
+        return False
+    end, pair = pairs[-1]
+    if any(end <= m.start and m.end <= tok.start for m in mentions):
+        return False
+    return pair not in {frozenset(g[0] for g in c.subjects[:2]) for c in claims if c.comparison}
+
+
+def _pair_labelled(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, mentions: list[Mention]) -> bool:
+    """Whether the number's clause is the comparison's two sides, then the number ("MLP over
+    linear 16.4"): it is named as that comparison's difference, whatever its size."""
+    if not claim.comparison:
+        return False
+    lo, _ = clause_of(t, seg, tok)
+    return _PAIR_LABEL.fullmatch(t, lo, tok.start) is not None and _sides_joined(t, seg, claim, mentions, tok)
+
+
+#: A clause that is a comparison's two sides, then its number: "MLP over linear 1.3".
+_PAIR_LABEL = re.compile(r"\s*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus|against)\s+"
+                         r"(?:the\s+|its\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]?\s*", re.I)
 _OVER_LABEL = re.compile(r"\s*[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+(?:the\s+|its\s+)?"
                          r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]\s*$", re.I)
 
@@ -618,7 +788,26 @@ def listed_subjects(t: str, before: list[Mention], count: int) -> list[str] | No
         return subjects
     reference = {m.subject for m in before if _REFERENCE_BEFORE.search(t, max(0, m.start - 30), m.start)}
     listed = [s for s in subjects if s not in reference]
-    return listed if len(listed) == count else None
+    if len(listed) == count:
+        return listed
+    # an opening phrase that names as many subjects as there are numbers is the list ("Relative
+    # to the control and to the MLP, linear regression differs by ... and ..., respectively")
+    mark = re.search(r"[,;:]", t[before[0].start : before[-1].start]) if before else None
+    if mark is None:
+        return None
+    opening: list[str] = []
+    for m in before:
+        if m.start < before[0].start + mark.start() and m.subject not in opening:
+            opening.append(m.subject)
+    return opening if len(opening) == count else None
+
+
+def listed_comparisons(t: str, seg: Segment, before: list[Mention], count: int) -> list[str] | None:
+    """The comparisons a "respectively" list names as their two sides, in order ("the MLP's gain
+    over linear regression and linear regression's over the control"), as pair keys; None
+    unless there are ``count`` of them."""
+    pairs = [_pair_key(pair) for _, pair in _joined_pairs(t, seg, before)]
+    return pairs if len(pairs) == count and len(set(pairs)) == count else None
 
 
 def respectively_order(t: str, seg: Segment, tokens: list[Token],
@@ -630,7 +819,10 @@ def respectively_order(t: str, seg: Segment, tokens: list[Token],
     values = [tok for tok in tokens if tok.role == "value" and tok.statement and not tok.decoy]
     if len(values) < 2:
         return None
-    subjects = listed_subjects(t, [m for m in mentions if m.start < values[0].start], len(values))
+    before = [m for m in mentions if m.start < values[0].start]
+    after = [m for m in mentions if m.start >= values[-1].end]  # "by 86.9 and 87.5, the MLP and the CNN"
+    subjects = listed_comparisons(t, seg, before, len(values)) or listed_subjects(t, before, len(values)) \
+        or (listed_subjects(t, after, len(values)) if after else None)
     if subjects is None:
         return None
     order = {s: i for i, s in enumerate(subjects)}

@@ -562,11 +562,16 @@ def resolve_all(project: Project) -> dict[str, Any]:
 #: Names researchers use for common model and control names, beside the name itself.
 _SYNONYMS: dict[str, tuple[str, ...]] = {
     "cnn": ("convolutional network", "convolutional neural network", "convnet", "conv net",
-            "convolutional model", "convolutional net"),
-    "mlp": ("multilayer perceptron", "multi-layer perceptron", "perceptron", "fully connected network"),
+            "convolutional model", "convolutional net", "convolutional classifier",
+            "convolutional architecture"),
+    "mlp": ("multilayer perceptron", "multi-layer perceptron", "perceptron", "fully connected network",
+            "fully-connected network", "fully connected net", "feed-forward network", "feedforward network",
+            "feed-forward net", "dense network"),
     "control": ("shuffled-label control", "shuffled-label model", "shuffled labels", "shuffled-label",
                 "label-shuffled", "random labels", "random-label", "permuted labels", "permuted-label",
-                "baseline control", "shuffled targets", "shuffled-target control", "shuffled-target model"),
+                "baseline control", "shuffled targets", "shuffled-target control", "shuffled-target model",
+                "scrambled labels", "scrambled-label", "scrambled targets", "scrambled-target",
+                "scrambled outcomes", "scrambled training", "permuted targets", "random targets"),
     "wide": ("wider", "wide", "widened"),
     "gbm": ("gradient boosting", "gradient-boosted trees", "gradient boosted trees", "boosted trees",
             "gradient-boosting model"),
@@ -606,12 +611,73 @@ def subject_words(name: str) -> tuple[str, ...]:
     if len(parts) == 1:
         words += _SYNONYMS.get(parts[0].lower(), ())
     if any(p.lower() == "wide" for p in parts):
-        words += ["width", "wider", "widened", "double width", "doubled width"]
+        words += ["width", "wider", "widened", "widening", "double width", "doubled width",
+                  "doubling the width"]
     elif parts[-1].lower() in ("sweep",) or parts[0].lower() in ("sweep",):
         words += _SYNONYMS["sweep"]
     if any(p.lower() == "control" for p in parts):
         words += _SYNONYMS["control"]
     return tuple(dict.fromkeys(w for w in words if w.strip()))
+
+
+#: A family's common name ("the neural network") and the model kinds it covers: it names a
+#: project's subject only where that subject is the family's one member among all its subjects.
+_NETWORKS = frozenset({"mlp", "cnn", "rnn", "lstm", "gru", "transformer", "resnet", "convnet", "nn"})
+_FAMILIES: dict[str, frozenset[str]] = {
+    "neural network": _NETWORKS, "neural net": _NETWORKS, "neural model": _NETWORKS, "network": _NETWORKS,
+    "tree ensemble": frozenset({"gbm", "xgboost", "lightgbm", "rf", "forest", "catboost"}),
+    "linear model": frozenset({"linear", "ridge", "lasso", "logreg", "ols"}),
+}
+
+
+#: A variant's modifier, the dimension it changes, and the words for the variant it modifies:
+#: "mlp_wide" beside "mlp" is "the wide one", and "mlp" is "the narrow MLP", "the default width".
+_MODIFIERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "wide": ("width", ("narrow", "narrower", "default", "standard")),
+    "deep": ("depth", ("shallow", "shallower", "default", "standard")),
+    "large": ("size", ("small", "smaller", "default", "standard")),
+    "big": ("size", ("small", "smaller", "default", "standard")),
+    "small": ("size", ("large", "larger", "default", "standard", "full-size")),
+    "tiny": ("size", ("large", "larger", "default", "standard", "full-size")),
+}
+
+
+def _variant_words(names: list[str]) -> dict[str, tuple[str, ...]]:
+    """Words for a variant and the subject it modifies, where both are subjects of the project:
+    "the wide one", "the wider model" for mlp_wide; "the narrow MLP", "the default width", "the
+    narrow one" for mlp (never "default" alone: it names nothing without its noun)."""
+    distinct = set(names)
+    out: dict[str, list[str]] = {}
+    for name in sorted(distinct):
+        parts = [p for p in re.split(r"[_\-\s]+", name.lower()) if p]
+        if len(parts) != 2:
+            continue
+        mods = [p for p in parts if p in _MODIFIERS]
+        base = [p for p in parts if p not in _MODIFIERS]
+        if len(mods) != 1 or len(base) != 1 or base[0] not in distinct:
+            continue
+        mod, (dimension, opposites) = mods[0], _MODIFIERS[mods[0]]
+        comparative = {"wide": "wider", "deep": "deeper", "large": "larger", "big": "bigger",
+                       "small": "smaller", "tiny": "tinier"}[mod]
+        out.setdefault(name, []).extend(f"{m} {noun}" for m in (mod, comparative)
+                                        for noun in ("one", "model", "network", "net", "variant"))
+        out.setdefault(base[0], []).extend(
+            [f"{o} {noun}" for o in opposites for noun in (base[0], "one", "model", "network", "variant")]
+            + [f"{o} {dimension}" for o in opposites if o in ("default", "standard")])
+    return {n: tuple(dict.fromkeys(w)) for n, w in out.items()}
+
+
+def _family_words(names: list[str]) -> dict[str, tuple[str, ...]]:
+    """The family names that name one subject unambiguously: "the neural network" in a project
+    whose only network is the MLP (not beside a CNN, nor beside a wide MLP)."""
+    distinct = sorted(set(names))
+    out: dict[str, list[str]] = {}
+    for word, kinds in _FAMILIES.items():
+        members = [n for n in distinct if re.split(r"[_\-\s]+", n.lower())[0] in kinds
+                   or n.lower() in kinds]
+        if len(members) == 1 and word not in subject_words(members[0]):
+            out.setdefault(members[0], []).append(word)
+    return {name: tuple(words) for name, words in out.items()}
 
 
 def metric_words(metric: str | None, split: str | None) -> tuple[str, ...]:
@@ -630,6 +696,10 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
     states (interval, n, seeds needed, P(better)) and the words of its subjects and metric,
     derived from the evidence; ``keywords`` add to them."""
     quantities = []
+    family = _family_words([n for c in resolved["claims"] for n in (c.get("subjects") or [])])
+    variants = _variant_words([n for c in resolved["claims"] for n in (c.get("subjects") or [])])
+    for name, words in variants.items():
+        family[name] = (*family.get(name, ()), *words)
     for claim in resolved["claims"]:
         if claim["value"] is None:
             continue
@@ -638,8 +708,9 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
         quantity = claim.get("quantity")
         comparison = kind == "verify" and (quantity or "diff") in ("diff", "improvement")
         names = claim.get("subjects") or []
-        subjects = (tuple(subject_words(n) for n in names[:2]) if comparison
-                    else (tuple(w for n in names for w in subject_words(n)),) if names else ())
+        subjects = (tuple((*subject_words(n), *family.get(n, ())) for n in names[:2]) if comparison
+                    else (tuple(w for n in names for w in (*subject_words(n), *family.get(n, ()))),)
+                    if names else ())
         quantities.append(ClaimQuantity(
             id=claim["id"], value=claim["value"], format=fmt.number_format,
             keywords=tuple(claim["keywords"]), ci_low=claim["ci_low"],

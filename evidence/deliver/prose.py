@@ -109,7 +109,7 @@ _ABBREVIATIONS = frozenset({
     "resp", "no", "nos", "dr", "prof", "mr", "ms", "ref", "refs", "ch", "vol", "ed", "eds", "p",
     "pp", "ca", "incl", "acc", "avg", "std", "est", "max", "min",
 })
-_BOUNDARY_RE = re.compile(r"[.!?;][\"'”’)\]*_]*(?=\s|$)")
+_BOUNDARY_RE = re.compile(r"[.!?;][\"'”’)\]*_]*(?=\s|$|<br\b)", re.I)  # "1.2.<br>" ends one too
 
 
 def sentences(t: str, start: int, end: int) -> list[Segment]:
@@ -121,6 +121,9 @@ def sentences(t: str, start: int, end: int) -> list[Segment]:
         word = words[-1].lstrip("([*_\"'").lower() if words else ""
         rest = t[m.end() : end].lstrip()
         if t[m.start()] == ";":
+            head = t[s : m.start()]
+            if head.count("[") > head.count("]") or head.count("(") > head.count(")"):
+                continue  # "[98.1; 99.5]": a separator inside brackets, no clause end
             out.append(Segment(s, m.end(), clause=True))
             s = m.end()
             continue
@@ -158,8 +161,8 @@ _SETEXT_RE = re.compile(r"^[ \t]*(?:=+|-+)[ \t]*$")
 _HTML_CELL = re.compile(r"<t[hd](?:\s[^>]*)?>(.*?)</t[hd]>", re.I)
 _HTML_TAG = re.compile(r"<[^>\n]*>")
 #: An HTML block of prose (a paragraph, a list, a caption), not of code or comments.
-_HTML_PROSE = re.compile(r"\s*<(?:p|div|li|ul|ol|dl|dd|dt|span|figcaption|blockquote|b|strong|em|i|h[1-6])\b",
-                         re.I)
+_HTML_PROSE = re.compile(r"\s*<(?:p|div|li|ul|ol|dl|dd|dt|span|figure|figcaption|caption|section|article"
+                         r"|details|summary|aside|blockquote|b|strong|em|i|h[1-6])\b", re.I)
 _HTML_CODE = re.compile(r"<(?:pre|code|script|style|kbd|samp)\b|<!--", re.I)
 
 
@@ -292,6 +295,15 @@ _MASKED_ENVS = frozenset({
     "math", "tikzpicture", "thebibliography", "filecontents", "filecontents*", "alignat", "alignat*",
     "flalign", "flalign*", "axis", "Verbatim", "algorithmic", "algorithm",
 })
+#: Sectioning commands and slide titles: their title is a heading, read apart from the prose
+#: after it, and its subjects are the section's ("\subsection{The CNN against the MLP}").
+_HEADING_MACROS = frozenset({"part", "chapter", "section", "subsection", "subsubsection", "paragraph",
+                             "subparagraph", "frametitle", "framesubtitle"})
+#: Emphasis and boxes: their argument is text, their name no word of it ("may \emph{not} write").
+_FORMAT_MACROS = frozenset({"emph", "textbf", "textit", "textsc", "textsl", "textup", "textrm", "textsf",
+                            "textnormal", "underline", "mbox", "hbox", "text", "uline", "textmd"})
+#: Environments whose first braced argument is a title (Beamer's \begin{frame}{Title}).
+_TITLED_ENVS = frozenset({"frame"})
 _TABULAR_ENVS = frozenset({"tabular", "tabular*", "tabularx", "longtable", "tabulary", "array",
                            "tblr", "supertabular"})
 _RULES = frozenset({"hline", "toprule", "midrule", "bottomrule", "cline", "cmidrule", "addlinespace",
@@ -302,7 +314,7 @@ def _parse_tex(text: str) -> Prose:
     from pylatexenc.latexwalker import LatexWalker
 
     chars = list(text)
-    rows: list[Segment] = []
+    rows: list[Segment] = []  # table rows and headings: segments of their own
     blocks: list[tuple[int, int]] = []
 
     def mask(a: int, b: int) -> None:
@@ -327,6 +339,8 @@ def _parse_tex(text: str) -> Prose:
         elif name == "item":  # a list item is a statement of its own: end the one before it
             mask(node.pos, node.pos + head)
             chars[node.pos] = "."
+        elif name in _HEADING_MACROS or name in _FORMAT_MACROS or name == "footnote":
+            mask(node.pos, node.pos + head)  # structure and emphasis, not words of the text
         elif name.isalpha():
             chars[node.pos] = " "  # \evCnnTestAccuracy -> a word; \alpha -> "alpha"
         else:
@@ -339,6 +353,29 @@ def _parse_tex(text: str) -> Prose:
                 mask(arg.pos, arg.pos + arg.len)  # options: [width=0.8\linewidth]
             else:
                 walk([arg])
+        titles = [a for a in args if a is not None and text[a.pos : a.pos + 1] == "{"]
+        if name in _HEADING_MACROS and titles:
+            rows.append(Segment(titles[-1].pos, titles[-1].pos + titles[-1].len, kind="heading"))
+        if name == "footnote" and titles:  # a footnote is statements of its own, not its sentence's
+            chars[node.pos] = "."
+            end = titles[-1].pos + titles[-1].len - 1
+            if not "".join(chars[titles[-1].pos : end]).rstrip().endswith((".", "!", "?")):
+                chars[end] = "."
+
+    def title_after(nodes: list[Any], k: int) -> None:
+        """The braced title after a heading macro without arguments (\frametitle{...}) or at
+        the start of a titled environment, options before it skipped."""
+        for node in nodes[k:]:
+            if node is None:
+                continue
+            if type(node).__name__ == "LatexCharsNode" and (not node.chars.strip()
+                                                           or node.chars.strip().startswith("[")):
+                if node.chars.strip():
+                    mask(node.pos, node.pos + node.len)  # a frame's options: [t], [fragile]
+                continue
+            if type(node).__name__ == "LatexGroupNode":
+                rows.append(Segment(node.pos, node.pos + node.len, kind="heading"))
+            return
 
     def tabular(node: Any) -> None:
         mask(node.pos, node.pos + len(r"\begin{}") + len(node.environmentname))
@@ -380,7 +417,7 @@ def _parse_tex(text: str) -> Prose:
                 for k, (a, b) in enumerate(row)), kind="row"))
 
     def walk(nodes: list[Any]) -> None:
-        for node in nodes:
+        for k, node in enumerate(nodes):
             if node is None:
                 continue
             kind = type(node).__name__
@@ -388,6 +425,9 @@ def _parse_tex(text: str) -> Prose:
                 mask(node.pos, node.pos + node.len)
             elif kind == "LatexMacroNode":
                 macro(node)
+                if node.macroname in _HEADING_MACROS and not (node.nodeargd and node.nodeargd.argnlist
+                                                              and any(node.nodeargd.argnlist)):
+                    title_after(nodes, k + 1)
             elif kind == "LatexEnvironmentNode":
                 name = node.environmentname
                 if name in _MASKED_ENVS:
@@ -400,6 +440,8 @@ def _parse_tex(text: str) -> Prose:
                                 else []):
                         if arg is not None:
                             mask(arg.pos, arg.pos + arg.len)
+                    if name in _TITLED_ENVS:
+                        title_after(node.nodelist or [], 0)
                     walk(node.nodelist or [])
                     tail = text.rfind("\\end", node.pos, node.pos + node.len)
                     if tail >= 0:

@@ -47,14 +47,17 @@ from evidence.deliver import prose as prose_module
 from evidence.deliver.attribution import (
     Mention,
     candidates,
+    clause_of,
     difference_shaped,
+    listed_comparisons,
     listed_subjects,
     respectively_order,
+    split_only_foreign,
     subject_mentions,
 )
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity
 from evidence.deliver.statements import Token, mask_decoys, tokenize
-from evidence.deliver.wording import wording_issues
+from evidence.deliver.wording import MENTIONED, wording_issues
 
 __all__ = [
     "FAILING_KINDS",
@@ -211,7 +214,8 @@ _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_hig
                    "n": "number of seeds", "seeds_needed": "seeds-needed estimate",
                    "ci_half": "interval's half-width (±)",
                    "prob_better": "P(better)", "prob_low": "P(better)'s interval's lower bound",
-                   "prob_high": "P(better)'s interval's upper bound"}
+                   "prob_high": "P(better)'s interval's upper bound",
+                   "error_rate": "error rate (100% minus the accuracy)"}
 
 
 def _expected(claim: ClaimQuantity, quantity: Quantity, fraction: bool) -> str:
@@ -264,30 +268,44 @@ def scan_text(
     named_starts = [m.start for m in named]
     whole = _sentences(doc.segments)
     section: list[Any] = []  # the subjects of the last heading
+    cited_before: list[str] = []  # the comparisons the last citing sentence cites, and its end
+    cited_end = -10
     previous: list[Any] = []  # the subjects of the last sentence
+    previous_span = (0, 0)  # where that sentence is: the split it names goes with its subjects
     for seg in doc.segments:
         lo = bisect.bisect_left(token_starts, seg.start)
         hi = bisect.bisect_left(token_starts, seg.end)
         mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
                                      bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
+        referred = _former_latter(masked, seg, mentions, previous)
+        mentions = sorted([*mentions, *referred], key=lambda m: m.start) if referred else mentions
         context = previous + section
+        context_span = previous_span
         if seg.kind == "heading":
-            section, previous = mentions, []
+            section, previous, previous_span = mentions, [], (seg.start, seg.start)
         elif seg.kind != "row" and mentions:
-            previous = mentions
+            previous, previous_span = mentions, (whole[id(seg)].start, seg.end)
         sentence = whole[id(seg)]
-        for issue in wording_issues(masked, sentence, claims,  # its words, not ids the text cites
-                                    spoken[bisect.bisect_left(spoken_starts, sentence.start):
-                                           bisect.bisect_left(spoken_starts, seg.end)],
-                                    [] if seg.kind == "row" else  # a table row cites, it asserts nothing
-                                    _cited_comparisons(file, text[sentence.start : seg.end],
-                                                       doc.masked[sentence.start : seg.end], claims)):
+        said = spoken[bisect.bisect_left(spoken_starts, sentence.start):
+                      bisect.bisect_left(spoken_starts, seg.end)]
+        if referred:
+            said = sorted([*said, *referred], key=lambda m: m.start)
+        cited = [] if seg.kind == "row" else _cited_comparisons(  # a table row cites, it asserts nothing
+            file, text[sentence.start : seg.end], doc.masked[sentence.start : seg.end], claims)
+        if not cited and seg.kind == "sentence" and len({m.subject for m in said}) == 1 \
+                and len(cited_before) == 1 and seg.start - cited_end < 3:
+            # "... [0.47](#claim:cnn_beats_mlp)-[0.97](#claim:...). I confirm that the CNN is the better
+            # model": one side named right after a sentence that cites its comparison is about it
+            cited = cited_before
+        if seg.kind != "heading":
+            cited_before, cited_end = (cited, seg.end) if cited else (cited_before, cited_end)
+        for issue in wording_issues(masked, sentence, claims, said, cited):  # words, not cited ids
             line, col = _line_col(starts, issue.start)
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
                                     math.nan, f"wording the verdict {issue.claim.classification} supports",
                                     "unsupported_wording", why=issue.reason, quantity="wording"))
         findings += _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts,
-                                      context)
+                                      context, context_span)
     out = []
     for f in findings:
         if strict and f.kind in ("match", "overstated_precision") and not f.bound \
@@ -356,7 +374,8 @@ _BARE_BUDGET = re.compile(r"\b(\d+|" + "|".join(_WORDS) + r")\s*(?:configuration
 #: A number of configurations in digits or words, not a share or a count of something else.
 _BUDGET_NUMBER = r"(\d+|" + "|".join(_WORDS) + r")\b(?!\s*(?:%|\.\d|seeds?|runs?|epochs?|points?))"
 #: Once a paragraph has said what is counted: "with all sixteen", "of eight", "one gives 87.1%".
-_LATER_BUDGET = re.compile(r"\b(?:with|of|for|using|at)\s+(?:all\s+|just\s+|only\s+)?" + _BUDGET_NUMBER
+_LATER_BUDGET = re.compile(r"\b(?:with|of|for|from|using|at|trying|tried|try)\s+(?:all\s+|just\s+|only\s+)?"
+                           + _BUDGET_NUMBER
                            + r"|\b" + _BUDGET_NUMBER + r"\s+(?:gives?|yields?|reach(?:es)?|gets?)\b", re.I)
 
 
@@ -426,8 +445,8 @@ def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> lis
 
 
 _DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:[a-z]+\s+)?"
-                              r"(?:(higher|lower|better|worse|more|less)\b(?=\s+than\b)|(above|below)\b)",
-                              re.I)
+                              r"(?:(higher|lower|better|worse|more|less)\b(?=\s+than\b)|(above|below)\b"
+                              r"|(higher|lower|better|worse)\b(?=\s*(?:[.;,)]|$)))", re.I)
 
 
 #: A direction verb before "by N" ("exceeds that of the control by", "lowers the RMSE of ... by").
@@ -445,8 +464,8 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
     a direction word states which side is better; for an RMSE, higher is worse."""
     claim = best.claim
     if not ok or tok.signed or not claim.comparison or len(claim.subjects) < 2 \
-            or best.quantity.name != "value":
-        return tok, best, ok
+            or best.quantity.name != "value" or MENTIONED.search(t, seg.start, tok.start):
+        return tok, best, ok  # ("do not write that the MLP's RMSE is 1.3 higher": mentioned, not said)
     word = _DIRECTION_AFTER.match(t, tok.end)
     before = [m.subject for m in mentions if m.end <= tok.start and m.start >= seg.start]
     sides = (claim.subjects[0][0], claim.subjects[1][0])
@@ -459,9 +478,11 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
         said = next(k for k, v in verb.groupdict().items() if v)
         shown = verb.group(0)
     else:
-        shown = word.group(1) or word.group(2)
+        shown = word.group(1) or word.group(2) or word.group(3)
         said = {"above": "higher", "below": "lower"}.get(shown.lower(), shown.lower())
-        if word.group(2):  # "linear regression is 16.4 points below it": the subject nearest before
+        if word.group(2) or word.group(3):
+            # "linear regression is 16.4 points below it", "relative to linear regression, the MLP's
+            # RMSE is 1.3 higher.": the subject nearest before
             before = before[-1:]
     if not before or before[0] not in sides:
         return tok, best, ok
@@ -541,6 +562,9 @@ _OURS = re.compile(r"\b(?:our|ours|we|us|this (?:work|paper|study|project|reposi
 #: Words that attribute a number to others' work.
 _REPORTED = re.compile(r"\b(?:who (?:report|reported|found|obtain(?:ed)?|achieve[sd]?)|reported (?:by|in)"
                        r"|according to|as reported|prior work|previous work|the literature)\b", re.I)
+#: Others' work named at the head of a sentence ("A prior study (Smith et al., 2021) reported 99.1%").
+_PRIOR_WORK = re.compile(r"\b(?:prior|previous|earlier|published|related) (?:work|stud(?:y|ies)|papers?)\b",
+                         re.I)
 
 
 def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: list[tuple[int, int]]) -> bool:
@@ -555,7 +579,9 @@ def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: l
         return False
     after = any(tok.end <= a <= tok.end + 4 for a, _ in citations)
     before = any(clause_start <= a and b <= tok.start for a, b in citations)
-    return after or before or _REPORTED.search(clause) is not None
+    return after or before or _REPORTED.search(clause) is not None \
+        or (_PRIOR_WORK.search(text, seg.start, tok.start) is not None
+            and not _OURS.search(text, seg.start, tok.start))
 
 
 def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.Segment]:
@@ -572,6 +598,30 @@ def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.S
     return out
 
 
+_FORMER_LATTER = re.compile(r"\bthe\s+(former|latter)\b", re.I)
+
+
+def _former_latter(t: str, seg: prose_module.Segment, mentions: list[Any], previous: list[Any]) -> list[Any]:
+    """"The CNN and the MLP reach ... ; the latter ...": "the former" and "the latter" name the
+    first and the second of two subjects named before them, in the sentence or the one before."""
+    out = []
+    for m in _FORMER_LATTER.finditer(t, seg.start, seg.end):
+        before = [x for x in mentions if x.end <= m.start()] or list(previous)
+        subjects = list(dict.fromkeys(x.subject for x in before))
+        if len(subjects) == 2:
+            subject = subjects[0] if m.group(1).lower() == "former" else subjects[1]
+            out.append(Mention(m.start(), m.end(), subject, m.group(0)))
+    return out
+
+
+def _subject_just_before(t: str, seg: prose_module.Segment, tok: Token, mentions: list[Any]) -> bool:
+    """"... and the wide MLP 98.3%": a subject named right before the number in its clause is
+    what the number is about; it is not read with the sentence before."""
+    lo, _ = clause_of(t, seg, tok)
+    near = [m for m in mentions if lo <= m.start and m.end <= tok.start]
+    return bool(near) and tok.start - near[-1].end <= 30
+
+
 def _one_side_named(claim: ClaimQuantity, mentions: list[Any]) -> bool:
     """A comparison the segment names only one side of (read with a word of comparison)."""
     named = {m.subject for m in mentions}
@@ -585,13 +635,28 @@ _ONE_SEED_AFTER = re.compile(r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:\(\s*|,\s*|for\s+|
                              r"seed\s*[#=]?\s*\d+\b", re.I)
 
 
+#: Before a number in its clause: the one run it is of ("seed 3 of the CNN reached", "its best seed").
+_ONE_SEED_BEFORE = re.compile(r"\bseed\s*[#=]?\s*\d+\b(?!\s*(?:%|seeds|runs))"
+                              r"|\b(?:best|worst|first|last|single|one|a single)\s+(?:seed|run)\b(?!s)", re.I)
+
+
+def _clause_start(text: str, lo: int, pos: int) -> int:
+    """Where the clause holding ``pos`` starts: after the last ',', ';', ':' or contrast word."""
+    marks = list(re.finditer(r"[,;:]\s|\b(?:but|while|whereas)\b", text[lo:pos]))
+    return lo + marks[-1].end() if marks else lo
+
+
+#: A sentence about single seeds: "seeds 0-4 give ...", "per seed", "each seed's".
+_PER_SEED = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\b"
+                       r"|\b(?:per|each|every|individual)\s+seed(?:s|'s)?\b", re.I)
 #: A list of per-seed values under its label, up to the end of the clause ("Seeds 0–4: 57.19, ...").
 _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", re.I)
 
 
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
-                      starts: list[int], context: Sequence[Any] = ()) -> list[Finding]:
+                      starts: list[int], context: Sequence[Any] = (),
+                      context_span: tuple[int, int] = (0, 0)) -> list[Finding]:
     """The numbers of one segment, each attributed to a claim. ``context``: the subjects of the
     sentence before and of the section's heading ("Its test RMSE is ..."): a number that names no
     claim's words of its own is read with them, and where words tie, they break the tie."""
@@ -601,19 +666,33 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     if seg.kind == "row" and _ONE_SEED.search(text, seg.start, seg.end):
         return []  # a table row of one seed ("linear, seed 3 & 57.20"): a run's values, no claim's
     tokens = [tok for tok in tokens if not _ONE_SEED_AFTER.match(text, tok.end)  # "56.98 (seed 4)"
-              and not _SEEDS_LABEL.search(text, seg.start, tok.start)]  # "Seeds 0–4: 57.19, 57.37"
+              and not _SEEDS_LABEL.search(text, seg.start, tok.start)  # "Seeds 0–4: 57.19, 57.37"
+              and not (tok.role == "value" and _ONE_SEED_BEFORE.search(  # "Seed 3 of the CNN reached 99.2%"
+                  text, _clause_start(text, seg.start, tok.start), tok.start))]
+    if _PER_SEED.search(text, seg.start, seg.end) and sum(tok.role == "value" for tok in tokens) >= 3:
+        # "Seeds 0–4 give RMSEs of 57.19, 57.37, 57.05, 57.30 and 57.11": one value per seed
+        tokens = [tok for tok in tokens if tok.role != "value"]
     order = respectively_order(t, seg, tokens, mentions)
     chosen = []
     stated: str | None = None  # the claim whose value was stated last: an interval after it is its
     for tok in tokens:
         splits = {c.id: c.split for c in claims}
         options = candidates(t, seg, tok, claims, mentions, splits, order)
-        if not options and context and seg.kind != "row" and not tok.word and tok.role != "n" \
+        # an interval or a P(better) after a value is that value's claim's, the value typed or
+        # cited ("its lead is [+0.6 points](#claim:...) with a lower CI end of -0.6 points")
+        cited = [m.group(2) for m in BOUND_RE.finditer(text, seg.start, tok.start)]
+        last = stated if stated is not None else (cited[-1] if cited else None)
+        follows = tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") \
+            and any(c.claim.id == last for c in options)
+        if not options and context and seg.kind != "row" and (not tok.word or tok.role == "seeds_needed") \
+                and tok.role != "n" and not _subject_just_before(t, seg, tok, mentions) \
                 and (not mentions or not tok.integer):
             # with the subjects before it; where the segment names its own, a claim keeps one of
             # them, and the number has the shape of a result (not "within 2 points")
             own = {m.subject for m in mentions}
-            widened = candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
+            widened = [c for c in candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
+                       # "... on the validation split? No: 52.5 vs 53.0 RMSE": its split comes along
+                       if not split_only_foreign(t, *context_span, c.claim)]
             options = [c for c in widened if not own or any(g[0] in own for g in c.claim.subjects)]
             if not options and own and not tok.integer and difference_shaped(t, seg, tok):
                 # no claim of its own words fits the number at all ("the improvement is 7.9, small
@@ -621,6 +700,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                 options = [c for c in widened if c.key[0] == 0 and c.claim.comparison
                            and not any(g[0] in own for g in c.claim.subjects)]
         elif options and options[0].key[0] > 0 and context and seg.kind != "row" and not tok.word \
+                and not follows \
                 and _one_side_named(options[0].claim, mentions):
             # the segment's own words name a claim the number is far from in size ("the improvement
             # is 1.3, small next to the 16.4 gained over the control" after a sentence on MLP vs
@@ -632,8 +712,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             continue
         if tok.signed:
             options = [_reversed(c, t, seg, mentions) for c in options]
-        if tok.role in ("ci_low", "ci_high") and stated is not None:
-            options = sorted(options, key=lambda c: c.claim.id != stated)
+        if tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") and last is not None:
+            options = sorted(options, key=lambda c: c.claim.id != last)
         # where the words cannot tell two claims apart, the one the number agrees with, else the
         # one it is nearest to
         tied = [c for c in options if c.key[:3] == options[0].key[:3]]
@@ -710,10 +790,12 @@ def _bound_quantity(claim: ClaimQuantity, digits: str, value: float, decimals: i
     """Which of a claim's quantities a cited number states, and whether as a fraction; (None,
     ...) when none. A link may cite any of them: the value, an interval end, P(better), n, the
     seeds-needed estimate. A percentage written without its sign ("[11.2](#claim:control)")
-    is read as shown or as a fraction (0.112), and an unsigned difference as its size: "beats
+    is read as shown or as a fraction (0.112), as is a difference in points ("[0.869](#claim:
+    mlp_beats_control)" for +86.9 points), and an unsigned difference as its size: "beats
     the control by [16.4](#claim:linear_beats_control)" cites a difference of -16.4 RMSE."""
     signed = digits.lstrip()[:1] in "+-−"
-    readings = [False, True] if claim.format.percent and not has_unit else [False]
+    # a percentage or a difference in points without its unit may be cited as its fraction
+    readings = [False, True] if (claim.format.percent or claim.points) and not has_unit else [False]
     for quantity in claim.quantities():
         if quantity.form == "count" and (decimals or has_unit):
             continue
@@ -722,7 +804,7 @@ def _bound_quantity(claim: ClaimQuantity, digits: str, value: float, decimals: i
                 else [value, -value]
             if any(claim.accepts_quantity(quantity, v, decimals, fraction=fraction) for v in values):
                 return quantity, fraction
-    return None, claim.format.percent and not has_unit
+    return None, (claim.format.percent or claim.points) and not has_unit
 
 
 def _bound_findings(file: str, text: str, doc: prose_module.Prose, plain: str, masked: str,
@@ -824,6 +906,15 @@ def _respectively_swaps(masked: str, doc: prose_module.Prose, bindings: list[tup
         if len(inside) < 2 or len({by_id[b[2]].comparison for b in inside}) > 1:
             continue
         before = subject_mentions(masked, seg.start, inside[0][0], claims)
+        pairs = listed_comparisons(masked, seg, before, len(inside))
+        if pairs is not None and all(by_id[b[2]].comparison for b in inside):
+            for (start, _, claim_id), pair in zip(inside, pairs, strict=True):
+                sides = [g[0] for g in by_id[claim_id].subjects]
+                if "pair:" + "|".join(sorted(sides)) != pair:
+                    out[start] = (f"'respectively' pairs this citation of {claim_id} ({' vs '.join(sides)}) "
+                                  f"with {pair.removeprefix('pair:').replace('|', ' vs ')}, the comparison "
+                                  f"named in its place")
+            continue
         named = listed_subjects(masked, before, len(inside))
         if named is None:
             continue

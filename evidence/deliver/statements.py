@@ -44,7 +44,9 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"<!--[\s\S]*?(?:-->|\Z)", 0),  # HTML comments
     (r"<sup>[^<]*</sup>", 0),  # footnote markers
     (r"</?[A-Za-z][^>\n]*>", 0),  # HTML tags and their attributes
-    (r"(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n)[\s\S])+?(?<!`)\1(?!`)", 0),  # inline code
+    # inline code, and a version in parentheses right after it ("`evidence` (0.9)")
+    (r"(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n)[\s\S])+?(?<!`)\1(?!`)"
+     r"(?:[ \t]*\(v?\d+(?:\.\d+)+[\w.-]*\))?", 0),
     (r"\]\([^)\s]*(?:\s+\"[^\"]*\")?\)", 0),  # Markdown link targets
     (r"(?:https?://|ftp://|file://|\bwww\.)[^\s<>)\]]*[^\s<>)\].,;:]", 0),  # URLs
     (r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", 0),  # e-mail addresses
@@ -62,7 +64,9 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"\[\^[^\]\n]*\]", 0),  # Markdown footnote references
     (r"\[\s*\d+[a-z]?(?:\s*[,;–—-]\s*\d+[a-z]?)*\s*\]", 0),  # numeric citations [3, 4]
     (r"\b(?:pp?|pages?)\.?\s*\d+(?:\s*(?:[-–—]|--)\s*\d+)?", re.I),  # page numbers and ranges
-    (rf"(?<![\w-])(?:{_REF_ONE})\s*{_NUMREF}", re.I),  # Table 2, Section 3.2, Eq. (3)
+    # (not "a CNN seed beats an MLP seed 84% of the time": a percentage is no reference)
+    (rf"(?<![\w-])(?:{_REF_ONE})\s*{_NUMREF}(?!\d|\.\d|\s*(?:%|\\%|percent\b))",
+     re.I),  # Table 2, Section 3.2, Eq. (3)
     (rf"(?<![\w-])(?:{_REF_MANY})\s*{_NUMREF}(?:\s*(?:,|and|&|or|to|[-–—])\s*{_NUMREF})*",
      re.I),  # Tables 2 and 3, Sections 3.1–3.4
     (r"\b\d+\(\d+\)", 0),  # volume(issue) in bibliographies: 34(2)
@@ -71,7 +75,8 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"(?<![\w.])\d*\.?\d+(?:\s?(?:pt|mm|cm|em|ex|bp|pc|sp)|in)\b(?!\s+(?:the|a|an|our|of|each)\b)", 0),
     (r"\[[^\]\n]*=[^\]\n]*\]", 0),  # key=value options: [width=0.8\linewidth]
     # lr=0.05 (not a difference written as its two sides: "CNN − MLP = 0.6")
-    (r"(?<!− )(?<!- )(?<!– )(?<!−)\b(?!n\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
+    # ("P = 0.84" is left to the tokenizer: after a probability it states P(better))
+    (r"(?<!− )(?<!- )(?<!– )(?<!−)\b(?!n\s*=)(?!P\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
      r"(?:\s*,\s*[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*)*", 0),
     (r"\b\d+(?:\.\d+)?\s*[x×]\s*\d+(?:\.\d+)?(?:\s*[x×]\s*\d+(?:\.\d+)?)*\b", 0),  # 8x8, 2 × 3
     # identifiers: resnet50, GPT-4, mlp-s0, A100 (not the metric names F1, R2)
@@ -125,11 +130,13 @@ class Token:
     integer: bool
     decoy: bool = False  # not a quantity at all: never reported
     statement: bool = True  # a quantity to check (False: a ± term, a count of things)
-    role: str = "value"  # value | ci_low | ci_high | ci_half | n | seeds_needed | prob_better
+    role: str = "value"  # value | ci_low | ci_high | ci_end (either end) | ci_half | n | seeds_needed
+    # | prob_better
     approximate: bool = False  # "about 10", "~10", "roughly 10"
     bound: str = ""  # ">" for "over 98%", "at least 98%"; "<" for "below 99%", "under 99%"
     signed: bool = False
     word: bool = False  # a count written in words ("five seeds"): checked, never hand-typed
+    setting: bool = False  # a setting named before it ("learning rates 0.003 to 0.1"): a decoy
 
 
 _NUM_RE = re.compile(r"(?<![\w.])[+±]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+|(?=\.\d))((?:\.\d+)*)"
@@ -159,10 +166,16 @@ _WORD_NUMBERS = {
     "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "a dozen": 12, "dozen": 12,
 }
 _WORD_NUMBER_RE = re.compile(r"\b(?:" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + r")\b", re.I)
-_PERCENT_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,3}(?:%|percent\b|per cent\b)", re.I)
+#: A percent sign after the number; LaTeX math and spacing ("$0.9$\,\%") leave several spaces.
+_PERCENT_RE = re.compile(r"[ \u00a0\u2009\u202f]{0,6}(?:%|percent\b|per cent\b)", re.I)
 _POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f-]{0,2}(?:percentage[ -]points?|pct\.?[ -]points?"
                         r"|points?\b|pts?\b"
                         r"|pp\b|p\.p\.)", re.I)
+#: After an integer: its decimal point, a line break, and its decimals right before a percent sign.
+_BROKEN_DECIMAL = re.compile(r"\.[ \t]*\n[ \t>]*(\d+)(?=[ \u00a0\u2009\u202f]?%)")
+#: After a number: "of every 100", "out of 100", "in every hundred": it is a percentage.
+_PER_HUNDRED = re.compile(r"[ \u00a0]+(?:out\s+)?(?:of|in)\s+(?:every\s+|each\s+|a\s+)?(?:100|hundred)\b"
+                          r"(?!\.\d)", re.I)
 _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
 #: After a percentage: a confidence level or a share of the data, not a result.
 _LEVEL_AFTER = re.compile(
@@ -195,7 +208,8 @@ _SETTING_BEFORE = re.compile(
     r"|top-?k|k\s*=|p\s*[<>=≤]|p-value|p value|significance|confidence(?: level)?|power"
     r"|version|release|held out|holds? out|hold-out|test size|test share"
     r"|trained on|train on|training on|ratio)"
-    r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above))?\s*[\s(~≈]*"
+    r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above|from|between))?"
+    r"\s*[\s(~≈]*"
     r"(?::[*_]+\s*)?$", re.I)  # "**Report version:** 1.2"
 #: Words after an integer that make it a count of things, not a result (1,797 images, 15 epochs).
 _COUNT_NOUNS = re.compile(
@@ -216,18 +230,39 @@ _SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?|ra
 _NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|estimat\w*|more seeds"
                          r"|per (?:group|arm|side)|each side"
                          r"|detect\w*|resolve[sd]?|settle[sd]?|to show|power)\b", re.I)
+#: "five seeds cannot resolve it", "3 runs are too few to settle it": the count that was run.
+_TOO_FEW_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?)\s+(?:per\s+\w+\s+)?"
+                            r"(?:cannot|can't|can not|could not|couldn't|do not|don't|did not|didn't"
+                            r"|(?:are|were|is|was) (?:not enough|too few|insufficient))\b", re.I)
 #: "About 15 per group": a count of seeds per group, without the word seeds.
 _PER_GROUP_AFTER = re.compile(r"[\s\u00a0]+per\s+(?:group|arm|side)\b", re.I)
 #: "about 10 seeds per model": an estimate; "5 seeds per model" without an "about" is the count
 #: that was run ("per group" is the seeds-needed phrasing of a comparison either way).
 _PER_MODEL = re.compile(r"\bper (?:model|variant)\b", re.I)
-_PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])P\s*\([^)]{0,40}\)"
+_PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?:P|Pr|Prob)\s*\([^)]{0,40}\)(?:\s+(?:for|of)\s+[^.;:=]{0,40}?)?"
                           r"|probability(?: of [^.;]{0,90}?| that [^.;]{0,90}?)?"
-                          r"|prob\.?|chance that [^.;]{0,90}?|likelihood that [^.;]{0,90}?)"
-                          r"\s*(?:=|≈|~|:|is|of|at|was|about|around|only|just)?\s*(?:about|around|roughly)?\s*$",
+                          r"|prob\.?|(?:chance|likelihood|odds) that [^.;]{0,90}?)"
+                          r"\s*(?:(?:is|was)\s+P\s*=|=|≈|~|:|is|are|of|at|was|about|around|only|just)?\s*"
+                          r"(?:about|around|roughly)?\s*$",
                           re.I)
+#: After a percentage: the chance level ("the 10% of guessing", "10% for random guessing").
+_CHANCE_AFTER = re.compile(r"[\s\u00a0]*(?:of|for|from|by|under)\s+(?:random\s+|pure\s+|blind\s+)?"
+                           r"(?:guessing|chance)\b", re.I)
+#: Before a number: the range or scale of the data's values ("the scale of the outcome (25-346)").
+_DATA_RANGE_BEFORE = re.compile(r"\b(?:scale|range|span|spread|values?)\s+of\s+(?:the\s+|its\s+)?(?:outcomes?"
+                                r"|targets?|response|labels?|inputs?|features?|variable|data|values)\b"
+                                r"(?:\s+(?:is|was|are|were|runs?|goes))?\W{0,4}(?:from\s+)?$", re.I)
+#: Before a number in its sentence: an expectation held before the results ("we expected the CNN
+#: to lead by about 1%").
+_EXPECTED_BEFORE = re.compile(r"\b(?:we|I|they|the authors)\s+(?:had\s+)?(?:expected|predicted"
+                              r"|hypothesi[sz]ed|anticipated|guessed|hoped)\b"
+                              r"(?:(?!\b(?:but|while|whereas|however|yet|instead|though)\b)[^.;!?])*$", re.I)
+#: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.
+_PROBABILITY_NAMED = re.compile(r"probabilit|(?<![A-Za-z])P\s*\(", re.I)
 _PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior"
-                         r"|of (?:the |all )?(?:seed |run )?pairs|of (?:the )?pairings)", re.I)
+                         r"|(?:of|in)\s+(?:the\s+|all\s+)?(?:seed\s+|run\s+)?(?:pairs|pairings"
+                         r"|pairwise comparisons|head-to-head(?: comparisons)?)|of (?:the )?pairings"
+                         r"|(?:seed|run)\s+pair(?:s|ings)|of the time)", re.I)
 _APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|some|~|≈|nearly|almost"
                             r"|ca\.)\s*$",
                             re.I)
@@ -250,13 +285,19 @@ _SEEDS_NAMED_BEFORE = re.compile(r"\bseeds?\b(?:\s+(?:needed|required|per (?:gro
 def _end_in_words(upper: str, lower: str, direction: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(before the number, after it): an interval's end named in words ("its upper CI end,",
     "reaches up to"; "at the top")."""
+    out = "tops" if direction == "up" else "bottoms"  # "the interval tops out at 99.2%"
     before = re.compile(rf"(?:\b(?:{upper})\s+(?:(?:CI|interval|confidence)\s+)?(?:end|bound|limit)"
-                        rf"\s*(?:,|:|=|is|of|at)?|\b(?:reach(?:es|ed)?|goes|went|extends?)\s+{direction}\s+to)\s*$",
-                        re.I)
-    after = re.compile(rf"\s*(?:points?\s+|pp\s+|%\s+)?at (?:the|its) (?:{lower})\b", re.I)
+                        rf"\s*(?:,|:|=|is|of|at)?|\b(?:reach(?:es|ed)?|goes|went|extends?|CI|interval)"
+                        rf"\s+{direction}\s+to|\b{out}\s+out\s+at)\s*$", re.I)
+    after = re.compile(rf"\s*(?:points?\s+|pp\s+|%\s+)?(?:at (?:the|its) (?:{lower})\b"
+                       rf"|(?:is|was|marks)\s+(?:the|its)\s+(?:{upper})\s+(?:end|bound|limit)\b)", re.I)
     return before, after
 
 
+#: After a number: an end of the interval, which one unsaid ("-22.6 is the end of the interval").
+_AN_END_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:is|was|marks)\s+(?:the|an|one)\s+"
+                           r"(?:end|bound|limit)\s+of\s+(?:the|its)\s+(?:95\s*%\s+)?"
+                           r"(?:CI|interval|confidence interval)\b", re.I)
 #: (role, before, after) for an interval's end named in words.
 _ENDS_IN_WORDS = (("ci_high", *_end_in_words("upper|top|high", "top|upper end|high end", "up")),
                   ("ci_low", *_end_in_words("lower|bottom|low", "bottom|lower end|low end", "down")))
@@ -277,9 +318,16 @@ _TOLERANCE_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp|percentage points?)?[
 def tokenize(t: str) -> list[Token]:
     """Every number in masked text with its unit, role and whether it is a decoy."""
     tokens: list[Token] = []
+    skip = -1  # the end of text read with the number before it ("of every 100", a broken "98.\n4%")
     for m in _NUM_RE.finditer(t):
         s, e = m.span()
+        if s < skip:
+            continue
         body, frac = m.group(0), m.group(1)
+        if not frac and (broken := _BROKEN_DECIMAL.match(t, e)):
+            # "98.\n4%": a number a line break split after its decimal point, read whole
+            body, frac = f"{body}.{broken.group(1)}", f".{broken.group(1)}"
+            e = skip = broken.end()
         if not body.strip("+±"):
             continue
         sign = body[0] if body[0] in "+±" else ""
@@ -290,6 +338,9 @@ def tokenize(t: str) -> list[Token]:
         unit, end, value, start = "", e, 0.0, s
         if pm := _PERCENT_RE.match(t, e):
             unit, end = "%", pm.end()
+        elif hundred := _PER_HUNDRED.match(t, e):
+            unit, end = "%", hundred.end()  # "98.9 of every 100 digits": a percentage
+            skip = end
         elif pts := _POINTS_RE.match(t, e):
             unit, end = "pts", pts.end()
         elif glued := _GLUED_RE.match(t, e):
@@ -303,7 +354,7 @@ def tokenize(t: str) -> list[Token]:
         decoy |= unit != "pts" and nxt[:1] in ("-", "‑") and t[e + 1 : e + 2].isalpha()  # 5-fold, 3-layer
         if not decoy:
             value = float(("0" + body if body.startswith(".") else body).replace(",", ""))
-            if before in ("-", "−") and not (before2.isalnum() or before2 in ("%", ")")):
+            if before in ("-", "−") and not (before2.isalnum() or before2 in ("%", ")", "-")):  # "98.1--99.4"
                 value, start = -value, s - 1
                 sign = "-"
         integer = not frac and "e" not in body.lower()
@@ -323,9 +374,18 @@ def tokenize(t: str) -> list[Token]:
         elif unit == "%" and _SETTING_AFTER.match(t, end) and (
                 (integer and value % 5 == 0) or _SHARE_VERBS.search(window)):
             tok.decoy = True  # the same 20% test split, 70% of the data: a share, not a result
-        if (_SETTING_BEFORE.search(window) or _CHANCE_BEFORE.search(window)) and not (
-                re.search(r"\bP\s*=\s*$", window) and re.search(r"probabilit", t[max(0, s - 130) : s], re.I)):
-            tok.decoy = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
+        probability = _PROB_BEFORE.search(t, max(0, s - 130), s) is not None \
+            or _PROB_AFTER.match(t, e) is not None or (
+            re.search(r"\bP\s*=\s*$", window) is not None and _PROBABILITY_NAMED.search(t, max(0, s - 130), s)
+            is not None)
+        if (_SETTING_BEFORE.search(window) or _CHANCE_BEFORE.search(window)) and not probability:
+            tok.decoy = tok.setting = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
+        if unit == "%" and _CHANCE_AFTER.match(t, end):
+            tok.decoy = True  # "around the 10% of guessing": the chance level
+        if _DATA_RANGE_BEFORE.search(window):
+            tok.decoy = tok.setting = True  # "the scale of the outcome (25–346)": the data, no result
+        if _EXPECTED_BEFORE.search(t, max(0, start - 80), start):
+            tok.decoy = True  # "we expected the CNN to lead by about 1%": a prior, not a result
         if re.search(r"\bwithin\s*$", window, re.I) and _TOLERANCE_AFTER.match(t, e):
             tok.decoy = True  # "within 2 points of the chance level": a tolerance, not a result
         if _APPROX_BEFORE.search(window):
@@ -336,6 +396,8 @@ def tokenize(t: str) -> list[Token]:
                 r"[\s\u00a0]*(?:±|\+/-|pm)[\s\u00a0]*[+]?", t[tokens[-1].end : s]):
             tokens[-1].unit = tok.unit  # 98.7 ± 0.5%: the unit once, after the spread
         _role(t, tok, tokens)
+        if probability and tok.role == "value" and not tok.unit.startswith("p"):
+            tok.role = "prob_better"  # "P(MLP better) = 0.96, and for linear against the control P = 0.87"
         if tok.role in ("n", "seeds_needed"):
             tok.bound = ""  # "over 5 seeds" means across them
         tokens.append(tok)
@@ -343,16 +405,38 @@ def tokenize(t: str) -> list[Token]:
     for tok in tokens:  # 98.4% (95% CI [98.1, 99.2]): the interval in the value's unit
         if tok.role == "value" and tok.unit in ("%", "pts") and not tok.decoy:
             last = tok
-        elif tok.role in ("ci_low", "ci_high") and not tok.unit and last is not None and \
+        elif tok.role in ("ci_low", "ci_high", "ci_end") and not tok.unit and last is not None and \
                 tok.start - last.end < 80 and not re.search(r"[.;!?]\s", t[last.end : tok.start]):
             tok.unit = last.unit
-    for w in _WORD_NUMBER_RE.finditer(t):  # "over ten seeds": a count in words
-        tok = Token(w.start(), w.end(), float(_WORD_NUMBERS[w.group(0).lower()]), 0, "",
-                    t[w.end() : w.end() + 40], True, word=True)
+    for w in _WORD_COUNT_RE.finditer(t):  # "over ten seeds", "twenty-six seeds per group": a count in words
+        tens, unit = w.group("tens"), w.group("unit")
+        value = _TENS[tens.lower()] + (_WORD_NUMBERS[unit.lower()] if unit else 0) if tens \
+            else _WORD_NUMBERS[w.group(0).lower()]
+        tok = Token(w.start(), w.end(), float(value), 0, "", t[w.end() : w.end() + 40], True, word=True)
         _role(t, tok, [])
         if tok.role in ("n", "seeds_needed") and not tok.decoy:
             tokens.append(tok)
+    for w in _WORD_DIFFERENCE_RE.finditer(t):  # "beats it by eighty-five points": a difference in words
+        unit = w.group("unit")
+        value = _TENS[w.group("tens").lower()] + (_WORD_NUMBERS[unit.lower()] if unit else 0)
+        end = w.end()
+        if pts := _POINTS_RE.match(t, end):
+            end = pts.end()
+        tokens.append(Token(w.start("tens"), end, float(value), 0, "pts" if pts else "", t[end : end + 40],
+                            True, word=True, approximate=bool(w.group("about"))))
     return sorted(tokens, key=lambda k: k.start)
+
+
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+#: A count in words: "twenty-six" (compound tens) or one of the words above ("ten", "a dozen").
+_WORD_COUNT_RE = re.compile(r"\b(?:(?P<tens>" + "|".join(_TENS) + r")[- ](?P<unit>one|two|three|four|five|six"
+                            r"|seven|eight|nine)\b|" + _WORD_NUMBER_RE.pattern[2:-2] + r")\b", re.I)
+#: A difference in words after "by": "by eighty-five", "by about ninety points" (compound tens).
+_WORD_DIFFERENCE_RE = re.compile(
+    r"\bby\s+(?P<about>about\s+|roughly\s+|around\s+|nearly\s+|almost\s+)?(?P<tens>" + "|".join(_TENS)
+    + r")(?:[- ](?P<unit>one|two|three|four|five|six|seven|eight|nine))?\b(?!\s*(?:%|percent|per cent"
+    r"|seeds?|runs?|epochs?|times)\b)", re.I)
 
 
 def _role(t: str, tok: Token, tokens: list[Token]) -> None:
@@ -370,6 +454,8 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             sentence = left + " " + right
             needed = not re.search(r"\bn\s*=\s*$", window) and (
                 _NEEDED_CUE.search(sentence) or (tok.approximate and _PER_MODEL.search(sentence)))
+            if needed and _TOO_FEW_AFTER.match(t, end):
+                needed = None  # "five seeds cannot resolve it": the seeds that were run, too few
             tok.role = "seeds_needed" if needed else "n"
             if tok.decoy and tok.role == "n" and re.search(r"\bseed\s*$", window, re.I):
                 return
@@ -390,13 +476,21 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
     for role, before, after in _ENDS_IN_WORDS:
         if before.search(t, max(0, s - 40), s) or after.match(t, end):
             tok.role = role  # "its upper CI end, 17.5%", "reaches down to 0.2", "+1.1 points at the top"
+            tok.bound = ""  # "the CI up to +0.4": the end itself, not a bound on it
             return
+    if _AN_END_AFTER.match(t, end):
+        tok.role, tok.bound = "ci_end", ""  # "-22.6 is the end of the interval": either end
+        return
     prev = tokens[-1] if tokens else None
     between = t[prev.end : s] if prev else ""
     if prev is not None and prev.decoy and re.fullmatch(r"[\s\u00a0]*(?:%[\s\u00a0]*)?to[\s\u00a0]*",
                                                         between) \
             and _SPREAD_FROM.search(t, max(0, prev.start - 30), prev.start):
         tok.decoy = True  # the other end of a seeds' spread
+        return
+    if prev is not None and prev.setting and re.fullmatch(
+            r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:to|–|—|-|--)[\s\u00a0]*", between):
+        tok.decoy = tok.setting = True  # "learning rates 0.003 to 0.1": the other end of a setting
         return
     if prev is not None and prev.role == "ci_low" and re.fullmatch(
             r"[\s\u00a0]*(?:,|;|–|—|-|−|--|to|and|\.\.\.?|…)[\s\u00a0]*", between):

@@ -29,7 +29,8 @@ DIRECTION = re.compile(
 #: Direction words whose winner is the subject named after them ("the MLP is worse than the CNN").
 LOSER_FIRST = re.compile(r"worse than|inferior to|less accurate than|lower (?:test )?accuracy than", re.I)
 #: Direction words that need no object: "Wide MLP vs MLP: the wide MLP wins".
-INTRANSITIVE = re.compile(r"wins|won|comes? out|is the winner|significant|statistically", re.I)
+INTRANSITIVE = re.compile(r"wins|won|comes? out|is the winner|significant|statistically"
+                          r"|(?:is|was|as) the better", re.I)
 #: "Not significantly different": true of an unresolved comparison, false of a shown effect.
 NO_DIFFERENCE = re.compile(
     r"\b(?:not (?:significantly|statistically(?: significantly)?|reliably|measurably) (?:different|better"
@@ -39,12 +40,21 @@ SAMENESS = re.compile(
     r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical|"
     r"performs? equally|equally (?:well|good|accurate)|no better (?:or|nor) worse|makes no difference|"
     r"does(?:n't| not) matter|no effect|perform(?:s|ed)? the same|do(?:es)? the same|the same performance"
-    r"|no (?:real )?difference between|(?:is|are) useless|(?:is|are) pointless|buys nothing)\b", re.I)
+    r"|no (?:real )?difference between|(?:is|are) useless|(?:is|are) pointless|buys nothing"
+    r"|perform(?:s|ed)? (?:comparably|similarly|alike)|on a par)\b", re.I)
 HEDGE = re.compile(
     r"\b(?:not|n't|never|cannot|can't|whether|if|might|may|could|unclear|inconclusive|insufficient|"
     r"fails? to|failed to|without|nor|neither|hypothes\w+|predicts?|expected to|would|unless|"
     r"claimed|claims?|question|test(?:s|ed)? whether|too few|no evidence|not shown|before|"
     r"hoped|aim(?:s|ed)? to|probability|chance|likelihood|odds|P\(|how often)\b|\?", re.I)
+#: A sentence about seed pairs ("in 84 of 100 seed pairs the CNN wins") states P(better), no
+#: verdict; one that says its wording may not be written ("'The CNN outperforms the MLP' is what
+#: we may not write") mentions the wording, it does not assert it.
+PER_PAIR = re.compile(r"\b(?:seed|run)\s+pair(?:s|ings)\b|\bpairings\b|\bof the time\b|\bhead-to-head\b"
+                      r"|\ba\s+\w+\s+(?:seed|run)\s+(?:beats|outperforms)\b", re.I)
+MENTIONED = re.compile(r"\b(?:may|can|must|should|could|do|does)\s*(?:not|n't)\s+(?:\w+\s+)?"
+                       r"(?:write|say|claim|state|report|conclude)\b"
+                       r"|\b(?:never|don't|do not)\s+(?:write|say|claim)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,8 @@ def _pair(m: re.Match[str], mentions: list[Mention]) -> frozenset[str]:
         return frozenset({before[-1].subject, after[0].subject})
     if len(before) >= 2:
         return frozenset({before[-1].subject, before[-2].subject})
+    if not before and len(after) >= 2 and after[0].subject != after[1].subject:
+        return frozenset({after[0].subject, after[1].subject})  # "no difference between A and B"
     return frozenset()
 
 
@@ -89,9 +101,43 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Ment
         window = t[clause : min(seg.end, m.end() + 14)]
         if pattern is SAMENESS and m.group(0).lower().startswith("no "):
             window = t[clause : m.start()]
-        if HEDGE.search(window):
+        if HEDGE.search(window) or PER_PAIR.search(t, seg.start, seg.end) \
+                or MENTIONED.search(t, seg.start, seg.end):
             continue
         return m
+    return None
+
+
+#: A direction denied: "A does not beat B", "A is no better than B", "A fails to outperform B";
+#: "no evidence that A beats B" (the winner named after it).
+DENIED = re.compile(
+    r"\b(?:(?:does|did|do)\s*(?:not|n't)\s+|fails?\s+to\s+|failed\s+to\s+|never\s+|cannot\s+|can't\s+)"
+    r"(?:beat|outperform|improve\s+(?:on|over|upon)|exceed|surpass)\b"
+    r"|\b(?:is|was|are|were)\s+(?:not|no)\s+better\s+than\b"
+    r"|\bno\s+(?:evidence|sign|indication)\s+that\b(?=[^.;]*\b(?:beats?|outperforms?|better\s+than)\b)", re.I)
+
+
+def _denied(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Mention]) -> re.Match[str] | None:
+    """A denial that verify's verdict contradicts: the claim shows an effect, supported, with the
+    side the sentence says is not better as the better one."""
+    better = claim.better_side
+    if claim.classification != "effect" or claim.supported is False or better is None:
+        return None
+    sides = {g[0] for g in claim.subjects[:2]}
+    if MENTIONED.search(t, seg.start, seg.end):
+        return None
+    for m in DENIED.finditer(t, seg.start, seg.end):
+        if re.search(r"\b(?:if|whether|unless|would|might|could|suppose|may|hypothes\w+|expected|claimed)\b"
+                     r"|\?", t[seg.start : m.start()], re.I) or "?" in t[m.end() : seg.end]:
+            continue  # "if the MLP does not beat the control, ...": a condition, not a denial
+        if m.group(0).lower().startswith("no "):
+            after = [x for x in mentions if x.start >= m.end()]
+            said = after[0].subject if after else None
+        else:
+            before = [x for x in mentions if x.end <= m.start()]
+            said = before[-1].subject if before else None
+        if said == better and len({x.subject for x in mentions} & sides) == 2:
+            return m
     return None
 
 
@@ -108,10 +154,14 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
     named = {m.subject for m in mentions}
     issues: list[WordingIssue] = []
     seen: set[frozenset[str]] = set()
+    every = mentions
     for claim in claims:
         if not claim.comparison or len(claim.subjects) < 2 or claim.classification is None:
             continue
         sides = frozenset(g[0] for g in claim.subjects[:2])
+        both = _both_named(t, seg, claim)
+        mentions = every if both is None else sorted([*every, *both], key=lambda x: x.start)
+        named = {m.subject for m in mentions}
         by_citation = list(cited) == [claim.id] and not sides <= named
         if (not sides <= named and not by_citation) or sides in seen:
             continue
@@ -127,6 +177,14 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
                 claim, no_difference.start(), no_difference.end(), no_difference.group(0), "sameness",
                 f"'{no_difference.group(0)}' says {a} and {b} were not shown to differ, but verify "
                 f"classifies {claim.id} as effect"))
+            continue
+        denial = _denied(t, seg, claim, mentions)
+        if denial is not None:
+            seen.add(sides)
+            issues.append(WordingIssue(
+                claim, denial.start(), denial.end(), denial.group(0), "direction",
+                f"'{denial.group(0)}' denies that {claim.better_side} is better, but verify shows it is "
+                f"({claim.id}: effect)"))
             continue
         winner = _winner(direction, mentions, claim) if direction is not None else None
         better = claim.better_side
@@ -153,12 +211,41 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
     return issues
 
 
+#: "the two widths", "both widths": a plural that names both sides of a comparison at once.
+_COLLECTIVE = re.compile(r"\b(?:the\s+two|both(?:\s+the)?)\s+([a-z][\w-]*?)(?:es|s)\b", re.I)
+
+
+def _both_named(t: str, seg: Segment, claim: ClaimQuantity) -> list[Mention] | None:
+    """The two sides of a comparison named together by a word of one side's name in the plural
+    ("the two widths", "both MLPs" for the wide MLP against the MLP, one a variant of the
+    other): a mention of each, where it stands."""
+    a, b = ({p for p in re.split(r"[_\-\s]+", g[0].lower()) if p} for g in claim.subjects[:2])
+    if not (a < b or b < a):
+        return None  # only two variants of one thing (the MLP and the wide MLP) share a plural
+    words = {w.lower() for g in claim.subjects[:2] for w in g if " " not in w}
+    for m in _COLLECTIVE.finditer(t, seg.start, seg.end):
+        if m.group(1).lower() in words:
+            return [Mention(m.start(), m.end(), g[0], m.group(0)) for g in claim.subjects[:2]]
+    return None
+
+
+_MARGIN_VERB = re.compile(r"\b(?:beat|beats|outperforms?|outperformed|leads?|led|exceeds?|surpass(?:es)?"
+                          r"|tops?)\b", re.I)
+
+
 def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> str | None:
     """The subject a direction word makes the better one: named before "beats", "wins", "better
     than"; after "worse than". "Exceeds" is better only where higher is better (an RMSE that
     exceeds another's is worse)."""
     if re.match(r"significant|statistically|by an? ", m.group(0), re.I):
         return None  # "significantly": which way is left to the rest of the sentence
+    if re.match(r"\s*by an? ", m.group(0), re.I):
+        # "A beats B by a wide margin": the winner is the one before the verb, not B before "by"
+        verbs = list(_MARGIN_VERB.finditer(m.string, max(0, m.start() - 120), m.start()))
+        if verbs:
+            verb = verbs[-1].start()
+            before = [x for x in mentions if verb - 120 < x.end <= verb]
+            return before[-1].subject if before else None
     if re.match(r"exceed|surpass", m.group(0), re.I) and claim.lower_better:
         sides = [g[0] for g in claim.subjects[:2]]
         before = [x for x in mentions if x.end <= m.start() and x.subject in sides]
