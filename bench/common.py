@@ -19,8 +19,8 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 RESULTS = BENCH / "results.md"
 TITLE = "# Benchmarks of the evidence engine"
-ORDER = ("intro", "harness", "edit-loop", "profile", "why", "show", "hashing", "training", "warm-worker",
-         "numerics", "remote", "notes")
+ORDER = ("intro", "harness", "edit-loop", "edit-loop-10000", "profile", "why", "show", "hashing", "training",
+         "warm-worker", "numerics", "remote", "notes")
 _SECTION = re.compile(r"<!-- section:([\w-]+) -->\n(.*?)<!-- /section:\1 -->\n", re.S)
 
 
