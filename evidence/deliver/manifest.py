@@ -119,6 +119,7 @@ def manifest_problems(out: Path, trusted_stat: Project | None = None) -> list[st
     path. ``doit fsck`` and ``evidence repro`` hash every byte.
     """
     from evidence.core import treestat
+    from evidence.deliver.publish import journal_path
 
     path = out / MANIFEST
     try:
@@ -129,9 +130,10 @@ def manifest_problems(out: Path, trusted_stat: Project | None = None) -> list[st
     except (OSError, ValueError, KeyError, TypeError) as error:
         return [f"{MANIFEST} is unreadable: {error}"]
     problems = []
-    if out.with_name(out.name + ".publishing").is_file():  # see evidence.deliver.publish
-        problems.append(f"a publish into {out.name}/ was interrupted (its journal "
-                        f"{out.name}.publishing is left); `doit deliver` finishes it")
+    journal = journal_path(out)
+    if journal.is_file():
+        problems.append(f"a publish into {out.name}/ was interrupted (its journal {journal.name} "
+                        "is left); `doit deliver` finishes it")
     tree = None if trusted_stat is None else treestat.of(trusted_stat, out, "published-digests")
     started = treestat.now_ns()
     present = {name for name in treestat.walk(out) if name != MANIFEST}

@@ -44,9 +44,9 @@ from evidence.core.project import Project
 from evidence.core.treestat import walk
 
 MANIFEST = "MANIFEST.json"
-#: The stat-keyed digest memo of published files, shared with the deliver chain's no-op check
-#: (:func:`evidence.deliver.manifest.manifest_problems`), so a publish right after a check
-#: hashes nothing it checked.
+#: The stat-keyed digest memo of published files (:func:`evidence.core.memo.digest`), asked only
+#: for a file the folder state (``published-digests``, shared with the deliver chain's check,
+#: :func:`evidence.deliver.manifest.manifest_problems`) has no answer for.
 DIGESTS = "deliverable-digests"
 
 
@@ -58,11 +58,6 @@ def journal_path(target: Path) -> Path:
     """The journal of a publish under way into ``target`` (exists only while one is, or after
     one was killed)."""
     return _sibling(target, ".publishing")
-
-
-def interrupted(target: Path) -> bool:
-    """Whether a publish into ``target`` was killed before its manifest was in place."""
-    return journal_path(target).is_file()
 
 
 def recover(target: Path) -> None:
