@@ -95,6 +95,19 @@ def write_json_atomic(path: str | os.PathLike[str], value: Any, *, indent: int |
     write_bytes_atomic(path, (text + "\n").encode("utf-8"))
 
 
+def copy_atomic(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    """``source`` copied over ``target`` by a rename (with its mtime): never half-written."""
+    import shutil
+
+    target = Path(target)
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        shutil.copy2(source, tmp)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = False) -> None:
     """Write to a temporary file beside ``path``, then rename over it.
 

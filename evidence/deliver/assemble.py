@@ -28,16 +28,14 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
 import re
-import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from evidence.core import memo
 from evidence.core.errors import BadInputError, DriftError, EvidenceError
-from evidence.core.hashing import write_bytes_atomic, write_json_atomic
+from evidence.core.hashing import copy_atomic, write_bytes_atomic, write_json_atomic
 from evidence.core.outputs import (
     check_output,
     forget_outputs,
@@ -62,16 +60,6 @@ def deliver_dir(project: Project) -> Path:
 def staging_dir(project: Project) -> Path:
     """Where the deliver steps write; published as :func:`deliver_dir` when all succeeded."""
     return project.deliver_staging_dir
-
-
-def copy_atomic(source: Path, target: Path) -> None:
-    """``source`` copied over ``target`` by a rename (with its mtime): never half-written."""
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    try:
-        shutil.copy2(source, tmp)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _read_json(path: Path) -> Any:

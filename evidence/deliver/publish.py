@@ -38,7 +38,7 @@ from typing import Any
 
 from evidence.core import memo, treestat
 from evidence.core.errors import IntegrityError
-from evidence.core.hashing import write_json_atomic
+from evidence.core.hashing import copy_atomic, write_json_atomic
 from evidence.core.outputs import verified_digest
 from evidence.core.project import Project
 from evidence.core.treestat import walk
@@ -124,14 +124,8 @@ def _stale_or_changed(project: Project, target: Path, names: list[str],
 
 
 def _copy_in(source: Path, target: Path) -> None:
-    """``source`` over ``target`` by a rename (with its mtime): never half-written."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    try:
-        shutil.copy2(source, tmp)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    copy_atomic(source, target)
 
 
 def _prune_empty(target: Path) -> None:
