@@ -1279,3 +1279,47 @@ def test_one_seeds_value_in_a_clause_is_no_claims() -> None:
     assert failing("notes.md", "The CNN's best seed reached 99.2%, its mean 98.7%.\n") == []
     assert failing("notes.md", "Across its seeds the CNN averages 99.2%.\n") == \
         [(1, "cnn_test_accuracy", "value", "drift")]
+
+
+def test_a_hyphenated_per_seed_list_is_no_claims() -> None:
+    text = "Per-seed ridge RMSE: 31.420, 30.11, 32.75, 31.93, 30.84.\n"
+    assert [f for f in all_kinds("notes.md", text, HOUSE_CLAIMS) if f.kind != "match"] == []
+
+
+def test_its_worst_after_a_best_run_is_one_runs_value() -> None:
+    assert failing("notes.md", "The MLP's best run scored 98.6%, its worst 97.35%.\n") == []
+    assert failing("notes.md", "The MLP's test accuracy is 98.6%, its worst 97.35%.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_a_setting_that_stays_at_a_value() -> None:
+    assert failing("notes.md", "For the ridge model, depth remained at 30.\n", HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Ridge's RMSE remained at 30.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "value", "drift")]
+
+
+def test_a_long_p_better_condition() -> None:
+    assert failing("notes.md", "P(CNN better than MLP for a randomly drawn pair of seeds) = 0.84.\n") == []
+    assert failing("notes.md", "P(CNN better than MLP for a randomly drawn pair of seeds) = 0.79.\n") == \
+        [(1, "cnn_beats_mlp", "prob_better", "drift")]
+
+
+def test_a_siunitx_chance_level() -> None:
+    tex = "The control stays close to chance (\\qty{10}{\\percent}).\n"
+    assert failing("paper/results.tex", tex) == []
+
+
+def test_a_seed_count_that_does_not_resolve_is_the_count_run() -> None:
+    assert failing("notes.md", "With 5 seeds per model the width effect is not resolved.\n") == []
+    assert failing("notes.md", "The wide MLP's edge cannot be detected with 5 seeds.\n") == []
+    assert failing("notes.md", "To resolve the wide MLP's edge, 40 seeds per group are needed.\n") == \
+        [(1, "width_is_noise", "seeds_needed", "drift")]
+
+
+def test_a_budget_after_after_or_all_of_the_sweep() -> None:
+    text = ("The expected best validation accuracy after four tuning configurations is 95.4%.\n"
+            "After six it is 96.1%, and with all of them it nears 97.0%.\n")
+    assert failing("notes.md", text) == []
+    text = ("We tried 16 configurations; the expected best validation accuracy after four of "
+            "them is 96.1%.\n")
+    assert failing("notes.md", text) == [(1, "tuning_budget", "value", "drift")]

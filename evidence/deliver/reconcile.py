@@ -374,9 +374,14 @@ _BARE_BUDGET = re.compile(r"\b(\d+|" + "|".join(_WORDS) + r")\s*(?:configuration
 #: A number of configurations in digits or words, not a share or a count of something else.
 _BUDGET_NUMBER = r"(\d+|" + "|".join(_WORDS) + r")\b(?!\s*(?:%|\.\d|seeds?|runs?|epochs?|points?))"
 #: Once a paragraph has said what is counted: "with all sixteen", "of eight", "one gives 87.1%".
-_LATER_BUDGET = re.compile(r"\b(?:with|of|for|from|using|at|trying|tried|try)\s+(?:all\s+|just\s+|only\s+)?"
+_LATER_BUDGET = re.compile(r"\b(?:with|of|for|from|using|at|after|trying|tried|try)\s+(?:all\s+|just\s+|only\s+)?"
                            + _BUDGET_NUMBER
-                           + r"|\b" + _BUDGET_NUMBER + r"\s+(?:gives?|yields?|reach(?:es)?|gets?)\b", re.I)
+                           + r"|\b" + _BUDGET_NUMBER + r"\s+(?:gives?|yields?|reach(?:es)?|gets?)\b"
+                           # "with all of them", "with all \evTuningBudgetN{}": the whole sweep
+                           r"|\b(?P<all>(?:with|after|using|over)\s+(?:all|every)\b(?!\s+(?:\d|"
+                           + "|".join(_WORDS) + r")\b))", re.I)
+#: The budget :func:`stated_budget` gives for "with all of them": the whole sweep, no fixed number.
+ALL_CONFIGURATIONS = -1
 
 
 _BUDGET_RIGHT_AFTER = re.compile(r"\s*(?:expected best\s+)?(?:at|with|for|using)\s+" + _BUDGET_NUMBER, re.I)
@@ -402,6 +407,8 @@ def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
             return _word_number(bare.group(1))
         later = list(_LATER_BUDGET.finditer(t, before[-1].end(), tok.start))
         if later:
+            if later[-1].group("all"):
+                return ALL_CONFIGURATIONS
             return _word_number(later[-1].group(1) or later[-1].group(2))
         return _word_number(before[-1].group(1))
     after = _BUDGET.search(t, tok.end, seg.end)
@@ -439,7 +446,8 @@ def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> lis
         if budget is None or stated is None or stated == budget or best.quantity.form != "measure":
             out.append((tok, best, ok))
         elif ok:
-            out.append((tok, replace(best, words=(*best.words, f"{stated} configurations (its budget is "
+            said = "all" if stated == ALL_CONFIGURATIONS else str(stated)
+            out.append((tok, replace(best, words=(*best.words, f"{said} configurations (its budget is "
                                                   f"{budget})")), False))
     return out
 
@@ -638,6 +646,9 @@ _ONE_SEED_AFTER = re.compile(r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:\(\s*|,\s*|for\s+|
 #: Before a number in its clause: the one run it is of ("seed 3 of the CNN reached", "its best seed").
 _ONE_SEED_BEFORE = re.compile(r"\bseed\s*[#=]?\s*\d+\b(?!\s*(?:%|seeds|runs))"
                               r"|\b(?:best|worst|first|last|single|one|a single)\s+(?:seed|run)\b(?!s)", re.I)
+#: "its worst 98.06%" after a sentence's "best single seed": the seed left unsaid.
+_ELLIPTIC_SEED = re.compile(r"\b(?:its|their|the)\s+(?:best|worst)\s*(?:(?:was|is|at|reached|of|:)\s*)?$", re.I)
+_NAMES_A_RUN = re.compile(r"\b(?:seed|run)\b", re.I)
 
 
 def _clause_start(text: str, lo: int, pos: int) -> int:
@@ -648,7 +659,7 @@ def _clause_start(text: str, lo: int, pos: int) -> int:
 
 #: A sentence about single seeds: "seeds 0-4 give ...", "per seed", "each seed's".
 _PER_SEED = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\b"
-                       r"|\b(?:per|each|every|individual)\s+seed(?:s|'s)?\b", re.I)
+                       r"|\b(?:per|each|every|individual)[\s-]+seed(?:s|'s)?\b", re.I)
 #: A list of per-seed values under its label, up to the end of the clause ("Seeds 0–4: 57.19, ...").
 _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", re.I)
 
@@ -668,7 +679,9 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     tokens = [tok for tok in tokens if not _ONE_SEED_AFTER.match(text, tok.end)  # "56.98 (seed 4)"
               and not _SEEDS_LABEL.search(text, seg.start, tok.start)  # "Seeds 0–4: 57.19, 57.37"
               and not (tok.role == "value" and _ONE_SEED_BEFORE.search(  # "Seed 3 of the CNN reached 99.2%"
-                  text, _clause_start(text, seg.start, tok.start), tok.start))]
+                  text, _clause_start(text, seg.start, tok.start), tok.start))
+              and not (tok.role == "value" and _NAMES_A_RUN.search(text, max(0, tok.start - 120), tok.start)
+                       and _ELLIPTIC_SEED.search(text, _clause_start(text, seg.start, tok.start), tok.start))]
     if _PER_SEED.search(text, seg.start, seg.end) and sum(tok.role == "value" for tok in tokens) >= 3:
         # "Seeds 0–4 give RMSEs of 57.19, 57.37, 57.05, 57.30 and 57.11": one value per seed
         tokens = [tok for tok in tokens if tok.role != "value"]

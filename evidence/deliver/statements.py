@@ -208,7 +208,8 @@ _SETTING_BEFORE = re.compile(
     r"|top-?k|k\s*=|p\s*[<>=≤]|p-value|p value|significance|confidence(?: level)?|power"
     r"|version|release|held out|holds? out|hold-out|test size|test share"
     r"|trained on|train on|training on|ratio)"
-    r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above|from|between))?"
+    r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above|from|between"
+    r"|(?:stays?|stayed|remains?|remained|kept|left|held) at))?"
     r"\s*[\s(~≈]*"
     r"(?::[*_]+\s*)?$", re.I)  # "**Report version:** 1.2"
 #: Words after an integer that make it a count of things, not a result (1,797 images, 15 epochs).
@@ -234,12 +235,16 @@ _NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|esti
 _TOO_FEW_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?)\s+(?:per\s+\w+\s+)?"
                             r"(?:cannot|can't|can not|could not|couldn't|do not|don't|did not|didn't"
                             r"|(?:are|were|is|was) (?:not enough|too few|insufficient))\b", re.I)
+#: A need cue denied ("is not resolved", "cannot be detected"): it says the seeds run were too
+#: few, not how many are needed.
+_NOT_RESOLVED = re.compile(r"\b(?:not|never|cannot|can't|couldn't|un)\s*(?:be\s+|been\s+|yet\s+)?"
+                           r"(?:resolve[sd]?|settle[sd]?|detect\w*|to show)\b", re.I)
 #: "About 15 per group": a count of seeds per group, without the word seeds.
 _PER_GROUP_AFTER = re.compile(r"[\s\u00a0]+per\s+(?:group|arm|side)\b", re.I)
 #: "about 10 seeds per model": an estimate; "5 seeds per model" without an "about" is the count
 #: that was run ("per group" is the seeds-needed phrasing of a comparison either way).
 _PER_MODEL = re.compile(r"\bper (?:model|variant)\b", re.I)
-_PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?:P|Pr|Prob)\s*\([^)]{0,40}\)(?:\s+(?:for|of)\s+[^.;:=]{0,40}?)?"
+_PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?:P|Pr|Prob)\s*\([^)]{0,80}\)(?:\s+(?:for|of)\s+[^.;:=]{0,40}?)?"
                           r"|probability(?: of [^.;]{0,90}?| that [^.;]{0,90}?)?"
                           r"|prob\.?|(?:chance|likelihood|odds) that [^.;]{0,90}?)"
                           r"\s*(?:(?:is|was)\s+P\s*=|=|≈|~|:|is|are|of|at|was|about|around|only|just)?\s*"
@@ -267,7 +272,8 @@ _APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|so
                             r"|ca\.)\s*$",
                             re.I)
 _CHANCE_BEFORE = re.compile(r"\bchance(?: level| accuracy| rate| performance| score)?(?: on [^.;,]{0,30})?"
-                            r"\s*(?:is|of|=|:|equals|would be|corresponds to|level)?\s*[(~≈]?\s*$", re.I)
+                            r"\s*(?:is|of|=|:|equals|would be|corresponds to|level)?\s*[(~≈]?\s*"
+                            r"(?:\\?\b(?:qty|SI|num)\s*\{?\s*)?$", re.I)  # "chance (\qty{10}{\percent})"
 _BOUND_BEFORE = re.compile(r"(?:(?:≥|>|>=|\\geq?|\bover|\babove|\bmore than|\bat least"
                            r"|\bexceed(?:s|ing)?|\bbetter than|\bhigher than)"
                            r"|(?P<below>≤|<|<=|\\leq?|\bbelow|\bunder|\bless than"
@@ -456,6 +462,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                 _NEEDED_CUE.search(sentence) or (tok.approximate and _PER_MODEL.search(sentence)))
             if needed and _TOO_FEW_AFTER.match(t, end):
                 needed = None  # "five seeds cannot resolve it": the seeds that were run, too few
+            if needed and not _NEEDED_CUE.search(_NOT_RESOLVED.sub(" ", sentence)) \
+                    and not re.search(r"\b(?:fewer|less|more)\s+than\s*$|\bat\s+least\s*$", left, re.I):
+                needed = None  # "is not resolved by 5 seeds", "with 5 seeds ... not resolved": too few
             tok.role = "seeds_needed" if needed else "n"
             if tok.decoy and tok.role == "n" and re.search(r"\bseed\s*$", window, re.I):
                 return
