@@ -374,7 +374,8 @@ _BARE_BUDGET = re.compile(r"\b(\d+|" + "|".join(_WORDS) + r")\s*(?:configuration
 #: A number of configurations in digits or words, not a share or a count of something else.
 _BUDGET_NUMBER = r"(\d+|" + "|".join(_WORDS) + r")\b(?!\s*(?:%|\.\d|seeds?|runs?|epochs?|points?))"
 #: Once a paragraph has said what is counted: "with all sixteen", "of eight", "one gives 87.1%".
-_LATER_BUDGET = re.compile(r"\b(?:with|of|for|from|using|at|after|trying|tried|try)\s+(?:all\s+|just\s+|only\s+)?"
+_LATER_BUDGET = re.compile(r"\b(?:with|of|for|from|using|at|after|trying|tried|try)\s+"
+                           r"(?:all\s+|just\s+|only\s+)?"
                            + _BUDGET_NUMBER
                            + r"|\b" + _BUDGET_NUMBER + r"\s+(?:gives?|yields?|reach(?:es)?|gets?)\b"
                            # "with all of them", "with all \evTuningBudgetN{}": the whole sweep
@@ -647,7 +648,8 @@ _ONE_SEED_AFTER = re.compile(r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:\(\s*|,\s*|for\s+|
 _ONE_SEED_BEFORE = re.compile(r"\bseed\s*[#=]?\s*\d+\b(?!\s*(?:%|seeds|runs))"
                               r"|\b(?:best|worst|first|last|single|one|a single)\s+(?:seed|run)\b(?!s)", re.I)
 #: "its worst 98.06%" after a sentence's "best single seed": the seed left unsaid.
-_ELLIPTIC_SEED = re.compile(r"\b(?:its|their|the)\s+(?:best|worst)\s*(?:(?:was|is|at|reached|of|:)\s*)?$", re.I)
+_ELLIPTIC_SEED = re.compile(r"\b(?:its|their|the)\s+(?:best|worst)\s*(?:(?:was|is|at|reached|of|:)\s*)?$",
+                            re.I)
 _NAMES_A_RUN = re.compile(r"\b(?:seed|run)\b", re.I)
 
 
