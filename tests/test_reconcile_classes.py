@@ -1323,3 +1323,13 @@ def test_a_budget_after_after_or_all_of_the_sweep() -> None:
     text = ("We tried 16 configurations; the expected best validation accuracy after four of "
             "them is 96.1%.\n")
     assert failing("notes.md", text) == [(1, "tuning_budget", "value", "drift")]
+
+
+def test_a_variant_named_with_a_comma_or_by_its_size_is_not_the_plain_model() -> None:
+    table = "| model | test accuracy |\n|---|---|\n| MLP, wide (256) | 98.9% |\n"
+    assert failing("notes.md", table) == []
+    assert failing("notes.md", table.replace("MLP, wide (256)", "MLP")) == \
+        [(3, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "The 256-unit MLP reaches 98.9% on test.\n") == []
+    assert failing("notes.md", "The MLP reaches 98.9% on test.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]

@@ -82,6 +82,7 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
         return []
     found = [Mention(m.start(), m.end(), owners[str(m.lastgroup)], m.group(0))
              for m in pattern.finditer(t, start, end)]
+
     # "a linear model trained on shuffled targets" is the control: the subject it is trained on
     # names what the thing is (its own words, "linear model", are then no keyword of linear's)
     return [Mention(m.start, m.end, found[k + 1].subject, m.words)
@@ -90,10 +91,25 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
             for k, m in enumerate(found)]
 
 
+#: Before a model's name: its size in units ("the 128-unit MLP", "a 64 hidden-unit MLP").
+_SIZED = re.compile(r"\b\d+[\s-](?:hidden[\s-])?(?:units?|neurons?|wide|width)\s+$", re.I)
+
+
 #: Between two subjects: the first is trained on the second ("a linear model trained on shuffled
 #: targets", "an MLP fitted to scrambled labels"): the second names what the thing is.
 _TRAINED_ON = re.compile(r"\s+(?:(?:that\s+|which\s+)?(?:was\s+|is\s+)?)?"
                          r"(?:trained|fit|fitted|learned|learnt)\s+(?:on|to|with)\s+(?:the\s+|its\s+)?", re.I)
+
+
+def sized_variants(t: str, mentions: Sequence[Mention], claims: Sequence[ClaimQuantity]) -> list[Mention]:
+    """"The 128-unit MLP" where the project also has a wide MLP: a variant named by its size,
+    which one unsaid. Its numbers are another subject's than the plain MLP's, none of the
+    claims' (its wording still compares it: "the 128-unit MLP is equivalent to the 64-unit one")."""
+    varied = {g[0] for c in claims for g in c.subjects}
+    return [Mention(m.start, m.end, f"{m.subject}?", m.words)
+            if _SIZED.search(t, max(0, m.start - 24), m.start)
+            and any(v != m.subject and m.subject in v.split("_") for v in varied) else m
+            for m in mentions]
 
 
 def _header_subjects(header: str, claims: Sequence[ClaimQuantity]) -> set[str]:
@@ -110,7 +126,7 @@ def _subject_pattern(pairs: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str
     for n, (subject, word) in enumerate(sorted(pairs, key=lambda p: (-len(p[1]), p[1]))):
         name = f"w{n}"
         owners[name] = subject
-        words = r"[\s_-]+\(?".join(re.escape(w) for w in word.split())  # "MLP (wide)" too
+        words = r",?[\s_-]+\(?".join(re.escape(w) for w in word.split())  # "MLP (wide)", "MLP, wide"
         parts.append(f"(?P<{name}>{words})")
     # a first-letter lookahead lets the engine skip every position no name can start at
     first = "".join(sorted({w[0].lower() for _, w in pairs} | {w[0].upper() for _, w in pairs}))

@@ -52,6 +52,7 @@ from evidence.deliver.attribution import (
     listed_comparisons,
     listed_subjects,
     respectively_order,
+    sized_variants,
     split_only_foreign,
     subject_mentions,
 )
@@ -264,7 +265,8 @@ def scan_text(
     token_starts = [tok.start for tok in tokens]
     spoken = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
     spoken_starts = [m.start for m in spoken]
-    named = sorted([*spoken, *_claim_references(file, text, claims)], key=lambda m: m.start)
+    named = sorted([*sized_variants(masked, spoken, claims), *_claim_references(file, text, claims)],
+                   key=lambda m: m.start)
     named_starts = [m.start for m in named]
     whole = _sentences(doc.segments)
     section: list[Any] = []  # the subjects of the last heading
