@@ -1333,3 +1333,11 @@ def test_a_variant_named_with_a_comma_or_by_its_size_is_not_the_plain_model() ->
     assert failing("notes.md", "The 256-unit MLP reaches 98.9% on test.\n") == []
     assert failing("notes.md", "The MLP reaches 98.9% on test.\n") == \
         [(1, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_a_share_of_pairs_the_second_side_wins_is_the_complement() -> None:
+    text = "In 16 of 100 seed pairs the MLP beats the CNN.\n"
+    assert failing("notes.md", text) == []
+    assert [f.kind for f in all_kinds("notes.md", text, strict=True) if f.kind != "match"] == []
+    assert failing("notes.md", text.replace("16 of", "30 of")) == \
+        [(1, "cnn_beats_mlp", "prob_better", "drift")]

@@ -216,7 +216,8 @@ _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_hig
                    "ci_half": "interval's half-width (±)",
                    "prob_better": "P(better)", "prob_low": "P(better)'s interval's lower bound",
                    "prob_high": "P(better)'s interval's upper bound",
-                   "error_rate": "error rate (100% minus the accuracy)"}
+                   "error_rate": "error rate (100% minus the accuracy)",
+                   "prob_worse": "P(better) of the second side (100% minus P(better))"}
 
 
 def _expected(claim: ClaimQuantity, quantity: Quantity, fraction: bool) -> str:
@@ -508,6 +509,28 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
                                      f"{worse})")), False
 
 
+#: After a subject: it wins ("in 16 of 100 seed pairs the MLP wins").
+_WINS_AFTER = re.compile(r"\s+(?:wins|won|is\s+(?:the\s+)?better|was\s+(?:the\s+)?better|comes?\s+out\s+ahead"
+                         r"|does\s+better|beats|leads)\b", re.I)
+
+
+def _complement_checked(t: str, seg: prose_module.Segment, mentions: list[Any], tok: Token, best: Any,
+                        ok: bool) -> tuple[Token, Any, bool]:
+    """"In 16 of 100 seed pairs the MLP wins" for P(CNN better) = 0.84: a share of pairs in
+    which the comparison's second side wins states the complement of its P(better)."""
+    claim, quantity = best.claim, best.quantity
+    if ok or quantity.name != "prob_better" or not claim.comparison or len(claim.subjects) < 2:
+        return tok, best, ok
+    lo, hi = clause_of(t, seg, tok)
+    second = claim.subjects[1][0]
+    if not any(m.subject == second and lo <= m.start and m.end <= hi and _WINS_AFTER.match(t, m.end)
+               for m in mentions):
+        return tok, best, ok
+    # named apart: a right complement needs no binding (no claim renders it), as an error rate
+    turned = replace(best, quantity=replace(quantity, name="prob_worse", raw=1.0 - quantity.raw))
+    return (tok, turned, True) if _accepts(turned, tok) else (tok, best, ok)
+
+
 def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[Any]) -> Any:
     """"The control's RMSE minus the linear model's is +16.4": a difference stated the other way
     round (second side minus first) states the claim's quantities with their signs turned."""
@@ -748,6 +771,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     chosen = _budget_checked(t, seg, chosen)
     chosen = [_unit_checked(tok, best, ok) for tok, best, ok in chosen]
     chosen = [_direction_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
+    chosen = [_complement_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
     correct = {(c.claim.id, c.quantity.name) for _, c, ok in chosen if ok}
     drifted: set[tuple[str, str]] = set()
     out = []
