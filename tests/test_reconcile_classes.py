@@ -1341,3 +1341,13 @@ def test_a_share_of_pairs_the_second_side_wins_is_the_complement() -> None:
     assert [f.kind for f in all_kinds("notes.md", text, strict=True) if f.kind != "match"] == []
     assert failing("notes.md", text.replace("16 of", "30 of")) == \
         [(1, "cnn_beats_mlp", "prob_better", "drift")]
+
+
+def test_an_interval_end_near_zero_may_show_its_first_significant_digit() -> None:
+    def kinds(text: str) -> list[str]:
+        return [f.kind for f in all_kinds("notes.md", text) if f.kind != "match"]
+    assert kinds("Between CNN and MLP the interval spans -0.006 to +1.1 points.\n") == []
+    assert kinds("Between CNN and MLP the interval spans -0.0062 to +1.1 points.\n") == \
+        ["overstated_precision"]
+    assert kinds("Between CNN and MLP the interval spans -0.0 to +1.12 points.\n") == \
+        ["overstated_precision"]

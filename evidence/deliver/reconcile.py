@@ -230,6 +230,17 @@ def _expected(claim: ClaimQuantity, quantity: Quantity, fraction: bool) -> str:
     return text
 
 
+def _significant(supported: int | None, quantity: Quantity) -> int | None:
+    """The decimals a number may show: those its interval supports, or more where those round it
+    to zero (an interval end of -0.006 points would read -0.0): down to its first significant digit."""
+    if supported is None or quantity.form != "measure":
+        return supported
+    scaled = abs(quantity.format.scaled(quantity.raw))
+    if scaled == 0 or scaled >= 0.5 * 10.0 ** -supported:
+        return supported
+    return max(supported, -math.floor(math.log10(scaled)))
+
+
 def _stated_decimals(tok: Token, fraction: bool) -> int:
     return tok.decimals - 2 if fraction else tok.decimals
 
@@ -794,7 +805,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         if tok.bound:
             why += f" (a bound: the evidence must lie {'above' if tok.bound == '>' else 'below'} it)"
         if ok and quantity.form == "measure" and not tok.bound:
-            supported = claim.supported_decimals()
+            supported = _significant(claim.supported_decimals(), quantity)
             shown = _stated_decimals(tok, best.fraction)
             if supported is not None and shown > supported:
                 kind = "overstated_precision"
@@ -879,7 +890,7 @@ def _bound_findings(file: str, text: str, doc: prose_module.Prose, plain: str, m
                               why="cited explicitly" if hit else
                               f"cited explicitly as {claim_id}: expected {expected}, stated {label.strip()}")
             other = _other_subject(masked, doc, m.start(), claim, claims)
-            supported = claim.supported_decimals()
+            supported = _significant(claim.supported_decimals(), hit) if hit else claim.supported_decimals()
             shown = decimals - 2 if fraction else decimals
             if hit and other:
                 finding = replace(finding, kind="drift", why=other)
