@@ -1351,3 +1351,15 @@ def test_an_interval_end_near_zero_may_show_its_first_significant_digit() -> Non
         ["overstated_precision"]
     assert kinds("Between CNN and MLP the interval spans -0.0 to +1.12 points.\n") == \
         ["overstated_precision"]
+
+
+def test_a_column_averaged_over_seeds_is_no_difference_column() -> None:
+    claims = claim_quantities({"claims": [
+        HOUSES["claims"][2],
+        _claim("ridge_beats_control", "verify:ridge_vs_control", -40.1, -45.0, -35.2, style="number",
+               subjects=["ridge", "control"], quantity="diff", classification="effect", metric="rmse",
+               keywords=("RMSE",))]})
+    table = "| Model | Test RMSE (mean over 5 seeds) |\n|---|---:|\n| GBM | 22.3 |\n"
+    assert failing("notes.md", table, claims) == []
+    assert failing("notes.md", table.replace("(mean over 5 seeds)", "gain over the control"), claims) == \
+        [(3, "ridge_beats_control", "value", "drift")]

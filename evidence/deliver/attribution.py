@@ -713,9 +713,10 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     if tok.signed or tok.unit == "pts" or tok.value < 0:
         return True
     cell = seg.cell(tok.start)
-    if cell is not None and (DIFF_CUE.search(cell.column)
+    column = _OVER_RUNS.sub(" ", cell.column) if cell is not None else ""
+    if cell is not None and (DIFF_CUE.search(column)
                              or len(re.findall(r"[A-Za-z]{2,}", t[cell.start : cell.end])) < 6):
-        return bool(DIFF_CUE.search(cell.column))  # a sentence in a cell is read as prose
+        return bool(DIFF_CUE.search(column))  # a sentence in a cell is read as prose
     lo, _ = clause_of(t, seg, tok)
     if _THAN_AFTER.match(t, tok.end, seg.end):
         return True  # "1.3 higher than linear regression's"
@@ -724,6 +725,9 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
 
 
+#: "mean over 5 seeds", "over runs": what a column averages over, no comparison ("MLP over linear").
+_OVER_RUNS = re.compile(r"\bover\s+(?:the\s+|all\s+)?(?:\d+\s+|\w+\s+)?(?:seeds?|runs?|folds?|repeats?"
+                        r"|repetitions?|trials?)\b", re.I)
 _THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:(?:higher|lower|better|worse|more|less)"
                          r"(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
