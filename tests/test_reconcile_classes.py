@@ -1363,3 +1363,11 @@ def test_a_column_averaged_over_seeds_is_no_difference_column() -> None:
     assert failing("notes.md", table, claims) == []
     assert failing("notes.md", table.replace("(mean over 5 seeds)", "gain over the control"), claims) == \
         [(3, "ridge_beats_control", "value", "drift")]
+
+
+def test_a_subjects_own_interval_is_no_other_claims() -> None:
+    claims = claim_quantities({"claims": [HOUSES["claims"][0], HOUSES["claims"][2]]})  # no GBM level
+    text = "Few seeds; the GBM's own interval ([21.1, 23.4]) nearly touches ridge's.\n"
+    assert failing("notes.md", text, claims) == []
+    assert failing("notes.md", "Few seeds; ridge's own interval ([21.1, 23.4]) is wide.\n", claims) == \
+        [(1, "ridge_rmse", "ci_high", "drift"), (1, "ridge_rmse", "ci_low", "drift")]

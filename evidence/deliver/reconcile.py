@@ -667,6 +667,22 @@ def _subject_just_before(t: str, seg: prose_module.Segment, tok: Token, mentions
     return bool(near) and tok.start - near[-1].end <= 30
 
 
+_OWN_AFTER = re.compile(r"(?:(?<='s)|(?<=’s))\s+own\b", re.I)
+
+
+def _owned_by_other(t: str, seg: prose_module.Segment, tok: Token, mentions: list[Any],
+                    claim: ClaimQuantity) -> bool:
+    """"The MLP's own interval ([54.7, 57.0])": a subject's "own" quantity before the number in
+    its clause is that subject's level, neither another subject's claim nor a comparison's."""
+    lo = max(seg.start, tok.start - 40)  # its interval in brackets after it: "own interval ([54.7, 57.0])"
+    own = [m for m in mentions if lo <= m.start and m.end <= tok.start and _OWN_AFTER.match(t, m.end)
+           and not re.search(r"[;.!?]\s", t[m.end : tok.start])]
+    if not own:
+        return False
+    subject = own[-1].subject
+    return claim.comparison or all(g[0] != subject for g in claim.subjects)
+
+
 def _one_side_named(claim: ClaimQuantity, mentions: list[Any]) -> bool:
     """A comparison the segment names only one side of (read with a word of comparison)."""
     named = {m.subject for m in mentions}
@@ -775,6 +791,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                 top = max(sum(g[0] in about for g in c.claim.subjects) for c in tied)
                 tied = [c for c in tied if sum(g[0] in about for g in c.claim.subjects) == top]
             best = min(tied, key=lambda c: _distance_to(c, tok))
+        if _owned_by_other(t, seg, tok, mentions, best.claim):
+            continue  # "the MLP's own interval ([54.7, 57.0]) nearly touches linear's": the MLP's
         ok = _accepts(best, tok)
         chosen.append((tok, best, ok))
         if tok.role == "value":
