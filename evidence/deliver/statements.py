@@ -422,7 +422,24 @@ def tokenize(t: str) -> list[Token]:
         _role(t, tok, [])
         if tok.role in ("n", "seeds_needed") and not tok.decoy:
             tokens.append(tok)
+    spoken: list[tuple[int, int]] = []
+    for w in _WORD_DECIMAL_RE.finditer(t):  # "ninety-eight point four percent", "by one point three"
+        tok = _word_token(t, w, _word_integer(w) + float("0." + "".join(
+            str(_DIGIT_WORDS[d.lower()]) for d in re.findall(r"[a-z]+", w.group("digits"), re.I))),
+            len(re.findall(r"[a-z]+", w.group("digits"), re.I)))
+        if tok is not None:
+            tokens.append(tok)
+            spoken.append((w.start(), w.end()))
+    for w in _WORD_LEVEL_RE.finditer(t):  # "its test RMSE is about fifty-eight": a level in words
+        if not any(a <= w.start("tens") < b for a, b in spoken):
+            tok = _word_token(t, w, float(_word_integer(w)), 0)
+            if tok is not None:
+                tok.approximate = bool(w.group("about"))
+                tokens.append(tok)
+                spoken.append((w.start("tens"), w.end()))
     for w in _WORD_DIFFERENCE_RE.finditer(t):  # "beats it by eighty-five points": a difference in words
+        if any(a <= w.start("tens") < b for a, b in spoken):
+            continue
         unit = w.group("unit")
         value = _TENS[w.group("tens").lower()] + (_WORD_NUMBERS[unit.lower()] if unit else 0)
         end = w.end()
@@ -443,6 +460,44 @@ _WORD_DIFFERENCE_RE = re.compile(
     r"\bby\s+(?P<about>about\s+|roughly\s+|around\s+|nearly\s+|almost\s+)?(?P<tens>" + "|".join(_TENS)
     + r")(?:[- ](?P<unit>one|two|three|four|five|six|seven|eight|nine))?\b(?!\s*(?:%|percent|per cent"
     r"|seeds?|runs?|epochs?|times)\b)", re.I)
+
+
+_DIGIT_WORDS = {"zero": 0, "oh": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+                "seven": 7, "eight": 8, "nine": 9}
+_UNITS_WORDS = "one|two|three|four|five|six|seven|eight|nine"
+_SMALL_WORDS = ("zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+                "|fifteen|sixteen|seventeen|eighteen|nineteen")
+#: A decimal in words: "ninety-eight point four", "one point three", "fifty-seven point two".
+_WORD_DECIMAL_RE = re.compile(
+    r"\b(?:(?P<tens>" + "|".join(_TENS) + r")(?:[- ](?P<unit>" + _UNITS_WORDS + r"))?|(?P<small>"
+    + _SMALL_WORDS + r"))\s+point\s+(?P<digits>(?:(?:zero|oh|" + _UNITS_WORDS + r")\b[ -]?)+)", re.I)
+#: A compound number in words stated as a level: "is about fifty-eight", "of roughly sixty-one".
+_WORD_LEVEL_RE = re.compile(
+    r"\b(?:is|was|of|at|reaches|reached)\s+(?P<about>about\s+|roughly\s+|around\s+|nearly\s+|some\s+)?"
+    r"(?P<tens>" + "|".join(_TENS) + r")[- ](?P<unit>" + _UNITS_WORDS + r")\b(?!\s+point\b)", re.I)
+
+
+def _word_integer(w: re.Match[str]) -> int:
+    if w.group("tens"):
+        unit = w.group("unit")
+        return _TENS[w.group("tens").lower()] + (_WORD_NUMBERS[unit.lower()] if unit else 0)
+    return int(_WORD_NUMBERS[w.group("small").lower()])
+
+
+def _word_token(t: str, w: re.Match[str], value: float, decimals: int) -> Token | None:
+    """A number written in words, with its unit after it, read as a statement where it is one."""
+    start = w.start("tens") if w.group("tens") else w.start("small")
+    end = w.end()
+    while end > start and t[end - 1] in " -":
+        end -= 1
+    unit = ""
+    if pm := _PERCENT_RE.match(t, end):
+        unit, end = "%", pm.end()
+    elif pts := _POINTS_RE.match(t, end):
+        unit, end = "pts", pts.end()
+    tok = Token(start, end, value, decimals, unit, t[end : end + 40], decimals == 0, word=True)
+    _role(t, tok, [])
+    return tok if tok.statement and not tok.decoy and tok.role not in ("n", "seeds_needed") else None
 
 
 def _role(t: str, tok: Token, tokens: list[Token]) -> None:
