@@ -1374,9 +1374,9 @@ def test_a_subjects_own_interval_is_no_other_claims() -> None:
 
 
 def test_decimals_and_levels_in_words() -> None:
-    assert failing("notes.md", "Read aloud: the MLP's test accuracy is ninety-seven point six percent.\n") == \
+    assert failing("notes.md", "Aloud: the MLP's test accuracy is ninety-seven point six percent.\n") == \
         [(1, "mlp_test_accuracy", "value", "drift")]
-    assert failing("notes.md", "Read aloud: the MLP's test accuracy is ninety-eight point one percent.\n") == []
+    assert failing("notes.md", "Aloud: the MLP's test accuracy is ninety-eight point one percent.\n") == []
     assert failing("notes.md", "The GBM beats ridge by eight point two RMSE.\n", HOUSE_CLAIMS) == \
         [(1, "gbm_beats_ridge", "value", "drift")]
     assert failing("notes.md", "Ridge's test RMSE is roughly thirty-four.\n", HOUSE_CLAIMS) == \
