@@ -1382,3 +1382,9 @@ def test_decimals_and_levels_in_words() -> None:
     assert failing("notes.md", "Ridge's test RMSE is roughly thirty-four.\n", HOUSE_CLAIMS) == \
         [(1, "ridge_rmse", "value", "drift")]
     assert failing("notes.md", "Ridge's test RMSE is roughly thirty-one.\n", HOUSE_CLAIMS) == []
+
+
+def test_configs_names_the_sweep() -> None:
+    table = "| Quantity | Value |\n|---|---|\n| Expected best, 4 configs | 93.9% |\n"
+    assert failing("notes.md", table) == [(3, "tuning_budget", "value", "drift")]
+    assert failing("notes.md", table.replace("93.9%", "95.4%")) == []

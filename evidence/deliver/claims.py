@@ -586,7 +586,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "rnn": ("recurrent network",), "lstm": ("recurrent network",),
     "transformer": ("transformers",), "resnet": ("residual network",),
     "baseline": ("the baseline",),
-    "sweep": ("sweep", "tuning", "tuning budget", "search", "configurations"),
+    "sweep": ("sweep", "tuning", "tuning budget", "search", "configurations", "configs"),
 }
 _METRIC_NAMES: dict[str, tuple[str, ...]] = {
     "accuracy": ("accuracy", "acc", "acc."),
