@@ -424,18 +424,18 @@ def tokenize(t: str) -> list[Token]:
             tokens.append(tok)
     spoken: list[tuple[int, int]] = []
     for w in _WORD_DECIMAL_RE.finditer(t):  # "ninety-eight point four percent", "by one point three"
-        tok = _word_token(t, w, _word_integer(w) + float("0." + "".join(
-            str(_DIGIT_WORDS[d.lower()]) for d in re.findall(r"[a-z]+", w.group("digits"), re.I))),
-            len(re.findall(r"[a-z]+", w.group("digits"), re.I)))
-        if tok is not None:
-            tokens.append(tok)
+        digits = re.findall(r"[a-z]+", w.group("digits"), re.I)
+        said = _word_token(t, w, _word_integer(w) + float("0." + "".join(
+            str(_DIGIT_WORDS[d.lower()]) for d in digits)), len(digits))
+        if said is not None:
+            tokens.append(said)
             spoken.append((w.start(), w.end()))
     for w in _WORD_LEVEL_RE.finditer(t):  # "its test RMSE is about fifty-eight": a level in words
         if not any(a <= w.start("tens") < b for a, b in spoken):
-            tok = _word_token(t, w, float(_word_integer(w)), 0)
-            if tok is not None:
-                tok.approximate = bool(w.group("about"))
-                tokens.append(tok)
+            said = _word_token(t, w, float(_word_integer(w)), 0)
+            if said is not None:
+                said.approximate = bool(w.group("about"))
+                tokens.append(said)
                 spoken.append((w.start("tens"), w.end()))
     for w in _WORD_DIFFERENCE_RE.finditer(t):  # "beats it by eighty-five points": a difference in words
         if any(a <= w.start("tens") < b for a, b in spoken):
