@@ -1388,3 +1388,18 @@ def test_configs_names_the_sweep() -> None:
     table = "| Quantity | Value |\n|---|---|\n| Expected best, 4 configs | 93.9% |\n"
     assert failing("notes.md", table) == [(3, "tuning_budget", "value", "drift")]
     assert failing("notes.md", table.replace("93.9%", "95.4%")) == []
+
+
+def test_a_row_after_a_jinja_tag_is_no_indented_code() -> None:
+    template = ("| Claim | Value |\n|---|---:|\n{% for c in ids %}| {{ c }} | {{ claim(c) }} |\n"
+                "{% endfor %}| mlp_test_accuracy | 98.1% |\n")
+    found = hand_typed_numbers(Path("paper/brief.md.j2"), template, CLAIMS)
+    assert [(h.line, h.text) for h in found] == [(4, "98.1%")]
+
+
+def test_a_single_configuration_is_a_budget_of_one() -> None:
+    text = ('In short: {{ statement("tuning_budget") }} With a single configuration the expectation '
+            "is only about 87 percent.\n")
+    assert failing("paper/brief.md.j2", text) == []
+    assert failing("paper/brief.md.j2", text.replace("a single configuration", "four configurations")) == \
+        [(1, "tuning_budget", "value", "drift")]

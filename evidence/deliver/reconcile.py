@@ -371,12 +371,13 @@ def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> 
 
 
 #: "trying eight configurations", "a budget of 16 trials": the budget a sentence states.
-_BUDGET = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty)"
+_BUDGET = re.compile(r"\b(\d+|one|single|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen"
+                     r"|twenty)"
                      r"\s+(?:\w+\s+)?(?:configurations?|configs?|trials|settings|hyper-?parameter settings"
                      r"|draws)\b",
                      re.I)
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-          "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20}
+          "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20, "single": 1}
 
 
 #: "With sixteen: about 97%", "eight → 96.5%": a bare budget right before a value, once the
