@@ -1403,3 +1403,12 @@ def test_a_single_configuration_is_a_budget_of_one() -> None:
     assert failing("paper/brief.md.j2", text) == []
     assert failing("paper/brief.md.j2", text.replace("a single configuration", "four configurations")) == \
         [(1, "tuning_budget", "value", "drift")]
+
+
+def test_a_footnote_is_read_with_the_sentence_citing_it() -> None:
+    # footnote bodies are parsed after the rest of the document: the sentence before them in
+    # reading order is the last one, not the one citing them
+    text = ("The CNN leads the MLP by 0.6 points.[^d]\n\n[^d]: Interval [-0.0, +1.5] points.\n\n"
+            "The MLP beats the control clearly.\n")
+    assert failing("notes.md", text) == [(3, "cnn_beats_mlp", "ci_high", "drift")]
+    assert failing("notes.md", text.replace("+1.5", "+1.1")) == []

@@ -295,6 +295,10 @@ def scan_text(
         mentions = sorted([*mentions, *referred], key=lambda m: m.start) if referred else mentions
         context = previous + section
         context_span = previous_span
+        if (noted := _footnoted(text, seg, doc.segments)) is not None:
+            # "[^gain]: Interval [+0.2, +2.6]": a footnote is read with the sentence citing it
+            context = [m for m in named if noted.start <= m.start and m.end <= noted.end] + section
+            context_span = (noted.start, noted.end)
         if seg.kind == "heading":
             section, previous, previous_span = mentions, [], (seg.start, seg.start)
         elif seg.kind != "row" and mentions:
@@ -628,6 +632,33 @@ def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: l
     return after or before or _REPORTED.search(clause) is not None \
         or (_PRIOR_WORK.search(text, seg.start, tok.start) is not None
             and not _OURS.search(text, seg.start, tok.start))
+
+
+_FOOTNOTE_DEF = re.compile(r"^[ \t]*\[\^([^\]\s]+)\]:", re.M)
+
+
+def _footnoted(text: str, seg: prose_module.Segment,
+               segments: list[prose_module.Segment]) -> prose_module.Segment | None:
+    """The sentence that cites the footnote ``seg`` is in (by its ``[^label]``), or None where
+    ``seg`` is in no footnote definition or no sentence cites it."""
+    if "[^" not in text:
+        return None
+    para = max(text.rfind("\n\n", 0, seg.start), 0)
+    found = [m for m in _FOOTNOTE_DEF.finditer(text, para, seg.end) if m.start() <= seg.start]
+    if not found:
+        return None
+    definition = found[-1]
+    if "\n\n" in text[definition.end() : seg.start]:
+        return None
+    ref = re.compile(re.escape(f"[^{definition.group(1)}]") + r"(?!:)")
+    cite = next((m for m in ref.finditer(text) if m.start() != definition.start()
+                 and text[text.rfind("\n", 0, m.start()) + 1 : m.start()].strip() != ""), None)
+    if cite is None:
+        return None
+    # the sentence holding the mark, or the one it follows ("... 2.3%).[^gain]")
+    before = [g for g in segments if g.start <= cite.start() and g.kind != "row"
+              and not text[g.end : cite.start()].strip(" \t.;,)*_")]
+    return before[-1] if before else None
 
 
 def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.Segment]:
