@@ -1412,3 +1412,18 @@ def test_a_footnote_is_read_with_the_sentence_citing_it() -> None:
             "The MLP beats the control clearly.\n")
     assert failing("notes.md", text) == [(3, "cnn_beats_mlp", "ci_high", "drift")]
     assert failing("notes.md", text.replace("+1.5", "+1.1")) == []
+
+
+def test_one_side_under_a_heading_that_names_the_comparison() -> None:
+    text = "## CNN vs MLP\n\nThe CNN wins clearly.\n"
+    kinds = {(f.line, f.claim_id, f.kind) for f in all_kinds("notes.md", text)}
+    assert (3, "cnn_beats_mlp", "unsupported_wording") in kinds
+    assert all(f.kind == "match" for f in all_kinds("notes.md", "## Results\n\nThe CNN wins clearly.\n"))
+
+
+def test_a_beamer_alert_is_emphasis_not_a_word() -> None:
+    tex = ("\\begin{frame}{Results}\n  \\begin{itemize}\n"
+           "    \\item $P(\\text{CNN better}) = 0.84$ over seed pairs\n"
+           "    \\item \\alert{The CNN beats the MLP.}\n  \\end{itemize}\n\\end{frame}\n")
+    assert {(f.line, f.claim_id, f.kind) for f in all_kinds("paper/talk.tex", tex) if f.kind != "match"} == \
+        {(4, "cnn_beats_mlp", "unsupported_wording")}

@@ -304,7 +304,8 @@ _HEADING_MACROS = frozenset({"part", "chapter", "section", "subsection", "subsub
                              "subparagraph", "frametitle", "framesubtitle"})
 #: Emphasis and boxes: their argument is text, their name no word of it ("may \emph{not} write").
 _FORMAT_MACROS = frozenset({"emph", "textbf", "textit", "textsc", "textsl", "textup", "textrm", "textsf",
-                            "textnormal", "underline", "mbox", "hbox", "text", "uline", "textmd"})
+                            "textnormal", "underline", "mbox", "hbox", "text", "uline", "textmd",
+                            "alert", "structure"})  # Beamer emphasis
 #: Environments whose first braced argument is a title (Beamer's \begin{frame}{Title}).
 _TITLED_ENVS = frozenset({"frame"})
 _TABULAR_ENVS = frozenset({"tabular", "tabular*", "tabularx", "longtable", "tabulary", "array",

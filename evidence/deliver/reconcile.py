@@ -315,6 +315,10 @@ def scan_text(
             # "... [0.47](#claim:cnn_beats_mlp)-[0.97](#claim:...). I confirm that the CNN is the better
             # model": one side named right after a sentence that cites its comparison is about it
             cited = cited_before
+        if not cited and seg.kind == "sentence" and len({m.subject for m in said}) == 1:
+            # "\\begin{frame}{CNN vs MLP} ... The CNN wins clearly": one side named under a heading
+            # that names one comparison's two sides is about that comparison
+            cited = _headed_comparison(section, said[0].subject, claims)
         if seg.kind != "heading":
             cited_before, cited_end = (cited, seg.end) if cited else (cited_before, cited_end)
         for issue in wording_issues(masked, sentence, claims, said, cited):  # words, not cited ids
@@ -632,6 +636,14 @@ def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: l
     return after or before or _REPORTED.search(clause) is not None \
         or (_PRIOR_WORK.search(text, seg.start, tok.start) is not None
             and not _OURS.search(text, seg.start, tok.start))
+
+
+def _headed_comparison(section: list[Any], subject: str, claims: Sequence[ClaimQuantity]) -> list[str]:
+    """The one comparison whose two sides a heading names, where ``subject`` is one of them."""
+    headed = {m.subject for m in section}
+    fits = [c.id for c in claims if c.comparison and len(c.subjects) >= 2
+            and {g[0] for g in c.subjects[:2]} <= headed and subject in {g[0] for g in c.subjects[:2]}]
+    return fits if len(fits) == 1 else []
 
 
 _FOOTNOTE_DEF = re.compile(r"^[ \t]*\[\^([^\]\s]+)\]:", re.M)
