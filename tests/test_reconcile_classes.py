@@ -1427,3 +1427,12 @@ def test_a_beamer_alert_is_emphasis_not_a_word() -> None:
            "    \\item \\alert{The CNN beats the MLP.}\n  \\end{itemize}\n\\end{frame}\n")
     assert {(f.line, f.claim_id, f.kind) for f in all_kinds("paper/talk.tex", tex) if f.kind != "match"} == \
         {(4, "cnn_beats_mlp", "unsupported_wording")}
+
+
+def test_a_signed_number_after_a_setting_word_is_a_difference() -> None:
+    assert failing("notes.md", "The MLP's gain from doubling its width is +0.4 points.\n") == \
+        [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "The MLP's gain from doubling its width is \u22120.2 points.\n") == \
+        [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "The MLP's gain from doubling its width is +0.2 points.\n") == []
+    assert failing("notes.md", "The MLP's hidden width is 128.\n") == []

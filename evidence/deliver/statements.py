@@ -384,7 +384,9 @@ def tokenize(t: str) -> list[Token]:
             or _PROB_AFTER.match(t, e) is not None or (
             re.search(r"\bP\s*=\s*$", window) is not None and _PROBABILITY_NAMED.search(t, max(0, s - 130), s)
             is not None)
-        if (_SETTING_BEFORE.search(window) or _CHANCE_BEFORE.search(window)) and not probability:
+        # a setting is never signed nor in points: "its width is +0.4 points" is a difference
+        setting = _SETTING_BEFORE.search(window) is not None and not (tok.signed or unit == "pts")
+        if (setting or _CHANCE_BEFORE.search(window)) and not probability:
             tok.decoy = tok.setting = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if unit == "%" and _CHANCE_AFTER.match(t, end):
             tok.decoy = True  # "around the 10% of guessing": the chance level
