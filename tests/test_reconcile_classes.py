@@ -1436,3 +1436,11 @@ def test_a_signed_number_after_a_setting_word_is_a_difference() -> None:
         [(1, "width_is_noise", "value", "drift")]
     assert failing("notes.md", "The MLP's gain from doubling its width is +0.2 points.\n") == []
     assert failing("notes.md", "The MLP's hidden width is 128.\n") == []
+
+
+def test_a_difference_with_its_direction_is_the_value() -> None:
+    assert failing("notes.md", "The GBM's RMSE is 11.1 lower than ridge's on average.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "Against ridge, the GBM's RMSE is 11.1 lower on average.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "The GBM's RMSE is 9.2 lower on average than ridge's.\n", HOUSE_CLAIMS) == []

@@ -729,7 +729,7 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
 _OVER_RUNS = re.compile(r"\bover\s+(?:the\s+|all\s+)?(?:\d+\s+|\w+\s+)?(?:seeds?|runs?|folds?|repeats?"
                         r"|repetitions?|trials?)\b", re.I)
 _THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:(?:higher|lower|better|worse|more|less)"
-                         r"(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
+                         r"(?:\s+on\s+average)?(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
 #: A clause that goes on with the sentence's subject: "... and beats the control by 87.5".
 _ELIDED_SUBJECT = re.compile(r"\s*(?:also\s+|then\s+|even\s+)?(?:beats?|leads?|outperforms?"

@@ -821,6 +821,11 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             options = fitting or options
         if not options:
             continue
+        if tok.role == "value" and _DIRECTION_AFTER.match(t, tok.end) \
+                and any(c.quantity.name == "value" for c in options):
+            # "the MLP's error is 2.5 lower on average": a difference with its direction is the
+            # comparison's value, not an end of its interval that happens to equal it
+            options = [c for c in options if c.quantity.name == "value"]
         if tok.signed:
             options = [_reversed(c, t, seg, mentions) for c in options]
         if tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") and last is not None:
