@@ -1444,3 +1444,12 @@ def test_a_difference_with_its_direction_is_the_value() -> None:
     assert failing("notes.md", "Against ridge, the GBM's RMSE is 11.1 lower on average.\n", HOUSE_CLAIMS) == \
         [(1, "gbm_beats_ridge", "value", "drift")]
     assert failing("notes.md", "The GBM's RMSE is 9.2 lower on average than ridge's.\n", HOUSE_CLAIMS) == []
+
+
+def test_a_row_named_as_a_difference_holds_the_difference() -> None:
+    tex = ("\\begin{tabular}{lcc}\nComparison & Gap & CI low \\\\\n"
+           "CNN $-$ control & \\evCnnBeatsControl{} & 80.1 \\\\\n\\end{tabular}\n")
+    assert failing("paper/t.tex", tex) == [(3, "cnn_beats_control", "ci_low", "drift")]
+    assert failing("paper/t.tex", tex.replace("80.1", "81.1")) == []
+    table = "| Comparison | Welch p |\n|---|---|\n| CNN vs control | 2.4e-06 |\n"
+    assert failing("notes.md", table) == []

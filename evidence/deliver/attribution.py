@@ -714,6 +714,8 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
         return True
     cell = seg.cell(tok.start)
     column = _OVER_RUNS.sub(" ", cell.column) if cell is not None else ""
+    if cell is not None and _ROW_PAIR.fullmatch(cell.row.strip()) and not _STAT_COLUMN.search(column):
+        return True  # a row "CNN − control" (LaTeX "CNN $-$ control"): its cells are the difference's
     if cell is not None and (DIFF_CUE.search(column)
                              or len(re.findall(r"[A-Za-z]{2,}", t[cell.start : cell.end])) < 6):
         return bool(DIFF_CUE.search(column))  # a sentence in a cell is read as prose
@@ -779,6 +781,12 @@ def _pair_labelled(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, menti
 
 
 #: A clause that is a comparison's two sides, then its number: "MLP over linear 1.3".
+#: A column of a test statistic or an effect size, not of the difference ("Welch p", "Hedges' g").
+_STAT_COLUMN = re.compile(r"\bp\b|p-value|hedges|cohen|\bg\b|\bd\b|\bt\b|statistic|\bsd\b|\bstd\b"
+                          r"|seeds?|\bn\b|power", re.I)
+#: A row header that is a difference of two names: "CNN − control", "CNN - control", "A vs B".
+_ROW_PAIR = re.compile(r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s+(?:[-−–]|vs\.?|versus|minus)\s+"
+                       r"(?:the\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?", re.I)
 _PAIR_LABEL = re.compile(r"\s*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus|against)\s+"
                          r"(?:the\s+|its\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]?\s*", re.I)
 _OVER_LABEL = re.compile(r"\s*[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+(?:the\s+|its\s+)?"
