@@ -1453,3 +1453,12 @@ def test_a_row_named_as_a_difference_holds_the_difference() -> None:
     assert failing("paper/t.tex", tex.replace("80.1", "81.1")) == []
     table = "| Comparison | Welch p |\n|---|---|\n| CNN vs control | 2.4e-06 |\n"
     assert failing("notes.md", table) == []
+
+
+def test_a_relative_change_is_held_to_the_reference_level() -> None:
+    assert failing("notes.md", "The GBM lowers RMSE by 9.2% relative to ridge.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "relative_change", "drift")]
+    assert failing("notes.md", "The GBM lowers RMSE by 29.2% relative to ridge.\n", HOUSE_CLAIMS) == []
+    text = "The GBM lowers RMSE by 29.2% relative to ridge.\n"
+    strict = all_kinds("notes.md", text, HOUSE_CLAIMS, strict=True)
+    assert [f.kind for f in strict] == ["match"]

@@ -45,6 +45,7 @@ from evidence.core.errors import DriftError
 from evidence.core.readers import read_text
 from evidence.deliver import prose as prose_module
 from evidence.deliver.attribution import (
+    Candidate,
     Mention,
     candidates,
     clause_of,
@@ -217,10 +218,13 @@ _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_hig
                    "prob_better": "P(better)", "prob_low": "P(better)'s interval's lower bound",
                    "prob_high": "P(better)'s interval's upper bound",
                    "error_rate": "error rate (100% minus the accuracy)",
-                   "prob_worse": "P(better) of the second side (100% minus P(better))"}
+                   "prob_worse": "P(better) of the second side (100% minus P(better))",
+                   "relative_change": "change relative to its reference side's level"}
 
 
 def _expected(claim: ClaimQuantity, quantity: Quantity, fraction: bool) -> str:
+    if quantity.name == "relative_change":
+        return f"{100 * quantity.raw:.1f}%"
     if quantity.form == "probability" and not fraction:
         return f"{100 * quantity.raw:.0f}%"  # stated as a percentage: shown as one
     text = quantity.expected()
@@ -638,6 +642,34 @@ def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: l
             and not _OURS.search(text, seg.start, tok.start))
 
 
+#: A change stated relative to the reference ("by 1.3% relative to linear", "a 2.3% relative gain").
+_RELATIVE = re.compile(r"\brelative(?:ly)?\b|\bin relative terms\b", re.I)
+
+
+def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequence[ClaimQuantity],
+                     mentions: list[Any]) -> list[Any]:
+    """"The MLP lowers RMSE by 2.3% relative to linear": a comparison in a metric's own units,
+    stated as a percentage of its reference side's level (the claim of that side alone, same
+    metric). One candidate, or none where the sentence names no such comparison."""
+    if not _RELATIVE.search(t, seg.start, seg.end):
+        return []
+    named = {m.subject for m in mentions}
+    out = []
+    for claim in claims:
+        if not claim.comparison or len(claim.subjects) < 2 or claim.format.percent or claim.points \
+                or not {g[0] for g in claim.subjects[:2]} <= named:
+            continue
+        reference = claim.subjects[1][0]
+        levels = [c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == reference
+                  and c.metric[:1] == claim.metric[:1] and c.value]
+        if len(levels) != 1:
+            continue
+        raw = abs(claim.value) / abs(levels[0].value)
+        quantity = Quantity("relative_change", raw, "probability", claim.format)
+        out.append(Candidate(claim, quantity, False, (0.0,), (f"'relative' (to {levels[0].id})",)))
+    return out if len(out) == 1 else []
+
+
 def _headed_comparison(section: list[Any], subject: str, claims: Sequence[ClaimQuantity]) -> list[str]:
     """The one comparison whose two sides a heading names, where ``subject`` is one of them."""
     headed = {m.subject for m in section}
@@ -819,6 +851,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             fitting = [c for c in candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
                        if c.key[0] == 0]
             options = fitting or options
+        if not options and tok.unit == "%" and tok.role == "value":
+            options = _relative_change(t, seg, tok, claims, mentions)
         if not options:
             continue
         if tok.role == "value" and _DIRECTION_AFTER.match(t, tok.end) \
