@@ -1462,3 +1462,9 @@ def test_a_relative_change_is_held_to_the_reference_level() -> None:
     text = "The GBM lowers RMSE by 29.2% relative to ridge.\n"
     strict = all_kinds("notes.md", text, HOUSE_CLAIMS, strict=True)
     assert [f.kind for f in strict] == ["match"]
+
+
+def test_the_side_a_sentence_compares_with_is_the_reference() -> None:
+    text = "Compared with ridge, the boosted model's RMSE is 9.2 higher.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", text.replace("higher", "lower"), HOUSE_CLAIMS) == []

@@ -522,6 +522,13 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
             before = before[-1:]
     if not before or before[0] not in sides:
         return tok, best, ok
+    lead = _COMPARED_WITH.match(t, seg.start, tok.start)
+    if lead and len(before) == 1 and any(m.subject == before[0] and m.end <= lead.end() for m in mentions
+                                         if m.start >= seg.start) \
+            and not any(m.subject in sides for m in mentions if lead.end() <= m.start and m.end <= tok.start):
+        # "Compared with the same linear model fit to shuffled targets, the real model's RMSE is
+        # 16.4 higher": the side the sentence compares with is the reference; the other is said
+        before = [sides[1] if before[0] == sides[0] else sides[0]]
     first_up = said in ("higher", "more", "better")  # the first-named side is higher (or better)
     first_better = first_up if said in ("better", "worse") else first_up != claim.lower_better
     a_better_said = first_better if before[0] == sides[0] else not first_better
@@ -531,6 +538,11 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
     worse = sides[1] if better == sides[0] else sides[0]
     return tok, replace(best, words=(*best.words, f"'{shown}' (but {better} is better than "
                                      f"{worse})")), False
+
+
+#: A sentence that opens with what it compares with: "Compared with the control, ...".
+_COMPARED_WITH = re.compile(r"\s*(?:compared\s+(?:with|to)|against|relative\s+to|versus|vs\.?)\s[^,;.]*,",
+                            re.I)
 
 
 #: After a subject: it wins ("in 16 of 100 seed pairs the MLP wins").
