@@ -1468,3 +1468,10 @@ def test_the_side_a_sentence_compares_with_is_the_reference() -> None:
     text = "Compared with ridge, the boosted model's RMSE is 9.2 higher.\n"
     assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "value", "drift")]
     assert failing("notes.md", text.replace("higher", "lower"), HOUSE_CLAIMS) == []
+
+
+def test_a_method_citation_after_our_own_seed_pairs_number() -> None:
+    tex = "Over seed pairs the CNN wins with probability 0.79 \\citep{newcombe1998}.\n"
+    assert failing("paper/results.tex", tex) == [(1, "cnn_beats_mlp", "prob_better", "drift")]
+    tex = "Earlier networks reached 99.5\\% \\citep{lecun1998}.\n"
+    assert failing("paper/results.tex", tex) == []

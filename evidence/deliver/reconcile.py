@@ -633,6 +633,8 @@ _OURS = re.compile(r"\b(?:our|ours|we|us|this (?:work|paper|study|project|reposi
 _REPORTED = re.compile(r"\b(?:who (?:report|reported|found|obtain(?:ed)?|achieve[sd]?)|reported (?:by|in)"
                        r"|according to|as reported|prior work|previous work|the literature)\b", re.I)
 #: Others' work named at the head of a sentence ("A prior study (Smith et al., 2021) reported 99.1%").
+#: Words that make a clause about this work's own runs: "over seed pairs", "pairs of seeds".
+_OWN_RUNS = re.compile(r"\b(?:seed|run)[- ]pairs?\b|\bpairs of (?:seeds|runs)\b", re.I)
 _PRIOR_WORK = re.compile(r"\b(?:prior|previous|earlier|published|related) (?:work|stud(?:y|ies)|papers?)\b",
                          re.I)
 
@@ -645,7 +647,7 @@ def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: l
     for m in re.finditer(r"[,;]\s|\b(?:but|while|whereas|unlike)\b", text[seg.start : tok.start]):
         clause_start = seg.start + m.end()
     clause = text[clause_start : tok.start]
-    if _OURS.search(clause):
+    if _OURS.search(clause) or _OWN_RUNS.search(clause):
         return False
     after = any(tok.end <= a <= tok.end + 4 for a, _ in citations)
     before = any(clause_start <= a and b <= tok.start for a, b in citations)
