@@ -1475,3 +1475,12 @@ def test_a_method_citation_after_our_own_seed_pairs_number() -> None:
     assert failing("paper/results.tex", tex) == [(1, "cnn_beats_mlp", "prob_better", "drift")]
     tex = "Earlier networks reached 99.5\\% \\citep{lecun1998}.\n"
     assert failing("paper/results.tex", tex) == []
+
+
+def test_the_regression_and_the_net_name_a_projects_only_ones() -> None:
+    claims = claim_quantities({"claims": [
+        _claim("mlp_beats_linear", "verify:mlp_vs_linear", 1.3, 0.2, 2.5, style="number",
+               subjects=["mlp", "linear"], quantity="improvement", classification="effect", metric="rmse")]})
+    text = "Swapping the regression for the two-layer net shaves 2.1 off the error.\n"
+    assert failing("notes.md", text, claims) == [(1, "mlp_beats_linear", "value", "drift")]
+    assert failing("notes.md", text.replace("2.1", "1.3"), claims) == []

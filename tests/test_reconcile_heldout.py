@@ -247,7 +247,7 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # 19 of 485 decoys flagged. This module's scorer counts the same: example 65/74 and 13 decoys,
 # proj2 41/53 and 6 decoys. Its floors are the training score after the fixes it prompted (each
 # with a unit test in test_reconcile_classes.py from an invented sentence): example 72/74 and 1
-# decoy, proj2 48/53 and none, 120/127 and 1/485 in all; corpora 1 to 6 unchanged.
+# decoy, proj2 49/53 and none, 121/127 and 1/485 in all; corpora 1 to 6 unchanged.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -290,7 +290,7 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 4): (76, 0), ("proj2", 4): (53, 0),
                 ("example", 5): (84, 0), ("proj2", 5): (47, 0),
                 ("example", 6): (62, 0), ("proj2", 6): (34, 1),
-                ("example", 7): (72, 1), ("proj2", 7): (48, 0)}
+                ("example", 7): (72, 1), ("proj2", 7): (49, 0)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7"}

@@ -625,6 +625,7 @@ def subject_words(name: str) -> tuple[str, ...]:
 _NETWORKS = frozenset({"mlp", "cnn", "rnn", "lstm", "gru", "transformer", "resnet", "convnet", "nn"})
 _FAMILIES: dict[str, frozenset[str]] = {
     "neural network": _NETWORKS, "neural net": _NETWORKS, "neural model": _NETWORKS, "network": _NETWORKS,
+    "net": _NETWORKS, "the regression": frozenset({"linear", "ridge", "lasso", "ols"}),
     "tree ensemble": frozenset({"gbm", "xgboost", "lightgbm", "rf", "forest", "catboost"}),
     "linear model": frozenset({"linear", "ridge", "lasso", "logreg", "ols"}),
 }
