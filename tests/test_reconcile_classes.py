@@ -1279,3 +1279,208 @@ def test_one_seeds_value_in_a_clause_is_no_claims() -> None:
     assert failing("notes.md", "The CNN's best seed reached 99.2%, its mean 98.7%.\n") == []
     assert failing("notes.md", "Across its seeds the CNN averages 99.2%.\n") == \
         [(1, "cnn_test_accuracy", "value", "drift")]
+
+
+def test_a_hyphenated_per_seed_list_is_no_claims() -> None:
+    text = "Per-seed ridge RMSE: 31.420, 30.11, 32.75, 31.93, 30.84.\n"
+    assert [f for f in all_kinds("notes.md", text, HOUSE_CLAIMS) if f.kind != "match"] == []
+
+
+def test_its_worst_after_a_best_run_is_one_runs_value() -> None:
+    assert failing("notes.md", "The MLP's best run scored 98.6%, its worst 97.35%.\n") == []
+    assert failing("notes.md", "The MLP's test accuracy is 98.6%, its worst 97.35%.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_a_setting_that_stays_at_a_value() -> None:
+    assert failing("notes.md", "For the ridge model, depth remained at 30.\n", HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Ridge's RMSE remained at 30.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "value", "drift")]
+
+
+def test_a_long_p_better_condition() -> None:
+    assert failing("notes.md", "P(CNN better than MLP for a randomly drawn pair of seeds) = 0.84.\n") == []
+    assert failing("notes.md", "P(CNN better than MLP for a randomly drawn pair of seeds) = 0.79.\n") == \
+        [(1, "cnn_beats_mlp", "prob_better", "drift")]
+
+
+def test_a_siunitx_chance_level() -> None:
+    tex = "The control stays close to chance (\\qty{10}{\\percent}).\n"
+    assert failing("paper/results.tex", tex) == []
+
+
+def test_a_seed_count_that_does_not_resolve_is_the_count_run() -> None:
+    assert failing("notes.md", "With 5 seeds per model the width effect is not resolved.\n") == []
+    assert failing("notes.md", "The wide MLP's edge cannot be detected with 5 seeds.\n") == []
+    assert failing("notes.md", "To resolve the wide MLP's edge, 40 seeds per group are needed.\n") == \
+        [(1, "width_is_noise", "seeds_needed", "drift")]
+
+
+def test_a_budget_after_after_or_all_of_the_sweep() -> None:
+    text = ("The expected best validation accuracy after four tuning configurations is 95.4%.\n"
+            "After six it is 96.1%, and with all of them it nears 97.0%.\n")
+    assert failing("notes.md", text) == []
+    text = ("We tried 16 configurations; the expected best validation accuracy after four of "
+            "them is 96.1%.\n")
+    assert failing("notes.md", text) == [(1, "tuning_budget", "value", "drift")]
+
+
+def test_a_variant_named_with_a_comma_or_by_its_size_is_not_the_plain_model() -> None:
+    table = "| model | test accuracy |\n|---|---|\n| MLP, wide (256) | 98.9% |\n"
+    assert failing("notes.md", table) == []
+    assert failing("notes.md", table.replace("MLP, wide (256)", "MLP")) == \
+        [(3, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "The 256-unit MLP reaches 98.9% on test.\n") == []
+    assert failing("notes.md", "The MLP reaches 98.9% on test.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_a_share_of_pairs_the_second_side_wins_is_the_complement() -> None:
+    text = "In 16 of 100 seed pairs the MLP beats the CNN.\n"
+    assert failing("notes.md", text) == []
+    assert [f.kind for f in all_kinds("notes.md", text, strict=True) if f.kind != "match"] == []
+    assert failing("notes.md", text.replace("16 of", "30 of")) == \
+        [(1, "cnn_beats_mlp", "prob_better", "drift")]
+
+
+def test_an_interval_end_near_zero_may_show_its_first_significant_digit() -> None:
+    def kinds(text: str) -> list[str]:
+        return [f.kind for f in all_kinds("notes.md", text) if f.kind != "match"]
+    assert kinds("Between CNN and MLP the interval spans -0.006 to +1.1 points.\n") == []
+    assert kinds("Between CNN and MLP the interval spans -0.0062 to +1.1 points.\n") == \
+        ["overstated_precision"]
+    assert kinds("Between CNN and MLP the interval spans -0.0 to +1.12 points.\n") == \
+        ["overstated_precision"]
+
+
+def test_a_column_averaged_over_seeds_is_no_difference_column() -> None:
+    claims = claim_quantities({"claims": [
+        HOUSES["claims"][2],
+        _claim("ridge_beats_control", "verify:ridge_vs_control", -40.1, -45.0, -35.2, style="number",
+               subjects=["ridge", "control"], quantity="diff", classification="effect", metric="rmse",
+               keywords=("RMSE",))]})
+    table = "| Model | Test RMSE (mean over 5 seeds) |\n|---|---:|\n| GBM | 22.3 |\n"
+    assert failing("notes.md", table, claims) == []
+    assert failing("notes.md", table.replace("(mean over 5 seeds)", "gain over the control"), claims) == \
+        [(3, "ridge_beats_control", "value", "drift")]
+
+
+def test_a_subjects_own_interval_is_no_other_claims() -> None:
+    claims = claim_quantities({"claims": [HOUSES["claims"][0], HOUSES["claims"][2]]})  # no GBM level
+    text = "Few seeds; the GBM's own interval ([21.1, 23.4]) nearly touches ridge's.\n"
+    assert failing("notes.md", text, claims) == []
+    assert failing("notes.md", "Few seeds; ridge's own interval ([21.1, 23.4]) is wide.\n", claims) == \
+        [(1, "ridge_rmse", "ci_high", "drift"), (1, "ridge_rmse", "ci_low", "drift")]
+
+
+def test_decimals_and_levels_in_words() -> None:
+    assert failing("notes.md", "Aloud: the MLP's test accuracy is ninety-seven point six percent.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "Aloud: the MLP's test accuracy is ninety-eight point one percent.\n") == []
+    assert failing("notes.md", "The GBM beats ridge by eight point two RMSE.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "Ridge's test RMSE is roughly thirty-four.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "value", "drift")]
+    assert failing("notes.md", "Ridge's test RMSE is roughly thirty-one.\n", HOUSE_CLAIMS) == []
+
+
+def test_configs_names_the_sweep() -> None:
+    table = "| Quantity | Value |\n|---|---|\n| Expected best, 4 configs | 93.9% |\n"
+    assert failing("notes.md", table) == [(3, "tuning_budget", "value", "drift")]
+    assert failing("notes.md", table.replace("93.9%", "95.4%")) == []
+
+
+def test_a_row_after_a_jinja_tag_is_no_indented_code() -> None:
+    template = ("| Claim | Value |\n|---|---:|\n{% for c in ids %}| {{ c }} | {{ claim(c) }} |\n"
+                "{% endfor %}| mlp_test_accuracy | 98.1% |\n")
+    found = hand_typed_numbers(Path("paper/brief.md.j2"), template, CLAIMS)
+    assert [(h.line, h.text) for h in found] == [(4, "98.1%")]
+
+
+def test_a_single_configuration_is_a_budget_of_one() -> None:
+    text = ('In short: {{ statement("tuning_budget") }} With a single configuration the expectation '
+            "is only about 87 percent.\n")
+    assert failing("paper/brief.md.j2", text) == []
+    assert failing("paper/brief.md.j2", text.replace("a single configuration", "four configurations")) == \
+        [(1, "tuning_budget", "value", "drift")]
+
+
+def test_a_footnote_is_read_with_the_sentence_citing_it() -> None:
+    # footnote bodies are parsed after the rest of the document: the sentence before them in
+    # reading order is the last one, not the one citing them
+    text = ("The CNN leads the MLP by 0.6 points.[^d]\n\n[^d]: Interval [-0.0, +1.5] points.\n\n"
+            "The MLP beats the control clearly.\n")
+    assert failing("notes.md", text) == [(3, "cnn_beats_mlp", "ci_high", "drift")]
+    assert failing("notes.md", text.replace("+1.5", "+1.1")) == []
+
+
+def test_one_side_under_a_heading_that_names_the_comparison() -> None:
+    text = "## CNN vs MLP\n\nThe CNN wins clearly.\n"
+    kinds = {(f.line, f.claim_id, f.kind) for f in all_kinds("notes.md", text)}
+    assert (3, "cnn_beats_mlp", "unsupported_wording") in kinds
+    assert all(f.kind == "match" for f in all_kinds("notes.md", "## Results\n\nThe CNN wins clearly.\n"))
+
+
+def test_a_beamer_alert_is_emphasis_not_a_word() -> None:
+    tex = ("\\begin{frame}{Results}\n  \\begin{itemize}\n"
+           "    \\item $P(\\text{CNN better}) = 0.84$ over seed pairs\n"
+           "    \\item \\alert{The CNN beats the MLP.}\n  \\end{itemize}\n\\end{frame}\n")
+    assert {(f.line, f.claim_id, f.kind) for f in all_kinds("paper/talk.tex", tex) if f.kind != "match"} == \
+        {(4, "cnn_beats_mlp", "unsupported_wording")}
+
+
+def test_a_signed_number_after_a_setting_word_is_a_difference() -> None:
+    assert failing("notes.md", "The MLP's gain from doubling its width is +0.4 points.\n") == \
+        [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "The MLP's gain from doubling its width is \u22120.2 points.\n") == \
+        [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "The MLP's gain from doubling its width is +0.2 points.\n") == []
+    assert failing("notes.md", "The MLP's hidden width is 128.\n") == []
+
+
+def test_a_difference_with_its_direction_is_the_value() -> None:
+    assert failing("notes.md", "The GBM's RMSE is 11.1 lower than ridge's on average.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "Against ridge, the GBM's RMSE is 11.1 lower on average.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "The GBM's RMSE is 9.2 lower on average than ridge's.\n", HOUSE_CLAIMS) == []
+
+
+def test_a_row_named_as_a_difference_holds_the_difference() -> None:
+    tex = ("\\begin{tabular}{lcc}\nComparison & Gap & CI low \\\\\n"
+           "CNN $-$ control & \\evCnnBeatsControl{} & 80.1 \\\\\n\\end{tabular}\n")
+    assert failing("paper/t.tex", tex) == [(3, "cnn_beats_control", "ci_low", "drift")]
+    assert failing("paper/t.tex", tex.replace("80.1", "81.1")) == []
+    table = "| Comparison | Welch p |\n|---|---|\n| CNN vs control | 2.4e-06 |\n"
+    assert failing("notes.md", table) == []
+
+
+def test_a_relative_change_is_held_to_the_reference_level() -> None:
+    assert failing("notes.md", "The GBM lowers RMSE by 9.2% relative to ridge.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "relative_change", "drift")]
+    assert failing("notes.md", "The GBM lowers RMSE by 29.2% relative to ridge.\n", HOUSE_CLAIMS) == []
+    text = "The GBM lowers RMSE by 29.2% relative to ridge.\n"
+    strict = all_kinds("notes.md", text, HOUSE_CLAIMS, strict=True)
+    assert [f.kind for f in strict] == ["match"]
+
+
+def test_the_side_a_sentence_compares_with_is_the_reference() -> None:
+    text = "Compared with ridge, the boosted model's RMSE is 9.2 higher.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", text.replace("higher", "lower"), HOUSE_CLAIMS) == []
+
+
+def test_a_method_citation_after_our_own_seed_pairs_number() -> None:
+    tex = "Over seed pairs the CNN wins with probability 0.79 \\citep{newcombe1998}.\n"
+    assert failing("paper/results.tex", tex) == [(1, "cnn_beats_mlp", "prob_better", "drift")]
+    tex = "Earlier networks reached 99.5\\% \\citep{lecun1998}.\n"
+    assert failing("paper/results.tex", tex) == []
+
+
+def test_the_regression_and_the_net_name_a_projects_only_ones() -> None:
+    claims = claim_quantities({"claims": [
+        _claim("mlp_beats_linear", "verify:mlp_vs_linear", 1.3, 0.2, 2.5, style="number",
+               subjects=["mlp", "linear"], quantity="improvement", classification="effect", metric="rmse")]})
+    text = "Swapping the regression for the two-layer net shaves 2.1 off the error.\n"
+    assert failing("notes.md", text, claims) == [(1, "mlp_beats_linear", "value", "drift")]
+    assert failing("notes.md", text.replace("2.1", "1.3"), claims) == []

@@ -241,6 +241,13 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # seeds-needed forms, numbers in words, LaTeX structure, denied comparisons), each with a unit test
 # in test_reconcile_classes.py written from an invented sentence: from 109/114, 117/131, 127/132,
 # 89/101 drifts and 5, 11, 7, 3 decoys to 113/114, 129/131, 131/132, 96/101 and 1, 0, 0, 1.
+#
+# The seventh corpus (tests/data/reconcile_heldout7; its proj2 setup is reconcile_heldout1's) was
+# scored once as found on a held-out basis by its scorer: 106 of 127 drifts with the right claim,
+# 19 of 485 decoys flagged. This module's scorer counts the same: example 65/74 and 13 decoys,
+# proj2 41/53 and 6 decoys. Its floors are the training score after the fixes it prompted (each
+# with a unit test in test_reconcile_classes.py from an invented sentence): example 72/74 and 1
+# decoy, proj2 49/53 and none, 121/127 and 1/485 in all; corpora 1 to 6 unchanged.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -282,9 +289,11 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
 LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 4): (76, 0), ("proj2", 4): (53, 0),
                 ("example", 5): (84, 0), ("proj2", 5): (47, 0),
-                ("example", 6): (62, 0), ("proj2", 6): (34, 1)}
+                ("example", 6): (62, 0), ("proj2", 6): (34, 1),
+                ("example", 7): (72, 1), ("proj2", 7): (49, 0)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
-              6: Path(__file__).parent / "data" / "reconcile_heldout6"}
+              6: Path(__file__).parent / "data" / "reconcile_heldout6",
+              7: Path(__file__).parent / "data" / "reconcile_heldout7"}
 
 
 @pytest.mark.slow

@@ -82,6 +82,7 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
         return []
     found = [Mention(m.start(), m.end(), owners[str(m.lastgroup)], m.group(0))
              for m in pattern.finditer(t, start, end)]
+
     # "a linear model trained on shuffled targets" is the control: the subject it is trained on
     # names what the thing is (its own words, "linear model", are then no keyword of linear's)
     return [Mention(m.start, m.end, found[k + 1].subject, m.words)
@@ -90,10 +91,25 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
             for k, m in enumerate(found)]
 
 
+#: Before a model's name: its size in units ("the 128-unit MLP", "a 64 hidden-unit MLP").
+_SIZED = re.compile(r"\b\d+[\s-](?:hidden[\s-])?(?:units?|neurons?|wide|width)\s+$", re.I)
+
+
 #: Between two subjects: the first is trained on the second ("a linear model trained on shuffled
 #: targets", "an MLP fitted to scrambled labels"): the second names what the thing is.
 _TRAINED_ON = re.compile(r"\s+(?:(?:that\s+|which\s+)?(?:was\s+|is\s+)?)?"
                          r"(?:trained|fit|fitted|learned|learnt)\s+(?:on|to|with)\s+(?:the\s+|its\s+)?", re.I)
+
+
+def sized_variants(t: str, mentions: Sequence[Mention], claims: Sequence[ClaimQuantity]) -> list[Mention]:
+    """"The 128-unit MLP" where the project also has a wide MLP: a variant named by its size,
+    which one unsaid. Its numbers are another subject's than the plain MLP's, none of the
+    claims' (its wording still compares it: "the 128-unit MLP is equivalent to the 64-unit one")."""
+    varied = {g[0] for c in claims for g in c.subjects}
+    return [Mention(m.start, m.end, f"{m.subject}?", m.words)
+            if _SIZED.search(t, max(0, m.start - 24), m.start)
+            and any(v != m.subject and m.subject in v.split("_") for v in varied) else m
+            for m in mentions]
 
 
 def _header_subjects(header: str, claims: Sequence[ClaimQuantity]) -> set[str]:
@@ -110,7 +126,7 @@ def _subject_pattern(pairs: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str
     for n, (subject, word) in enumerate(sorted(pairs, key=lambda p: (-len(p[1]), p[1]))):
         name = f"w{n}"
         owners[name] = subject
-        words = r"[\s_-]+\(?".join(re.escape(w) for w in word.split())  # "MLP (wide)" too
+        words = r",?[\s_-]+\(?".join(re.escape(w) for w in word.split())  # "MLP (wide)", "MLP, wide"
         parts.append(f"(?P<{name}>{words})")
     # a first-letter lookahead lets the engine skip every position no name can start at
     first = "".join(sorted({w[0].lower() for _, w in pairs} | {w[0].upper() for _, w in pairs}))
@@ -697,9 +713,12 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     if tok.signed or tok.unit == "pts" or tok.value < 0:
         return True
     cell = seg.cell(tok.start)
-    if cell is not None and (DIFF_CUE.search(cell.column)
+    column = _OVER_RUNS.sub(" ", cell.column) if cell is not None else ""
+    if cell is not None and _ROW_PAIR.fullmatch(cell.row.strip()) and not _STAT_COLUMN.search(column):
+        return True  # a row "CNN − control" (LaTeX "CNN $-$ control"): its cells are the difference's
+    if cell is not None and (DIFF_CUE.search(column)
                              or len(re.findall(r"[A-Za-z]{2,}", t[cell.start : cell.end])) < 6):
-        return bool(DIFF_CUE.search(cell.column))  # a sentence in a cell is read as prose
+        return bool(DIFF_CUE.search(column))  # a sentence in a cell is read as prose
     lo, _ = clause_of(t, seg, tok)
     if _THAN_AFTER.match(t, tok.end, seg.end):
         return True  # "1.3 higher than linear regression's"
@@ -708,8 +727,11 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
 
 
+#: "mean over 5 seeds", "over runs": what a column averages over, no comparison ("MLP over linear").
+_OVER_RUNS = re.compile(r"\bover\s+(?:the\s+|all\s+)?(?:\d+\s+|\w+\s+)?(?:seeds?|runs?|folds?|repeats?"
+                        r"|repetitions?|trials?)\b", re.I)
 _THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:(?:higher|lower|better|worse|more|less)"
-                         r"(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
+                         r"(?:\s+on\s+average)?(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
 #: A clause that goes on with the sentence's subject: "... and beats the control by 87.5".
 _ELIDED_SUBJECT = re.compile(r"\s*(?:also\s+|then\s+|even\s+)?(?:beats?|leads?|outperforms?"
@@ -759,6 +781,12 @@ def _pair_labelled(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, menti
 
 
 #: A clause that is a comparison's two sides, then its number: "MLP over linear 1.3".
+#: A column of a test statistic or an effect size, not of the difference ("Welch p", "Hedges' g").
+_STAT_COLUMN = re.compile(r"\bp\b|p-value|hedges|cohen|\bg\b|\bd\b|\bt\b|statistic|\bsd\b|\bstd\b"
+                          r"|seeds?|\bn\b|power", re.I)
+#: A row header that is a difference of two names: "CNN − control", "CNN - control", "A vs B".
+_ROW_PAIR = re.compile(r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s+(?:[-−–]|vs\.?|versus|minus)\s+"
+                       r"(?:the\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?", re.I)
 _PAIR_LABEL = re.compile(r"\s*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus|against)\s+"
                          r"(?:the\s+|its\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]?\s*", re.I)
 _OVER_LABEL = re.compile(r"\s*[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+(?:the\s+|its\s+)?"

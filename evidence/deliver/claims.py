@@ -586,7 +586,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "rnn": ("recurrent network",), "lstm": ("recurrent network",),
     "transformer": ("transformers",), "resnet": ("residual network",),
     "baseline": ("the baseline",),
-    "sweep": ("sweep", "tuning", "tuning budget", "search", "configurations"),
+    "sweep": ("sweep", "tuning", "tuning budget", "search", "configurations", "configs"),
 }
 _METRIC_NAMES: dict[str, tuple[str, ...]] = {
     "accuracy": ("accuracy", "acc", "acc."),
@@ -625,6 +625,7 @@ def subject_words(name: str) -> tuple[str, ...]:
 _NETWORKS = frozenset({"mlp", "cnn", "rnn", "lstm", "gru", "transformer", "resnet", "convnet", "nn"})
 _FAMILIES: dict[str, frozenset[str]] = {
     "neural network": _NETWORKS, "neural net": _NETWORKS, "neural model": _NETWORKS, "network": _NETWORKS,
+    "net": _NETWORKS, "the regression": frozenset({"linear", "ridge", "lasso", "ols"}),
     "tree ensemble": frozenset({"gbm", "xgboost", "lightgbm", "rf", "forest", "catboost"}),
     "linear model": frozenset({"linear", "ridge", "lasso", "logreg", "ols"}),
 }

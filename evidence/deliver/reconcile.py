@@ -45,6 +45,7 @@ from evidence.core.errors import DriftError
 from evidence.core.readers import read_text
 from evidence.deliver import prose as prose_module
 from evidence.deliver.attribution import (
+    Candidate,
     Mention,
     candidates,
     clause_of,
@@ -52,6 +53,7 @@ from evidence.deliver.attribution import (
     listed_comparisons,
     listed_subjects,
     respectively_order,
+    sized_variants,
     split_only_foreign,
     subject_mentions,
 )
@@ -215,10 +217,14 @@ _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_hig
                    "ci_half": "interval's half-width (±)",
                    "prob_better": "P(better)", "prob_low": "P(better)'s interval's lower bound",
                    "prob_high": "P(better)'s interval's upper bound",
-                   "error_rate": "error rate (100% minus the accuracy)"}
+                   "error_rate": "error rate (100% minus the accuracy)",
+                   "prob_worse": "P(better) of the second side (100% minus P(better))",
+                   "relative_change": "change relative to its reference side's level"}
 
 
 def _expected(claim: ClaimQuantity, quantity: Quantity, fraction: bool) -> str:
+    if quantity.name == "relative_change":
+        return f"{100 * quantity.raw:.1f}%"
     if quantity.form == "probability" and not fraction:
         return f"{100 * quantity.raw:.0f}%"  # stated as a percentage: shown as one
     text = quantity.expected()
@@ -226,6 +232,17 @@ def _expected(claim: ClaimQuantity, quantity: Quantity, fraction: bool) -> str:
         sign = "+" if quantity.raw > 0 else ""
         text = f"{sign}{text} points"
     return text
+
+
+def _significant(supported: int | None, quantity: Quantity) -> int | None:
+    """The decimals a number may show: those its interval supports, or more where those round it
+    to zero (an interval end of -0.006 points would read -0.0): down to its first significant digit."""
+    if supported is None or quantity.form != "measure":
+        return supported
+    scaled = abs(quantity.format.scaled(quantity.raw))
+    if scaled == 0 or scaled >= 0.5 * 10.0 ** -supported:
+        return supported
+    return max(supported, -math.floor(math.log10(scaled)))
 
 
 def _stated_decimals(tok: Token, fraction: bool) -> int:
@@ -264,7 +281,8 @@ def scan_text(
     token_starts = [tok.start for tok in tokens]
     spoken = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
     spoken_starts = [m.start for m in spoken]
-    named = sorted([*spoken, *_claim_references(file, text, claims)], key=lambda m: m.start)
+    named = sorted([*sized_variants(masked, spoken, claims), *_claim_references(file, text, claims)],
+                   key=lambda m: m.start)
     named_starts = [m.start for m in named]
     whole = _sentences(doc.segments)
     section: list[Any] = []  # the subjects of the last heading
@@ -281,6 +299,10 @@ def scan_text(
         mentions = sorted([*mentions, *referred], key=lambda m: m.start) if referred else mentions
         context = previous + section
         context_span = previous_span
+        if (noted := _footnoted(text, seg, doc.segments)) is not None:
+            # "[^gain]: Interval [+0.2, +2.6]": a footnote is read with the sentence citing it
+            context = [m for m in named if noted.start <= m.start and m.end <= noted.end] + section
+            context_span = (noted.start, noted.end)
         if seg.kind == "heading":
             section, previous, previous_span = mentions, [], (seg.start, seg.start)
         elif seg.kind != "row" and mentions:
@@ -297,6 +319,10 @@ def scan_text(
             # "... [0.47](#claim:cnn_beats_mlp)-[0.97](#claim:...). I confirm that the CNN is the better
             # model": one side named right after a sentence that cites its comparison is about it
             cited = cited_before
+        if not cited and seg.kind == "sentence" and len({m.subject for m in said}) == 1:
+            # "\\begin{frame}{CNN vs MLP} ... The CNN wins clearly": one side named under a heading
+            # that names one comparison's two sides is about that comparison
+            cited = _headed_comparison(section, said[0].subject, claims)
         if seg.kind != "heading":
             cited_before, cited_end = (cited, seg.end) if cited else (cited_before, cited_end)
         for issue in wording_issues(masked, sentence, claims, said, cited):  # words, not cited ids
@@ -357,12 +383,13 @@ def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> 
 
 
 #: "trying eight configurations", "a budget of 16 trials": the budget a sentence states.
-_BUDGET = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen|twenty)"
+_BUDGET = re.compile(r"\b(\d+|one|single|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen"
+                     r"|twenty)"
                      r"\s+(?:\w+\s+)?(?:configurations?|configs?|trials|settings|hyper-?parameter settings"
                      r"|draws)\b",
                      re.I)
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-          "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20}
+          "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16, "twenty": 20, "single": 1}
 
 
 #: "With sixteen: about 97%", "eight → 96.5%": a bare budget right before a value, once the
@@ -374,9 +401,15 @@ _BARE_BUDGET = re.compile(r"\b(\d+|" + "|".join(_WORDS) + r")\s*(?:configuration
 #: A number of configurations in digits or words, not a share or a count of something else.
 _BUDGET_NUMBER = r"(\d+|" + "|".join(_WORDS) + r")\b(?!\s*(?:%|\.\d|seeds?|runs?|epochs?|points?))"
 #: Once a paragraph has said what is counted: "with all sixteen", "of eight", "one gives 87.1%".
-_LATER_BUDGET = re.compile(r"\b(?:with|of|for|from|using|at|trying|tried|try)\s+(?:all\s+|just\s+|only\s+)?"
+_LATER_BUDGET = re.compile(r"\b(?:with|of|for|from|using|at|after|trying|tried|try)\s+"
+                           r"(?:all\s+|just\s+|only\s+)?"
                            + _BUDGET_NUMBER
-                           + r"|\b" + _BUDGET_NUMBER + r"\s+(?:gives?|yields?|reach(?:es)?|gets?)\b", re.I)
+                           + r"|\b" + _BUDGET_NUMBER + r"\s+(?:gives?|yields?|reach(?:es)?|gets?)\b"
+                           # "with all of them", "with all \evTuningBudgetN{}": the whole sweep
+                           r"|\b(?P<all>(?:with|after|using|over)\s+(?:all|every)\b(?!\s+(?:\d|"
+                           + "|".join(_WORDS) + r")\b))", re.I)
+#: The budget :func:`stated_budget` gives for "with all of them": the whole sweep, no fixed number.
+ALL_CONFIGURATIONS = -1
 
 
 _BUDGET_RIGHT_AFTER = re.compile(r"\s*(?:expected best\s+)?(?:at|with|for|using)\s+" + _BUDGET_NUMBER, re.I)
@@ -402,6 +435,8 @@ def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
             return _word_number(bare.group(1))
         later = list(_LATER_BUDGET.finditer(t, before[-1].end(), tok.start))
         if later:
+            if later[-1].group("all"):
+                return ALL_CONFIGURATIONS
             return _word_number(later[-1].group(1) or later[-1].group(2))
         return _word_number(before[-1].group(1))
     after = _BUDGET.search(t, tok.end, seg.end)
@@ -439,7 +474,8 @@ def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> lis
         if budget is None or stated is None or stated == budget or best.quantity.form != "measure":
             out.append((tok, best, ok))
         elif ok:
-            out.append((tok, replace(best, words=(*best.words, f"{stated} configurations (its budget is "
+            said = "all" if stated == ALL_CONFIGURATIONS else str(stated)
+            out.append((tok, replace(best, words=(*best.words, f"{said} configurations (its budget is "
                                                   f"{budget})")), False))
     return out
 
@@ -486,6 +522,13 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
             before = before[-1:]
     if not before or before[0] not in sides:
         return tok, best, ok
+    lead = _COMPARED_WITH.match(t, seg.start, tok.start)
+    if lead and len(before) == 1 and any(m.subject == before[0] and m.end <= lead.end() for m in mentions
+                                         if m.start >= seg.start) \
+            and not any(m.subject in sides for m in mentions if lead.end() <= m.start and m.end <= tok.start):
+        # "Compared with the same linear model fit to shuffled targets, the real model's RMSE is
+        # 16.4 higher": the side the sentence compares with is the reference; the other is said
+        before = [sides[1] if before[0] == sides[0] else sides[0]]
     first_up = said in ("higher", "more", "better")  # the first-named side is higher (or better)
     first_better = first_up if said in ("better", "worse") else first_up != claim.lower_better
     a_better_said = first_better if before[0] == sides[0] else not first_better
@@ -495,6 +538,33 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
     worse = sides[1] if better == sides[0] else sides[0]
     return tok, replace(best, words=(*best.words, f"'{shown}' (but {better} is better than "
                                      f"{worse})")), False
+
+
+#: A sentence that opens with what it compares with: "Compared with the control, ...".
+_COMPARED_WITH = re.compile(r"\s*(?:compared\s+(?:with|to)|against|relative\s+to|versus|vs\.?)\s[^,;.]*,",
+                            re.I)
+
+
+#: After a subject: it wins ("in 16 of 100 seed pairs the MLP wins").
+_WINS_AFTER = re.compile(r"\s+(?:wins|won|is\s+(?:the\s+)?better|was\s+(?:the\s+)?better|comes?\s+out\s+ahead"
+                         r"|does\s+better|beats|leads)\b", re.I)
+
+
+def _complement_checked(t: str, seg: prose_module.Segment, mentions: list[Any], tok: Token, best: Any,
+                        ok: bool) -> tuple[Token, Any, bool]:
+    """"In 16 of 100 seed pairs the MLP wins" for P(CNN better) = 0.84: a share of pairs in
+    which the comparison's second side wins states the complement of its P(better)."""
+    claim, quantity = best.claim, best.quantity
+    if ok or quantity.name != "prob_better" or not claim.comparison or len(claim.subjects) < 2:
+        return tok, best, ok
+    lo, hi = clause_of(t, seg, tok)
+    second = claim.subjects[1][0]
+    if not any(m.subject == second and lo <= m.start and m.end <= hi and _WINS_AFTER.match(t, m.end)
+               for m in mentions):
+        return tok, best, ok
+    # named apart: a right complement needs no binding (no claim renders it), as an error rate
+    turned = replace(best, quantity=replace(quantity, name="prob_worse", raw=1.0 - quantity.raw))
+    return (tok, turned, True) if _accepts(turned, tok) else (tok, best, ok)
 
 
 def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[Any]) -> Any:
@@ -563,6 +633,8 @@ _OURS = re.compile(r"\b(?:our|ours|we|us|this (?:work|paper|study|project|reposi
 _REPORTED = re.compile(r"\b(?:who (?:report|reported|found|obtain(?:ed)?|achieve[sd]?)|reported (?:by|in)"
                        r"|according to|as reported|prior work|previous work|the literature)\b", re.I)
 #: Others' work named at the head of a sentence ("A prior study (Smith et al., 2021) reported 99.1%").
+#: Words that make a clause about this work's own runs: "over seed pairs", "pairs of seeds".
+_OWN_RUNS = re.compile(r"\b(?:seed|run)[- ]pairs?\b|\bpairs of (?:seeds|runs)\b", re.I)
 _PRIOR_WORK = re.compile(r"\b(?:prior|previous|earlier|published|related) (?:work|stud(?:y|ies)|papers?)\b",
                          re.I)
 
@@ -575,13 +647,76 @@ def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: l
     for m in re.finditer(r"[,;]\s|\b(?:but|while|whereas|unlike)\b", text[seg.start : tok.start]):
         clause_start = seg.start + m.end()
     clause = text[clause_start : tok.start]
-    if _OURS.search(clause):
+    if _OURS.search(clause) or _OWN_RUNS.search(clause):
         return False
     after = any(tok.end <= a <= tok.end + 4 for a, _ in citations)
     before = any(clause_start <= a and b <= tok.start for a, b in citations)
     return after or before or _REPORTED.search(clause) is not None \
         or (_PRIOR_WORK.search(text, seg.start, tok.start) is not None
             and not _OURS.search(text, seg.start, tok.start))
+
+
+#: A change stated relative to the reference ("by 1.3% relative to linear", "a 2.3% relative gain").
+_RELATIVE = re.compile(r"\brelative(?:ly)?\b|\bin relative terms\b", re.I)
+
+
+def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequence[ClaimQuantity],
+                     mentions: list[Any]) -> list[Any]:
+    """"The MLP lowers RMSE by 2.3% relative to linear": a comparison in a metric's own units,
+    stated as a percentage of its reference side's level (the claim of that side alone, same
+    metric). One candidate, or none where the sentence names no such comparison."""
+    if not _RELATIVE.search(t, seg.start, seg.end):
+        return []
+    named = {m.subject for m in mentions}
+    out = []
+    for claim in claims:
+        if not claim.comparison or len(claim.subjects) < 2 or claim.format.percent or claim.points \
+                or not {g[0] for g in claim.subjects[:2]} <= named:
+            continue
+        reference = claim.subjects[1][0]
+        levels = [c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == reference
+                  and c.metric[:1] == claim.metric[:1] and c.value]
+        if len(levels) != 1:
+            continue
+        raw = abs(claim.value) / abs(levels[0].value)
+        quantity = Quantity("relative_change", raw, "probability", claim.format)
+        out.append(Candidate(claim, quantity, False, (0.0,), (f"'relative' (to {levels[0].id})",)))
+    return out if len(out) == 1 else []
+
+
+def _headed_comparison(section: list[Any], subject: str, claims: Sequence[ClaimQuantity]) -> list[str]:
+    """The one comparison whose two sides a heading names, where ``subject`` is one of them."""
+    headed = {m.subject for m in section}
+    fits = [c.id for c in claims if c.comparison and len(c.subjects) >= 2
+            and {g[0] for g in c.subjects[:2]} <= headed and subject in {g[0] for g in c.subjects[:2]}]
+    return fits if len(fits) == 1 else []
+
+
+_FOOTNOTE_DEF = re.compile(r"^[ \t]*\[\^([^\]\s]+)\]:", re.M)
+
+
+def _footnoted(text: str, seg: prose_module.Segment,
+               segments: list[prose_module.Segment]) -> prose_module.Segment | None:
+    """The sentence that cites the footnote ``seg`` is in (by its ``[^label]``), or None where
+    ``seg`` is in no footnote definition or no sentence cites it."""
+    if "[^" not in text:
+        return None
+    para = max(text.rfind("\n\n", 0, seg.start), 0)
+    found = [m for m in _FOOTNOTE_DEF.finditer(text, para, seg.end) if m.start() <= seg.start]
+    if not found:
+        return None
+    definition = found[-1]
+    if "\n\n" in text[definition.end() : seg.start]:
+        return None
+    ref = re.compile(re.escape(f"[^{definition.group(1)}]") + r"(?!:)")
+    cite = next((m for m in ref.finditer(text) if m.start() != definition.start()
+                 and text[text.rfind("\n", 0, m.start()) + 1 : m.start()].strip() != ""), None)
+    if cite is None:
+        return None
+    # the sentence holding the mark, or the one it follows ("... 2.3%).[^gain]")
+    before = [g for g in segments if g.start <= cite.start() and g.kind != "row"
+              and not text[g.end : cite.start()].strip(" \t.;,)*_")]
+    return before[-1] if before else None
 
 
 def _sentences(segments: list[prose_module.Segment]) -> dict[int, prose_module.Segment]:
@@ -622,6 +757,22 @@ def _subject_just_before(t: str, seg: prose_module.Segment, tok: Token, mentions
     return bool(near) and tok.start - near[-1].end <= 30
 
 
+_OWN_AFTER = re.compile(r"(?:(?<='s)|(?<=’s))\s+own\b", re.I)
+
+
+def _owned_by_other(t: str, seg: prose_module.Segment, tok: Token, mentions: list[Any],
+                    claim: ClaimQuantity) -> bool:
+    """"The MLP's own interval ([54.7, 57.0])": a subject's "own" quantity before the number in
+    its clause is that subject's level, neither another subject's claim nor a comparison's."""
+    lo = max(seg.start, tok.start - 40)  # its interval in brackets after it: "own interval ([54.7, 57.0])"
+    own = [m for m in mentions if lo <= m.start and m.end <= tok.start and _OWN_AFTER.match(t, m.end)
+           and not re.search(r"[;.!?]\s", t[m.end : tok.start])]
+    if not own:
+        return False
+    subject = own[-1].subject
+    return claim.comparison or all(g[0] != subject for g in claim.subjects)
+
+
 def _one_side_named(claim: ClaimQuantity, mentions: list[Any]) -> bool:
     """A comparison the segment names only one side of (read with a word of comparison)."""
     named = {m.subject for m in mentions}
@@ -638,6 +789,10 @@ _ONE_SEED_AFTER = re.compile(r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:\(\s*|,\s*|for\s+|
 #: Before a number in its clause: the one run it is of ("seed 3 of the CNN reached", "its best seed").
 _ONE_SEED_BEFORE = re.compile(r"\bseed\s*[#=]?\s*\d+\b(?!\s*(?:%|seeds|runs))"
                               r"|\b(?:best|worst|first|last|single|one|a single)\s+(?:seed|run)\b(?!s)", re.I)
+#: "its worst 98.06%" after a sentence's "best single seed": the seed left unsaid.
+_ELLIPTIC_SEED = re.compile(r"\b(?:its|their|the)\s+(?:best|worst)\s*(?:(?:was|is|at|reached|of|:)\s*)?$",
+                            re.I)
+_NAMES_A_RUN = re.compile(r"\b(?:seed|run)\b", re.I)
 
 
 def _clause_start(text: str, lo: int, pos: int) -> int:
@@ -648,7 +803,7 @@ def _clause_start(text: str, lo: int, pos: int) -> int:
 
 #: A sentence about single seeds: "seeds 0-4 give ...", "per seed", "each seed's".
 _PER_SEED = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\b"
-                       r"|\b(?:per|each|every|individual)\s+seed(?:s|'s)?\b", re.I)
+                       r"|\b(?:per|each|every|individual)[\s-]+seed(?:s|'s)?\b", re.I)
 #: A list of per-seed values under its label, up to the end of the clause ("Seeds 0–4: 57.19, ...").
 _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", re.I)
 
@@ -668,7 +823,9 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     tokens = [tok for tok in tokens if not _ONE_SEED_AFTER.match(text, tok.end)  # "56.98 (seed 4)"
               and not _SEEDS_LABEL.search(text, seg.start, tok.start)  # "Seeds 0–4: 57.19, 57.37"
               and not (tok.role == "value" and _ONE_SEED_BEFORE.search(  # "Seed 3 of the CNN reached 99.2%"
-                  text, _clause_start(text, seg.start, tok.start), tok.start))]
+                  text, _clause_start(text, seg.start, tok.start), tok.start))
+              and not (tok.role == "value" and _NAMES_A_RUN.search(text, max(0, tok.start - 120), tok.start)
+                       and _ELLIPTIC_SEED.search(text, _clause_start(text, seg.start, tok.start), tok.start))]
     if _PER_SEED.search(text, seg.start, seg.end) and sum(tok.role == "value" for tok in tokens) >= 3:
         # "Seeds 0–4 give RMSEs of 57.19, 57.37, 57.05, 57.30 and 57.11": one value per seed
         tokens = [tok for tok in tokens if tok.role != "value"]
@@ -708,8 +865,15 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             fitting = [c for c in candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
                        if c.key[0] == 0]
             options = fitting or options
+        if not options and tok.unit == "%" and tok.role == "value":
+            options = _relative_change(t, seg, tok, claims, mentions)
         if not options:
             continue
+        if tok.role == "value" and _DIRECTION_AFTER.match(t, tok.end) \
+                and any(c.quantity.name == "value" for c in options):
+            # "the MLP's error is 2.5 lower on average": a difference with its direction is the
+            # comparison's value, not an end of its interval that happens to equal it
+            options = [c for c in options if c.quantity.name == "value"]
         if tok.signed:
             options = [_reversed(c, t, seg, mentions) for c in options]
         if tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") and last is not None:
@@ -724,6 +888,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                 top = max(sum(g[0] in about for g in c.claim.subjects) for c in tied)
                 tied = [c for c in tied if sum(g[0] in about for g in c.claim.subjects) == top]
             best = min(tied, key=lambda c: _distance_to(c, tok))
+        if _owned_by_other(t, seg, tok, mentions, best.claim):
+            continue  # "the MLP's own interval ([54.7, 57.0]) nearly touches linear's": the MLP's
         ok = _accepts(best, tok)
         chosen.append((tok, best, ok))
         if tok.role == "value":
@@ -731,6 +897,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     chosen = _budget_checked(t, seg, chosen)
     chosen = [_unit_checked(tok, best, ok) for tok, best, ok in chosen]
     chosen = [_direction_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
+    chosen = [_complement_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
     correct = {(c.claim.id, c.quantity.name) for _, c, ok in chosen if ok}
     drifted: set[tuple[str, str]] = set()
     out = []
@@ -753,7 +920,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         if tok.bound:
             why += f" (a bound: the evidence must lie {'above' if tok.bound == '>' else 'below'} it)"
         if ok and quantity.form == "measure" and not tok.bound:
-            supported = claim.supported_decimals()
+            supported = _significant(claim.supported_decimals(), quantity)
             shown = _stated_decimals(tok, best.fraction)
             if supported is not None and shown > supported:
                 kind = "overstated_precision"
@@ -838,7 +1005,7 @@ def _bound_findings(file: str, text: str, doc: prose_module.Prose, plain: str, m
                               why="cited explicitly" if hit else
                               f"cited explicitly as {claim_id}: expected {expected}, stated {label.strip()}")
             other = _other_subject(masked, doc, m.start(), claim, claims)
-            supported = claim.supported_decimals()
+            supported = _significant(claim.supported_decimals(), hit) if hit else claim.supported_decimals()
             shown = decimals - 2 if fraction else decimals
             if hit and other:
                 finding = replace(finding, kind="drift", why=other)

@@ -208,7 +208,8 @@ _SETTING_BEFORE = re.compile(
     r"|top-?k|k\s*=|p\s*[<>=≤]|p-value|p value|significance|confidence(?: level)?|power"
     r"|version|release|held out|holds? out|hold-out|test size|test share"
     r"|trained on|train on|training on|ratio)"
-    r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above|from|between))?"
+    r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above|from|between"
+    r"|(?:stays?|stayed|remains?|remained|kept|left|held) at))?"
     r"\s*[\s(~≈]*"
     r"(?::[*_]+\s*)?$", re.I)  # "**Report version:** 1.2"
 #: Words after an integer that make it a count of things, not a result (1,797 images, 15 epochs).
@@ -234,12 +235,16 @@ _NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|esti
 _TOO_FEW_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?)\s+(?:per\s+\w+\s+)?"
                             r"(?:cannot|can't|can not|could not|couldn't|do not|don't|did not|didn't"
                             r"|(?:are|were|is|was) (?:not enough|too few|insufficient))\b", re.I)
+#: A need cue denied ("is not resolved", "cannot be detected"): it says the seeds run were too
+#: few, not how many are needed.
+_NOT_RESOLVED = re.compile(r"\b(?:not|never|cannot|can't|couldn't|un)\s*(?:be\s+|been\s+|yet\s+)?"
+                           r"(?:resolve[sd]?|settle[sd]?|detect\w*|to show)\b", re.I)
 #: "About 15 per group": a count of seeds per group, without the word seeds.
 _PER_GROUP_AFTER = re.compile(r"[\s\u00a0]+per\s+(?:group|arm|side)\b", re.I)
 #: "about 10 seeds per model": an estimate; "5 seeds per model" without an "about" is the count
 #: that was run ("per group" is the seeds-needed phrasing of a comparison either way).
 _PER_MODEL = re.compile(r"\bper (?:model|variant)\b", re.I)
-_PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?:P|Pr|Prob)\s*\([^)]{0,40}\)(?:\s+(?:for|of)\s+[^.;:=]{0,40}?)?"
+_PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?:P|Pr|Prob)\s*\([^)]{0,80}\)(?:\s+(?:for|of)\s+[^.;:=]{0,40}?)?"
                           r"|probability(?: of [^.;]{0,90}?| that [^.;]{0,90}?)?"
                           r"|prob\.?|(?:chance|likelihood|odds) that [^.;]{0,90}?)"
                           r"\s*(?:(?:is|was)\s+P\s*=|=|≈|~|:|is|are|of|at|was|about|around|only|just)?\s*"
@@ -267,7 +272,8 @@ _APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|so
                             r"|ca\.)\s*$",
                             re.I)
 _CHANCE_BEFORE = re.compile(r"\bchance(?: level| accuracy| rate| performance| score)?(?: on [^.;,]{0,30})?"
-                            r"\s*(?:is|of|=|:|equals|would be|corresponds to|level)?\s*[(~≈]?\s*$", re.I)
+                            r"\s*(?:is|of|=|:|equals|would be|corresponds to|level)?\s*[(~≈]?\s*"
+                            r"(?:\\?\b(?:qty|SI|num)\s*\{?\s*)?$", re.I)  # "chance (\qty{10}{\percent})"
 _BOUND_BEFORE = re.compile(r"(?:(?:≥|>|>=|\\geq?|\bover|\babove|\bmore than|\bat least"
                            r"|\bexceed(?:s|ing)?|\bbetter than|\bhigher than)"
                            r"|(?P<below>≤|<|<=|\\leq?|\bbelow|\bunder|\bless than"
@@ -378,7 +384,9 @@ def tokenize(t: str) -> list[Token]:
             or _PROB_AFTER.match(t, e) is not None or (
             re.search(r"\bP\s*=\s*$", window) is not None and _PROBABILITY_NAMED.search(t, max(0, s - 130), s)
             is not None)
-        if (_SETTING_BEFORE.search(window) or _CHANCE_BEFORE.search(window)) and not probability:
+        # a setting is never signed nor in points: "its width is +0.4 points" is a difference
+        setting = _SETTING_BEFORE.search(window) is not None and not (tok.signed or unit == "pts")
+        if (setting or _CHANCE_BEFORE.search(window)) and not probability:
             tok.decoy = tok.setting = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if unit == "%" and _CHANCE_AFTER.match(t, end):
             tok.decoy = True  # "around the 10% of guessing": the chance level
@@ -416,7 +424,24 @@ def tokenize(t: str) -> list[Token]:
         _role(t, tok, [])
         if tok.role in ("n", "seeds_needed") and not tok.decoy:
             tokens.append(tok)
+    spoken: list[tuple[int, int]] = []
+    for w in _WORD_DECIMAL_RE.finditer(t):  # "ninety-eight point four percent", "by one point three"
+        digits = re.findall(r"[a-z]+", w.group("digits"), re.I)
+        said = _word_token(t, w, _word_integer(w) + float("0." + "".join(
+            str(_DIGIT_WORDS[d.lower()]) for d in digits)), len(digits))
+        if said is not None:
+            tokens.append(said)
+            spoken.append((w.start(), w.end()))
+    for w in _WORD_LEVEL_RE.finditer(t):  # "its test RMSE is about fifty-eight": a level in words
+        if not any(a <= w.start("tens") < b for a, b in spoken):
+            said = _word_token(t, w, float(_word_integer(w)), 0)
+            if said is not None:
+                said.approximate = bool(w.group("about"))
+                tokens.append(said)
+                spoken.append((w.start("tens"), w.end()))
     for w in _WORD_DIFFERENCE_RE.finditer(t):  # "beats it by eighty-five points": a difference in words
+        if any(a <= w.start("tens") < b for a, b in spoken):
+            continue
         unit = w.group("unit")
         value = _TENS[w.group("tens").lower()] + (_WORD_NUMBERS[unit.lower()] if unit else 0)
         end = w.end()
@@ -439,6 +464,44 @@ _WORD_DIFFERENCE_RE = re.compile(
     r"|seeds?|runs?|epochs?|times)\b)", re.I)
 
 
+_DIGIT_WORDS = {"zero": 0, "oh": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+                "seven": 7, "eight": 8, "nine": 9}
+_UNITS_WORDS = "one|two|three|four|five|six|seven|eight|nine"
+_SMALL_WORDS = ("zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+                "|fifteen|sixteen|seventeen|eighteen|nineteen")
+#: A decimal in words: "ninety-eight point four", "one point three", "fifty-seven point two".
+_WORD_DECIMAL_RE = re.compile(
+    r"\b(?:(?P<tens>" + "|".join(_TENS) + r")(?:[- ](?P<unit>" + _UNITS_WORDS + r"))?|(?P<small>"
+    + _SMALL_WORDS + r"))\s+point\s+(?P<digits>(?:(?:zero|oh|" + _UNITS_WORDS + r")\b[ -]?)+)", re.I)
+#: A compound number in words stated as a level: "is about fifty-eight", "of roughly sixty-one".
+_WORD_LEVEL_RE = re.compile(
+    r"\b(?:is|was|of|at|reaches|reached)\s+(?P<about>about\s+|roughly\s+|around\s+|nearly\s+|some\s+)?"
+    r"(?P<tens>" + "|".join(_TENS) + r")[- ](?P<unit>" + _UNITS_WORDS + r")\b(?!\s+point\b)", re.I)
+
+
+def _word_integer(w: re.Match[str]) -> int:
+    if w.group("tens"):
+        unit = w.group("unit")
+        return _TENS[w.group("tens").lower()] + (_WORD_NUMBERS[unit.lower()] if unit else 0)
+    return int(_WORD_NUMBERS[w.group("small").lower()])
+
+
+def _word_token(t: str, w: re.Match[str], value: float, decimals: int) -> Token | None:
+    """A number written in words, with its unit after it, read as a statement where it is one."""
+    start = w.start("tens") if w.group("tens") else w.start("small")
+    end = w.end()
+    while end > start and t[end - 1] in " -":
+        end -= 1
+    unit = ""
+    if pm := _PERCENT_RE.match(t, end):
+        unit, end = "%", pm.end()
+    elif pts := _POINTS_RE.match(t, end):
+        unit, end = "pts", pts.end()
+    tok = Token(start, end, value, decimals, unit, t[end : end + 40], decimals == 0, word=True)
+    _role(t, tok, [])
+    return tok if tok.statement and not tok.decoy and tok.role not in ("n", "seeds_needed") else None
+
+
 def _role(t: str, tok: Token, tokens: list[Token]) -> None:
     """What the number states: an interval end, a count of seeds, a probability, or a value."""
     s, end = tok.start, tok.end
@@ -456,6 +519,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                 _NEEDED_CUE.search(sentence) or (tok.approximate and _PER_MODEL.search(sentence)))
             if needed and _TOO_FEW_AFTER.match(t, end):
                 needed = None  # "five seeds cannot resolve it": the seeds that were run, too few
+            if needed and not _NEEDED_CUE.search(_NOT_RESOLVED.sub(" ", sentence)) \
+                    and not re.search(r"\b(?:fewer|less|more)\s+than\s*$|\bat\s+least\s*$", left, re.I):
+                needed = None  # "is not resolved by 5 seeds", "with 5 seeds ... not resolved": too few
             tok.role = "seeds_needed" if needed else "n"
             if tok.decoy and tok.role == "n" and re.search(r"\bseed\s*$", window, re.I):
                 return
