@@ -130,15 +130,8 @@ class Memo:
 
     def _load(self) -> dict[str, dict[str, Any]]:
         if self._entries is None:
-            self._entries = {}
-            try:
-                raw = json.loads(self.path.read_bytes())
-            except (OSError, ValueError):
-                raw = None
-            if isinstance(raw, dict) and raw.get("version") == MEMO_VERSION \
-                    and raw.get("root") == _root_identity(self.root) \
-                    and isinstance(raw.get("entries"), dict):
-                self._entries = raw["entries"]
+            self._entries = read_cache_file(self.path, {"version": MEMO_VERSION,
+                                                        "root": _root_identity(self.root)}, "entries")
         return self._entries
 
     def _key(self, key: str) -> str:
@@ -262,12 +255,32 @@ class Memo:
             self._entries = {k: v for k, v in self._entries.items() if _is_json(v)}
             data = json.dumps({"version": MEMO_VERSION, "root": root, "entries": self._entries},
                               separators=(",", ":"), allow_nan=False)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_bytes_atomic(self.path, data.encode("utf-8"))
-        except OSError:
-            return
-        self._dirty = False
+        self._dirty = not write_cache_file(self.path, data)
+
+
+def read_cache_file(path: Path, header: dict[str, Any], field: str) -> dict[str, Any]:
+    """The ``field`` of a cache file whose other fields are ``header`` (its version, what it was
+    written for); empty if the file is missing, unreadable, or written by another version or for
+    another folder."""
+    try:
+        raw = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if isinstance(raw, dict) and all(raw.get(k) == v for k, v in header.items()) \
+            and isinstance(raw.get(field), dict):
+        return dict(raw[field])
+    return {}
+
+
+def write_cache_file(path: Path, text: str) -> bool:
+    """Write a cache file atomically; False if it could not be written (a cache that cannot be
+    written only costs speed)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(path, text.encode("utf-8"))
+    except OSError:
+        return False
+    return True
 
 
 _REGISTRY: dict[tuple[Path, str], Memo] = {}

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evidence.core.hashing import digest_bytes, write_bytes_atomic
+from evidence.core.hashing import digest_bytes
 from evidence.core.project import Project
 
 TREESTAT_VERSION = 1
@@ -67,15 +67,11 @@ class TreeState:
         self._dirty = False
 
     def _load(self) -> dict[str, list[Any]]:
+        from evidence.core.memo import read_cache_file
+
         if self._entries is None:
-            self._entries = {}
-            try:
-                raw = json.loads(self.path.read_bytes())
-            except (OSError, ValueError):
-                raw = None
-            if isinstance(raw, dict) and raw.get("version") == TREESTAT_VERSION \
-                    and raw.get("folder") == self._identity and isinstance(raw.get("files"), dict):
-                self._entries = raw["files"]
+            self._entries = read_cache_file(self.path, {"version": TREESTAT_VERSION,
+                                                        "folder": self._identity}, "files")
         return self._entries
 
     def known(self, name: str, stat: Stat | None) -> tuple[bool, Any]:
@@ -110,23 +106,19 @@ class TreeState:
     def keep_only(self, names: set[str]) -> None:
         """Forget the answers of files that are gone."""
         entries = self._load()
-        stale = [name for name in entries if name not in names]
-        for name in stale:
-            del entries[name]
-        self._dirty = self._dirty or bool(stale)
+        kept = {name: entry for name, entry in entries.items() if name in names}
+        if len(kept) != len(entries):
+            self._entries, self._dirty = kept, True
 
     def save(self) -> None:
         """Write the answers back if any changed (atomically; a failure only costs speed)."""
         if not self._dirty or self._entries is None:
             return
+        from evidence.core.memo import write_cache_file
+
         data = json.dumps({"version": TREESTAT_VERSION, "folder": self._identity, "files": self._entries},
                           separators=(",", ":"))
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_bytes_atomic(self.path, data.encode("utf-8"))
-        except OSError:
-            return
-        self._dirty = False
+        self._dirty = not write_cache_file(self.path, data)
 
 
 def _identity(folder: Path) -> list[Any]:
