@@ -248,6 +248,11 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # proj2 41/53 and 6 decoys. Its floors are the training score after the fixes it prompted (each
 # with a unit test in test_reconcile_classes.py from an invented sentence): example 72/74 and 1
 # decoy, proj2 49/53 and none, 121/127 and 1/485 in all; corpora 1 to 6 unchanged.
+#
+# The eighth corpus (tests/data/reconcile_heldout8; its proj2 setup is reconcile_heldout1's) was
+# scored once as found on a held-out basis by its scorer: 111 of 149 drifts with the right claim,
+# 11 of 417 decoys flagged. This module's scorer counts the same: example 67/89 and 5 decoys,
+# proj2 44/60 and 6 decoys. Its floors are the training score after the fixes it prompted.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -290,10 +295,12 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 4): (76, 0), ("proj2", 4): (53, 0),
                 ("example", 5): (84, 0), ("proj2", 5): (47, 0),
                 ("example", 6): (62, 0), ("proj2", 6): (34, 1),
-                ("example", 7): (72, 1), ("proj2", 7): (49, 0)}
+                ("example", 7): (72, 1), ("proj2", 7): (49, 0),
+                ("example", 8): (67, 5), ("proj2", 8): (44, 6)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
-              7: Path(__file__).parent / "data" / "reconcile_heldout7"}
+              7: Path(__file__).parent / "data" / "reconcile_heldout7",
+              8: Path(__file__).parent / "data" / "reconcile_heldout8"}
 
 
 @pytest.mark.slow
