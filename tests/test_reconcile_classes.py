@@ -1484,3 +1484,27 @@ def test_the_regression_and_the_net_name_a_projects_only_ones() -> None:
     text = "Swapping the regression for the two-layer net shaves 2.1 off the error.\n"
     assert failing("notes.md", text, claims) == [(1, "mlp_beats_linear", "value", "drift")]
     assert failing("notes.md", text.replace("2.1", "1.3"), claims) == []
+
+
+def test_confident_wording_asserts_an_effect() -> None:
+    text = "Between the two architectures, the distance separating the CNN and the MLP is a robust effect.\n"
+    assert _pairs("notes.md", text) == {(1, "cnn_beats_mlp", "unsupported_wording")}
+    tex = "Gap: \\evCnnBeatsMlp{} --- so the CNN is reliably better.\n"
+    assert (1, "cnn_beats_mlp", "unsupported_wording") in _pairs("paper/p.tex", tex)
+    text = "Going from the MLP to the wide MLP gives a consistent improvement.\n"
+    assert _pairs("notes.md", text) == {(1, "width_is_noise", "unsupported_wording")}
+    # shown effects, and hedged confidence, pass
+    assert _pairs("notes.md", "The CNN and the control differ: a robust effect.\n") == set()
+    assert _pairs("notes.md", "The MLP is clearly better than the control.\n") == set()
+    assert _pairs("notes.md", "Whether the CNN is reliably better than the MLP is open.\n") == set()
+
+
+def test_two_sides_joined_by_and_are_the_pair_of_sameness_wording() -> None:
+    claims = claim_quantities({"claims": [
+        _claim("mlp_beats_linear", "verify:mlp_vs_linear", 1.3, 0.2, 2.5, style="number",
+               subjects=["mlp", "linear"], quantity="improvement", classification="effect", metric="rmse"),
+        _claim("linear_beats_control", "verify:linear_vs_control", 16.4, 15.0, 17.8, style="number",
+               subjects=["linear", "control"], quantity="improvement", classification="effect",
+               metric="rmse")]})
+    text = "In short, the MLP and the linear model perform the same, and both beat the control.\n"
+    assert _pairs("notes.md", text, claims) == {(1, "mlp_beats_linear", "unsupported_wording")}
