@@ -79,7 +79,8 @@ def _pair(m: re.Match[str], mentions: list[Mention], coordinated: bool = False) 
     before = [x for x in mentions if x.end <= m.start()]
     after = [x for x in mentions if x.start >= m.end() and x.start - m.end() < 80]
     if coordinated and len(before) >= 2 and before[-2].subject != before[-1].subject \
-            and re.fullmatch(r"\s*(?:and|&)\s+(?:the\s+)?", m.string[before[-2].end : before[-1].start], re.I) \
+            and re.fullmatch(r"\s*(?:and|&)\s+(?:the\s+)?", m.string[before[-2].end : before[-1].start],
+                             re.I) \
             and not re.search(r"[,;:.]", m.string[before[-1].end : m.start()]):
         return frozenset({before[-2].subject, before[-1].subject})
     if before and after and after[0].subject != before[-1].subject:
@@ -248,9 +249,10 @@ def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> 
     than"; after "worse than". "Exceeds" is better only where higher is better (an RMSE that
     exceeds another's is worse)."""
     if re.match(r"significant|statistically|by an? ", m.group(0), re.I):
-        return None
-    if re.fullmatch(CONFIDENT, m.group(0), re.I) and not re.search(r"better|superior|ahead$", m.group(0), re.I):
-        return None  # "a robust effect", "a clear advantage": an effect, whichever way  # "significantly": which way is left to the rest of the sentence
+        return None  # "significantly": which way is left to the rest of the sentence
+    if re.fullmatch(CONFIDENT, m.group(0), re.I) \
+            and not re.search(r"(?:better|superior|ahead)$", m.group(0), re.I):
+        return None  # "a robust effect", "a clear advantage": an effect, whichever way
     if re.match(r"\s*by an? ", m.group(0), re.I):
         # "A beats B by a wide margin": the winner is the one before the verb, not B before "by"
         verbs = list(_MARGIN_VERB.finditer(m.string, max(0, m.start() - 120), m.start()))
