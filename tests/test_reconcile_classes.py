@@ -1508,3 +1508,10 @@ def test_two_sides_joined_by_and_are_the_pair_of_sameness_wording() -> None:
                metric="rmse")]})
     text = "In short, the MLP and the linear model perform the same, and both beat the control.\n"
     assert _pairs("notes.md", text, claims) == {(1, "mlp_beats_linear", "unsupported_wording")}
+
+
+def test_a_setting_typeset_by_siunitx_is_a_setting() -> None:
+    tex = "We fit ridge (lr \\num{0.5}) and the GBM with \\num{64} leaves.\n"
+    assert failing("paper/p.tex", tex, HOUSE_CLAIMS) == []
+    assert failing("paper/p.tex", "The GBM reaches an RMSE of \\num{25.3}.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_rmse", "value", "drift")]

@@ -371,7 +371,8 @@ def tokenize(t: str) -> list[Token]:
             tok.statement = False  # the ± term: a spread, not a statement of the value
             if _CI_NAMED_AFTER.match(t, end) or re.search(r"\bCI\b|interval", t[max(0, s - 40) : s]):
                 tok.statement, tok.role = True, "ci_half"  # "57.2 ± 0.4 (95% CI)": the interval's half-width
-        window = t[max(0, start - 60) : start]
+        # a siunitx wrapper is no word: "(lr \num{1.0})" names its setting as "(lr 1.0)" does
+        window = re.sub(r"\\?\b(?:num|SI|qty)\s*\{?\s*$", "", t[max(0, start - 60) : start])
         if unit == "%" and _LEVEL_AFTER.match(t, end):
             tok.decoy = True  # a 95% CI, 80% power: a level, not a result
         elif unit == "%" and value in _LEVELS and _LEVEL_BEFORE.search(t, max(0, start - 30), start) \
