@@ -63,6 +63,8 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"[=<>~!]=\s*v?\d+(?:\.\d+)*\b", 0),  # requirement pins: torch>=2.3
     (r"\[\^[^\]\n]*\]", 0),  # Markdown footnote references
     (r"\[\s*\d+[a-z]?(?:\s*[,;–—-]\s*\d+[a-z]?)*\s*\]", 0),  # numeric citations [3, 4]
+    # a list of three or more numbers ("acc = [0.983, 0.986, 0.989]"): items' values; an interval has two ends
+    (r"\[\s*[-+−]?\d*\.?\d+%?(?:\s*,\s*[-+−]?\d*\.?\d+%?){2,}\s*,?\s*\]", 0),
     (r"\b(?:pp?|pages?)\.?\s*\d+(?:\s*(?:[-–—]|--)\s*\d+)?", re.I),  # page numbers and ranges
     # (not "a CNN seed beats an MLP seed 84% of the time": a percentage is no reference)
     (rf"(?<![\w-])(?:{_REF_ONE})\s*{_NUMREF}(?!\d|\.\d|\s*(?:%|\\%|percent\b))",
