@@ -1520,4 +1520,5 @@ def test_a_setting_typeset_by_siunitx_is_a_setting() -> None:
 def test_a_list_of_three_numbers_is_no_interval() -> None:
     text = "Per seed, the CNN's accuracies were [0.975, 0.991, 0.979, 0.990].\n"
     assert failing("notes.md", text) == []
-    assert failing("notes.md", "The CNN reaches 98.7% [97.1, 99.2].\n") == [(1, "cnn_test_accuracy", "ci_low", "drift")]
+    assert failing("notes.md", "The CNN reaches 98.7% [97.1, 99.2].\n") == \
+        [(1, "cnn_test_accuracy", "ci_low", "drift")]
