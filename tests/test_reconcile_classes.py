@@ -1522,3 +1522,12 @@ def test_a_list_of_three_numbers_is_no_interval() -> None:
     assert failing("notes.md", text) == []
     assert failing("notes.md", "The CNN reaches 98.7% [97.1, 99.2].\n") == \
         [(1, "cnn_test_accuracy", "ci_low", "drift")]
+
+
+def test_a_difference_named_as_the_improvement_keeps_its_sign() -> None:
+    table = "| Comparison | Value |\n|---|---|\n| GBM − ridge (improvement) | +9.2 |\n"
+    assert failing("notes.md", table, HOUSE_CLAIMS) == []
+    assert failing("notes.md", table.replace("+9.2", "+7.2"), HOUSE_CLAIMS) == \
+        [(3, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", table.replace(" (improvement)", ""), HOUSE_CLAIMS) == \
+        [(3, "gbm_beats_ridge", "value", "drift")]
