@@ -1493,6 +1493,8 @@ def test_confident_wording_asserts_an_effect() -> None:
     assert (1, "cnn_beats_mlp", "unsupported_wording") in _pairs("paper/p.tex", tex)
     text = "Going from the MLP to the wide MLP gives a consistent improvement.\n"
     assert _pairs("notes.md", text) == {(1, "width_is_noise", "unsupported_wording")}
+    text = "What the wide MLP adds over the MLP is consistently positive.\n"
+    assert _pairs("notes.md", text) == {(1, "width_is_noise", "unsupported_wording")}
     # shown effects, and hedged confidence, pass
     assert _pairs("notes.md", "The CNN and the control differ: a robust effect.\n") == set()
     assert _pairs("notes.md", "The MLP is clearly better than the control.\n") == set()

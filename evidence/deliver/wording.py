@@ -20,7 +20,8 @@ from evidence.deliver.quantities import ClaimQuantity
 #: Confident wording that asserts a shown effect without naming the other side: "a robust effect",
 #: "reliably better", "width clearly helps", "a clear advantage", "a consistent improvement".
 CONFIDENT = (r"(?:reliabl[ey]|robust(?:ly)?|clear(?:ly)?|consistent(?:ly)?|decisive(?:ly)?)\s+"
-             r"(?:better|superior|ahead|helps?|helped|improves?|improved|improvement|advantage|effect|gain|edge)")
+             r"(?:better|superior|ahead|helps?|helped|improves?|improved|improvement|advantage|effect|gain|edge"
+             r"|positive|negative)")
 DIRECTION = re.compile(
     r"\b(?:beats?|beating|beaten|outperform(?:s|ed|ing)?|out-perform(?:s|ed)?|better than|worse than|"
     r"superior to|inferior to|improves? (?:on|over|upon)|improvement over|surpass(?:es|ed)?|"
