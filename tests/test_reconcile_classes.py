@@ -1533,3 +1533,10 @@ def test_a_difference_named_as_the_improvement_keeps_its_sign() -> None:
         [(3, "gbm_beats_ridge", "value", "drift")]
     assert failing("notes.md", table.replace(" (improvement)", ""), HOUSE_CLAIMS) == \
         [(3, "gbm_beats_ridge", "value", "drift")]
+
+
+def test_a_number_in_apposition_is_its_subjects() -> None:
+    assert failing("notes.md", "Thus the wide MLP (97.9%) edges past the default MLP.\n") == []
+    assert failing("notes.md", "Thus the wide MLP, at 97.9%, edges past the default MLP.\n") == []
+    assert failing("notes.md", "Thus the MLP (97.9%) trails the wide MLP.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]

@@ -645,11 +645,20 @@ def _level_of_one_subject(t: str, seg: Segment, tok: Token, mentions: list[Menti
     return bool(near) and len({m.subject for m in near}) == 1 and tok.start - near[-1].end <= 30
 
 
+#: Between a subject and its number in apposition: "the wide MLP (98.3%)", "the wide MLP, at 98.3%".
+_APPOSITION = re.compile(
+    r"(?:'s|’s)?\s*(?:\(|,)\s*(?:at|with|reaching|scoring)?\s*(?:about|around|roughly|~|≈)?\s*", re.I)
+
+
 def _clause_names_only_others(t: str, seg: Segment, tok: Token, claim: ClaimQuantity,
                               mentions: list[Mention]) -> bool:
     """Whether the number's clause (with the label before its colon: "Small MLP: test RMSE 55.9")
     names another subject and none of the claim's, and the claim's subject is not named before
     it either ("..., higher than the MLP's" after it): the number is the other subject's level."""
+    own = {g[0] for g in claim.subjects}
+    last = [m for m in mentions if seg.start <= m.start and m.end <= tok.start]
+    if last and last[-1].subject not in own and _APPOSITION.fullmatch(t, last[-1].end, tok.start):
+        return True  # "the wide MLP (98.3%) beats the MLP": in apposition to the subject before it
     lo, hi = clause_of(t, seg, tok)
     head = t[seg.start : lo].rstrip(" (")
     if head.endswith(":"):
