@@ -1540,3 +1540,10 @@ def test_a_number_in_apposition_is_its_subjects() -> None:
     assert failing("notes.md", "Thus the wide MLP, at 97.9%, edges past the default MLP.\n") == []
     assert failing("notes.md", "Thus the MLP (97.9%) trails the wide MLP.\n") == \
         [(1, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_a_respectively_list_ends_at_respectively() -> None:
+    claims = claim_quantities({"claims": [c for c in HOUSES["claims"] if c["id"] != "gbm_rmse"]})
+    text = "Ridge and the GBM land at 31.4 and 22.7, respectively, so the GBM is ahead by 9.2.\n"
+    assert failing("notes.md", text, claims) == []
+    assert failing("notes.md", text.replace("31.4", "33.4"), claims) == [(1, "ridge_rmse", "value", "drift")]

@@ -851,9 +851,13 @@ def respectively_order(t: str, seg: Segment, tokens: list[Token],
                        mentions: list[Mention]) -> dict[str, int] | None:
     """"The CNN and the MLP reach 98.1% and 98.7% respectively": the n-th subject named before the
     numbers pairs with the n-th number. None when the segment does not say "respectively"."""
-    if not re.search(r"\brespectively\b", t[seg.start : seg.end], re.I):
+    word = re.search(r"\brespectively\b", t[seg.start : seg.end], re.I)
+    if not word:
         return None
     values = [tok for tok in tokens if tok.role == "value" and tok.statement and not tok.decoy]
+    listed = [tok for tok in values if tok.end <= seg.start + word.start()]
+    if len(listed) >= 2:
+        values = listed  # "... 57.2 and 55.9, respectively, so the network wins by 1.3": the list ends there
     if len(values) < 2:
         return None
     before = [m for m in mentions if m.start < values[0].start]
