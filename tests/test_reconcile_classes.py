@@ -1547,3 +1547,9 @@ def test_a_respectively_list_ends_at_respectively() -> None:
     text = "Ridge and the GBM land at 31.4 and 22.7, respectively, so the GBM is ahead by 9.2.\n"
     assert failing("notes.md", text, claims) == []
     assert failing("notes.md", text.replace("31.4", "33.4"), claims) == [(1, "ridge_rmse", "value", "drift")]
+
+
+def test_a_shuffled_baseline_or_model_names_the_control() -> None:
+    assert failing("notes.md", "CNN vs the shuffled model: 0.6 points.\n") == \
+        [(1, "cnn_beats_control", "value", "drift")]
+    assert failing("notes.md", "CNN vs the shuffled baseline: 87.5 points.\n") == []
