@@ -1553,3 +1553,9 @@ def test_a_shuffled_baseline_or_model_names_the_control() -> None:
     assert failing("notes.md", "CNN vs the shuffled model: 0.6 points.\n") == \
         [(1, "cnn_beats_control", "value", "drift")]
     assert failing("notes.md", "CNN vs the shuffled baseline: 87.5 points.\n") == []
+
+
+def test_two_names_sharing_one_plural_noun_name_both() -> None:
+    text = "Between the convolutional and feed-forward networks the distance is 0.9 pp.\n"
+    assert failing("notes.md", text) == [(1, "cnn_beats_mlp", "value", "drift")]
+    assert failing("notes.md", text.replace("0.9", "0.6")) == []

@@ -82,6 +82,12 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
         return []
     found = [Mention(m.start(), m.end(), owners[str(m.lastgroup)], m.group(0))
              for m in pattern.finditer(t, start, end)]
+    # "the convolutional and dense networks": the first name shares the noun after the second
+    for m in _SHARED_NOUN.finditer(t, start, end):
+        named = pattern.fullmatch(f"{m.group(1)} {m.group(2)}")
+        if named is not None and not any(x.start < m.end(1) and m.start(1) < x.end for x in found):
+            found.append(Mention(m.start(1), m.end(1), owners[str(named.lastgroup)], m.group(1)))
+    found.sort(key=lambda x: x.start)
 
     # "a linear model trained on shuffled targets" is the control: the subject it is trained on
     # names what the thing is (its own words, "linear model", are then no keyword of linear's)
@@ -89,6 +95,11 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
             if k + 1 < len(found) and found[k + 1].subject != m.subject
             and _TRAINED_ON.fullmatch(t, m.end, found[k + 1].start) else m
             for k, m in enumerate(found)]
+
+
+#: Two names sharing one plural noun: "the convolutional and dense networks" (its singular after).
+_SHARED_NOUN = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:and|or|&)\s+(?:the\s+)?[A-Za-z][\w-]*\s+"
+                          r"(network|net|model|classifier|baseline|variant)s\b", re.I)
 
 
 #: Before a model's name: its size in units ("the 128-unit MLP", "a 64 hidden-unit MLP").
