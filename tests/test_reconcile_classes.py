@@ -1559,3 +1559,14 @@ def test_two_names_sharing_one_plural_noun_name_both() -> None:
     text = "Between the convolutional and feed-forward networks the distance is 0.9 pp.\n"
     assert failing("notes.md", text) == [(1, "cnn_beats_mlp", "value", "drift")]
     assert failing("notes.md", text.replace("0.9", "0.6")) == []
+
+
+def test_a_half_in_words_is_a_number() -> None:
+    assert failing("notes.md", "Widening the MLP buys half a point over the MLP.\n") == \
+        [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "Widening the MLP buys about half a point over the MLP.\n") == []
+    assert failing("notes.md", "The GBM undercuts ridge by eight and a half RMSE.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "The GBM undercuts ridge by nine and a half hours of compute.\n",
+                   HOUSE_CLAIMS) == []
+    assert failing("notes.md", "The wide MLP leads the MLP by less than half a point.\n") == []

@@ -452,8 +452,30 @@ def tokenize(t: str) -> list[Token]:
             end = pts.end()
         tokens.append(Token(w.start("tens"), end, float(value), 0, "pts" if pts else "", t[end : end + 40],
                             True, word=True, approximate=bool(w.group("about"))))
+    for w in _WORD_HALF_RE.finditer(t):  # "half a point", "one and a half RMSE": a difference in words
+        whole = _WORD_NUMBERS[w.group("whole").lower()] if w.group("whole") else 0
+        end = w.end()
+        unit = ""
+        if pts := _POINTS_RE.match(t, end):
+            unit, end = "pts", pts.end()
+        elif pm := _PERCENT_RE.match(t, end):
+            unit, end = "%", pm.end()
+        elif not re.match(r"\s+(?:[A-Z]{2,}\b|units?\b)", t[end : end + 12]):
+            continue  # "one and a half hours": no result's unit after it
+        if re.search(r"\b(?:less|fewer|more|better|worse)\s+than\s*$|\b(?:under|below|above|over|within"
+                     r"|up\s+to|at\s+(?:most|least)|about|roughly|around|nearly|almost|some)\s*[~≈]?\s*$",
+                     t[max(0, w.start() - 20) : w.start()], re.I):
+            continue  # "by less than half a point", "about half a point": a bound or a rough size
+        tok = Token(w.start(), end, whole + 0.5, 1, unit, t[end : end + 40], False, word=True)
+        _role(t, tok, [])
+        if tok.statement and not tok.decoy and tok.role == "value":
+            tokens.append(tok)
     return sorted(tokens, key=lambda k: k.start)
 
+
+#: A half in words before a unit: "half a point", "one and a half points", "two and a half RMSE".
+_WORD_HALF_RE = re.compile(r"\b(?:half\s+an?|(?P<whole>one|two|three|four|five|six|seven|eight|nine|ten)"
+                           r"\s+and\s+a\s+half)(?=\s)", re.I)
 
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
          "ninety": 90}
