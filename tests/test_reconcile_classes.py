@@ -1570,3 +1570,9 @@ def test_a_half_in_words_is_a_number() -> None:
     assert failing("notes.md", "The GBM undercuts ridge by nine and a half hours of compute.\n",
                    HOUSE_CLAIMS) == []
     assert failing("notes.md", "The wide MLP leads the MLP by less than half a point.\n") == []
+
+
+def test_a_percentage_with_its_decimal_point_moved_is_drift() -> None:
+    assert failing("notes.md", "Our MLP: test accuracy 9.81 over five seeds.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "Our MLP: test accuracy 98.1 over five seeds, trained 9.25 minutes.\n") == []

@@ -507,8 +507,10 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 and not _AS_FRACTION.match(t, tok.end)
             round_number = tok.integer and tok.value % 5 == 0
             if (bare or round_number) and quantity.form == "measure" and \
-                    (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction):
-                continue  # a bare or round number far from a percentage's size is a setting
+                    (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction) \
+                    and not (bare and not tok.integer and _digits_of_a_measure(tok, [quantity])):
+                continue  # a bare or round number far from a percentage's size is a setting (not
+                # its digits shifted: "CNN accuracy 9.87" for 98.7% is a slip of the decimal point)
             if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
                     and not placed and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
                                             and not _AS_FRACTION.match(t, tok.end))):
