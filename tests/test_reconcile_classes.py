@@ -1576,3 +1576,10 @@ def test_a_percentage_with_its_decimal_point_moved_is_drift() -> None:
     assert failing("notes.md", "Our MLP: test accuracy 9.81 over five seeds.\n") == \
         [(1, "mlp_test_accuracy", "value", "drift")]
     assert failing("notes.md", "Our MLP: test accuracy 98.1 over five seeds, trained 9.25 minutes.\n") == []
+
+
+def test_another_splits_number_passed_off_as_the_claims_is_drift() -> None:
+    text = "Ridge's validation RMSE, 29.1, is the number we quote as the test RMSE.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "ridge_rmse", "value", "drift")]
+    text = "Ridge's validation RMSE is 29.1; its test RMSE is 31.4.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == []

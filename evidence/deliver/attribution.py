@@ -243,6 +243,12 @@ def _label_metric(t: str, seg: Segment, lo: int) -> tuple[int, str] | None:
     return (0, words[-1].group(0)) if words else None
 
 
+#: After a number of another split: it is passed off as the claim's ("which we treat as the test figure").
+_PASSED_AS = re.compile(r"\b(?:report(?:s|ed)?|treat(?:s|ed)?|use[ds]?|quote[ds]?|present(?:s|ed)?|give[ns]?"
+                        r"|list(?:s|ed)?|pass(?:es|ed)? off)\s+(?:it\s+|this\s+|that\s+)?as\s+"
+                        r"(?:the\s+|our\s+|its\s+|a\s+)?", re.I)
+
+
 def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split: str | None,
                    header: str = "") -> bool:
     """Whether the split word nearest the number in its clause is another split's ("validation
@@ -254,6 +260,9 @@ def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split
     if header:  # a table cell: its column names the split ("Validation RMSE")
         return any(m.group(0).lower() not in own for m in pattern.finditer(header)) \
             and not _OWN_SPLIT[split or ""].search(header)
+    passed_as = _PASSED_AS.search(t, tok.end, seg.end)
+    if passed_as is not None and _OWN_SPLIT[split or ""].match(t, passed_as.end()):
+        return False  # "validation RMSE, 53.0, is what we report as test RMSE": stated as the claim's split
     lo, hi = clause_of(t, seg, tok)
 
     def gap(m: re.Match[str]) -> int:
