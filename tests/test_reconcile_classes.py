@@ -1583,3 +1583,9 @@ def test_another_splits_number_passed_off_as_the_claims_is_drift() -> None:
     assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "ridge_rmse", "value", "drift")]
     text = "Ridge's validation RMSE is 29.1; its test RMSE is 31.4.\n"
     assert failing("notes.md", text, HOUSE_CLAIMS) == []
+
+
+def test_a_percentage_after_an_improvement_over_is_the_relative_change() -> None:
+    text = "Against ridge, the GBM's gain over ridge comes to 9.2 %.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "relative_change", "drift")]
+    assert failing("notes.md", text.replace("9.2 %", "29.2 %"), HOUSE_CLAIMS) == []

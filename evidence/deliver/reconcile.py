@@ -666,12 +666,16 @@ def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: l
 _RELATIVE = re.compile(r"\brelative(?:ly)?\b|\bin relative terms\b", re.I)
 
 
+#: A change named before its percentage: "the MLP's improvement over linear regression is 1.3 %".
+_GAIN_OVER = re.compile(r"\b(?:improvement|gain|reduction)\s+(?:over|on|upon|against)\b", re.I)
+
+
 def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequence[ClaimQuantity],
                      mentions: list[Any]) -> list[Any]:
     """"The MLP lowers RMSE by 2.3% relative to linear": a comparison in a metric's own units,
     stated as a percentage of its reference side's level (the claim of that side alone, same
     metric). One candidate, or none where the sentence names no such comparison."""
-    if not _RELATIVE.search(t, seg.start, seg.end):
+    if not _RELATIVE.search(t, seg.start, seg.end) and not _GAIN_OVER.search(t, seg.start, tok.start):
         return []
     named = {m.subject for m in mentions}
     out = []
