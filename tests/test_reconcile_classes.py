@@ -1589,3 +1589,10 @@ def test_a_percentage_after_an_improvement_over_is_the_relative_change() -> None
     text = "Against ridge, the GBM's gain over ridge comes to 9.2 %.\n"
     assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "relative_change", "drift")]
     assert failing("notes.md", text.replace("9.2 %", "29.2 %"), HOUSE_CLAIMS) == []
+
+
+def test_points_from_a_stated_level_are_no_claims() -> None:
+    text = "Above chance: the control sits 1.2 points above 10%, the MLP far more.\n"
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", "The MLP sits 1.2 points above the control.\n") == \
+        [(1, "mlp_beats_control", "value", "drift")]

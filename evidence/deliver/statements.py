@@ -201,6 +201,9 @@ _SETTING_AFTER = re.compile(
     r"|training|test|validation|dataset|labels|points|inputs|pixels|rows)|quantile|percentile"
     r"|significance|dropout|masking|sparsity|pruning|warm-?up|noise\b|label noise|corruption|of labels"
     r"|of the labels)", re.I)
+#: After points: the stated level they are counted from ("1.2 points above 10%").
+_FROM_STATED_LEVEL = re.compile(
+    r"\s+(?:above|below|over|under)\s+(?:the\s+|a\s+)?[~≈]?\d+(?:\.\d+)?\s*(?:%|percent)", re.I)
 #: Before a number: a hyper-parameter or a setting named in words.
 _SETTING_BEFORE = re.compile(
     r"(?<![\w-])(?:dropout|weight[ -]decay|momentum|learning[ -]rates?|lr|warm-?up|label smoothing"
@@ -393,6 +396,8 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = tok.setting = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if unit == "%" and _CHANCE_AFTER.match(t, end):
             tok.decoy = True  # "around the 10% of guessing": the chance level
+        if unit == "pts" and _FROM_STATED_LEVEL.match(t, end):
+            tok.decoy = True  # "1.2 points above 10%": a distance from a stated number, no claim's
         if _DATA_RANGE_BEFORE.search(window):
             tok.decoy = tok.setting = True  # "the scale of the outcome (25–346)": the data, no result
         if _EXPECTED_BEFORE.search(t, max(0, start - 80), start):
