@@ -1484,3 +1484,115 @@ def test_the_regression_and_the_net_name_a_projects_only_ones() -> None:
     text = "Swapping the regression for the two-layer net shaves 2.1 off the error.\n"
     assert failing("notes.md", text, claims) == [(1, "mlp_beats_linear", "value", "drift")]
     assert failing("notes.md", text.replace("2.1", "1.3"), claims) == []
+
+
+def test_confident_wording_asserts_an_effect() -> None:
+    text = "Between the two architectures, the distance separating the CNN and the MLP is a robust effect.\n"
+    assert _pairs("notes.md", text) == {(1, "cnn_beats_mlp", "unsupported_wording")}
+    tex = "Gap: \\evCnnBeatsMlp{} --- so the CNN is reliably better.\n"
+    assert (1, "cnn_beats_mlp", "unsupported_wording") in _pairs("paper/p.tex", tex)
+    text = "Going from the MLP to the wide MLP gives a consistent improvement.\n"
+    assert _pairs("notes.md", text) == {(1, "width_is_noise", "unsupported_wording")}
+    text = "What the wide MLP adds over the MLP is consistently positive.\n"
+    assert _pairs("notes.md", text) == {(1, "width_is_noise", "unsupported_wording")}
+    # shown effects, and hedged confidence, pass
+    assert _pairs("notes.md", "The CNN and the control differ: a robust effect.\n") == set()
+    assert _pairs("notes.md", "The MLP is clearly better than the control.\n") == set()
+    assert _pairs("notes.md", "Whether the CNN is reliably better than the MLP is open.\n") == set()
+
+
+def test_two_sides_joined_by_and_are_the_pair_of_sameness_wording() -> None:
+    claims = claim_quantities({"claims": [
+        _claim("mlp_beats_linear", "verify:mlp_vs_linear", 1.3, 0.2, 2.5, style="number",
+               subjects=["mlp", "linear"], quantity="improvement", classification="effect", metric="rmse"),
+        _claim("linear_beats_control", "verify:linear_vs_control", 16.4, 15.0, 17.8, style="number",
+               subjects=["linear", "control"], quantity="improvement", classification="effect",
+               metric="rmse")]})
+    text = "In short, the MLP and the linear model perform the same, and both beat the control.\n"
+    assert _pairs("notes.md", text, claims) == {(1, "mlp_beats_linear", "unsupported_wording")}
+
+
+def test_a_setting_typeset_by_siunitx_is_a_setting() -> None:
+    tex = "We fit ridge (lr \\num{0.5}) and the GBM with \\num{64} leaves.\n"
+    assert failing("paper/p.tex", tex, HOUSE_CLAIMS) == []
+    assert failing("paper/p.tex", "The GBM reaches an RMSE of \\num{25.3}.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_rmse", "value", "drift")]
+
+
+def test_a_list_of_three_numbers_is_no_interval() -> None:
+    text = "Per seed, the CNN's accuracies were [0.975, 0.991, 0.979, 0.990].\n"
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", "The CNN reaches 98.7% [97.1, 99.2].\n") == \
+        [(1, "cnn_test_accuracy", "ci_low", "drift")]
+
+
+def test_a_difference_named_as_the_improvement_keeps_its_sign() -> None:
+    table = "| Comparison | Value |\n|---|---|\n| GBM − ridge (improvement) | +9.2 |\n"
+    assert failing("notes.md", table, HOUSE_CLAIMS) == []
+    assert failing("notes.md", table.replace("+9.2", "+7.2"), HOUSE_CLAIMS) == \
+        [(3, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", table.replace(" (improvement)", ""), HOUSE_CLAIMS) == \
+        [(3, "gbm_beats_ridge", "value", "drift")]
+
+
+def test_a_number_in_apposition_is_its_subjects() -> None:
+    assert failing("notes.md", "Thus the wide MLP (97.9%) edges past the default MLP.\n") == []
+    assert failing("notes.md", "Thus the wide MLP, at 97.9%, edges past the default MLP.\n") == []
+    assert failing("notes.md", "Thus the MLP (97.9%) trails the wide MLP.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_a_respectively_list_ends_at_respectively() -> None:
+    claims = claim_quantities({"claims": [c for c in HOUSES["claims"] if c["id"] != "gbm_rmse"]})
+    text = "Ridge and the GBM land at 31.4 and 22.7, respectively, so the GBM is ahead by 9.2.\n"
+    assert failing("notes.md", text, claims) == []
+    assert failing("notes.md", text.replace("31.4", "33.4"), claims) == [(1, "ridge_rmse", "value", "drift")]
+
+
+def test_a_shuffled_baseline_or_model_names_the_control() -> None:
+    assert failing("notes.md", "CNN vs the shuffled model: 0.6 points.\n") == \
+        [(1, "cnn_beats_control", "value", "drift")]
+    assert failing("notes.md", "CNN vs the shuffled baseline: 87.5 points.\n") == []
+
+
+def test_two_names_sharing_one_plural_noun_name_both() -> None:
+    text = "Between the convolutional and feed-forward networks the distance is 0.9 pp.\n"
+    assert failing("notes.md", text) == [(1, "cnn_beats_mlp", "value", "drift")]
+    assert failing("notes.md", text.replace("0.9", "0.6")) == []
+
+
+def test_a_half_in_words_is_a_number() -> None:
+    assert failing("notes.md", "Widening the MLP buys half a point over the MLP.\n") == \
+        [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "Widening the MLP buys about half a point over the MLP.\n") == []
+    assert failing("notes.md", "The GBM undercuts ridge by eight and a half RMSE.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "The GBM undercuts ridge by nine and a half hours of compute.\n",
+                   HOUSE_CLAIMS) == []
+    assert failing("notes.md", "The wide MLP leads the MLP by less than half a point.\n") == []
+
+
+def test_a_percentage_with_its_decimal_point_moved_is_drift() -> None:
+    assert failing("notes.md", "Our MLP: test accuracy 9.81 over five seeds.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "Our MLP: test accuracy 98.1 over five seeds, trained 9.25 minutes.\n") == []
+
+
+def test_another_splits_number_passed_off_as_the_claims_is_drift() -> None:
+    text = "Ridge's validation RMSE, 29.1, is the number we quote as the test RMSE.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "ridge_rmse", "value", "drift")]
+    text = "Ridge's validation RMSE is 29.1; its test RMSE is 31.4.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == []
+
+
+def test_a_percentage_after_an_improvement_over_is_the_relative_change() -> None:
+    text = "Against ridge, the GBM's gain over ridge comes to 9.2 %.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "relative_change", "drift")]
+    assert failing("notes.md", text.replace("9.2 %", "29.2 %"), HOUSE_CLAIMS) == []
+
+
+def test_points_from_a_stated_level_are_no_claims() -> None:
+    text = "Above chance: the control sits 1.2 points above 10%, the MLP far more.\n"
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", "The MLP sits 1.2 points above the control.\n") == \
+        [(1, "mlp_beats_control", "value", "drift")]

@@ -248,6 +248,18 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # proj2 41/53 and 6 decoys. Its floors are the training score after the fixes it prompted (each
 # with a unit test in test_reconcile_classes.py from an invented sentence): example 72/74 and 1
 # decoy, proj2 49/53 and none, 121/127 and 1/485 in all; corpora 1 to 6 unchanged.
+#
+# The eighth corpus (tests/data/reconcile_heldout8; its proj2 setup is reconcile_heldout1's) was
+# scored once as found on a held-out basis by its scorer: 111 of 149 drifts with the right claim,
+# 11 of 417 decoys flagged. This module's scorer counts the same: example 67/89 and 5 decoys,
+# proj2 44/60 and 6 decoys. Its floors are the training score after the fixes it prompted (each
+# with a unit test in test_reconcile_classes.py from an invented sentence: confident wording,
+# sameness of two sides joined by "and", siunitx settings, lists of three numbers, a difference
+# named as the improvement, apposition, the end of a "respectively" list, control synonyms, a
+# shared plural noun, halves in words, a moved decimal point, a split passed off as the claim's,
+# a percentage after "improvement over", points counted from a stated level):
+# example 74/89 and no decoy, proj2 51/60 and 3, 125/149 and 3/417 in all; corpus 6's example
+# gains one (63/65); corpora 1 to 7 otherwise unchanged.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -289,11 +301,13 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
 LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 4): (76, 0), ("proj2", 4): (53, 0),
                 ("example", 5): (84, 0), ("proj2", 5): (47, 0),
-                ("example", 6): (62, 0), ("proj2", 6): (34, 1),
-                ("example", 7): (72, 1), ("proj2", 7): (49, 0)}
+                ("example", 6): (63, 0), ("proj2", 6): (34, 1),
+                ("example", 7): (72, 1), ("proj2", 7): (49, 0),
+                ("example", 8): (74, 0), ("proj2", 8): (51, 3)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
-              7: Path(__file__).parent / "data" / "reconcile_heldout7"}
+              7: Path(__file__).parent / "data" / "reconcile_heldout7",
+              8: Path(__file__).parent / "data" / "reconcile_heldout8"}
 
 
 @pytest.mark.slow

@@ -82,6 +82,12 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
         return []
     found = [Mention(m.start(), m.end(), owners[str(m.lastgroup)], m.group(0))
              for m in pattern.finditer(t, start, end)]
+    # "the convolutional and dense networks": the first name shares the noun after the second
+    for m in _SHARED_NOUN.finditer(t, start, end):
+        named = pattern.fullmatch(f"{m.group(1)} {m.group(2)}")
+        if named is not None and not any(x.start < m.end(1) and m.start(1) < x.end for x in found):
+            found.append(Mention(m.start(1), m.end(1), owners[str(named.lastgroup)], m.group(1)))
+    found.sort(key=lambda x: x.start)
 
     # "a linear model trained on shuffled targets" is the control: the subject it is trained on
     # names what the thing is (its own words, "linear model", are then no keyword of linear's)
@@ -89,6 +95,11 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
             if k + 1 < len(found) and found[k + 1].subject != m.subject
             and _TRAINED_ON.fullmatch(t, m.end, found[k + 1].start) else m
             for k, m in enumerate(found)]
+
+
+#: Two names sharing one plural noun: "the convolutional and dense networks" (its singular after).
+_SHARED_NOUN = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:and|or|&)\s+(?:the\s+)?[A-Za-z][\w-]*\s+"
+                          r"(network|net|model|classifier|baseline|variant)s\b", re.I)
 
 
 #: Before a model's name: its size in units ("the 128-unit MLP", "a 64 hidden-unit MLP").
@@ -232,6 +243,12 @@ def _label_metric(t: str, seg: Segment, lo: int) -> tuple[int, str] | None:
     return (0, words[-1].group(0)) if words else None
 
 
+#: After a number of another split: it is passed off as the claim's ("which we treat as the test figure").
+_PASSED_AS = re.compile(r"\b(?:report(?:s|ed)?|treat(?:s|ed)?|use[ds]?|quote[ds]?|present(?:s|ed)?|give[ns]?"
+                        r"|list(?:s|ed)?|pass(?:es|ed)? off)\s+(?:it\s+|this\s+|that\s+)?as\s+"
+                        r"(?:the\s+|our\s+|its\s+|a\s+)?", re.I)
+
+
 def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split: str | None,
                    header: str = "") -> bool:
     """Whether the split word nearest the number in its clause is another split's ("validation
@@ -243,6 +260,9 @@ def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split
     if header:  # a table cell: its column names the split ("Validation RMSE")
         return any(m.group(0).lower() not in own for m in pattern.finditer(header)) \
             and not _OWN_SPLIT[split or ""].search(header)
+    passed_as = _PASSED_AS.search(t, tok.end, seg.end)
+    if passed_as is not None and _OWN_SPLIT[split or ""].match(t, passed_as.end()):
+        return False  # "validation RMSE, 53.0, is what we report as test RMSE": stated as the claim's split
     lo, hi = clause_of(t, seg, tok)
 
     def gap(m: re.Match[str]) -> int:
@@ -496,8 +516,10 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 and not _AS_FRACTION.match(t, tok.end)
             round_number = tok.integer and tok.value % 5 == 0
             if (bare or round_number) and quantity.form == "measure" and \
-                    (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction):
-                continue  # a bare or round number far from a percentage's size is a setting
+                    (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction) \
+                    and not (bare and not tok.integer and _digits_of_a_measure(tok, [quantity])):
+                continue  # a bare or round number far from a percentage's size is a setting (not
+                # its digits shifted: "CNN accuracy 9.87" for 98.7% is a slip of the decimal point)
             if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
                     and not placed and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
                                             and not _AS_FRACTION.match(t, tok.end))):
@@ -645,11 +667,20 @@ def _level_of_one_subject(t: str, seg: Segment, tok: Token, mentions: list[Menti
     return bool(near) and len({m.subject for m in near}) == 1 and tok.start - near[-1].end <= 30
 
 
+#: Between a subject and its number in apposition: "the wide MLP (98.3%)", "the wide MLP, at 98.3%".
+_APPOSITION = re.compile(
+    r"(?:'s|’s)?\s*(?:\(|,)\s*(?:at|with|reaching|scoring)?\s*(?:about|around|roughly|~|≈)?\s*", re.I)
+
+
 def _clause_names_only_others(t: str, seg: Segment, tok: Token, claim: ClaimQuantity,
                               mentions: list[Mention]) -> bool:
     """Whether the number's clause (with the label before its colon: "Small MLP: test RMSE 55.9")
     names another subject and none of the claim's, and the claim's subject is not named before
     it either ("..., higher than the MLP's" after it): the number is the other subject's level."""
+    own = {g[0] for g in claim.subjects}
+    last = [m for m in mentions if seg.start <= m.start and m.end <= tok.start]
+    if last and last[-1].subject not in own and _APPOSITION.fullmatch(t, last[-1].end, tok.start):
+        return True  # "the wide MLP (98.3%) beats the MLP": in apposition to the subject before it
     lo, hi = clause_of(t, seg, tok)
     head = t[seg.start : lo].rstrip(" (")
     if head.endswith(":"):
@@ -842,9 +873,13 @@ def respectively_order(t: str, seg: Segment, tokens: list[Token],
                        mentions: list[Mention]) -> dict[str, int] | None:
     """"The CNN and the MLP reach 98.1% and 98.7% respectively": the n-th subject named before the
     numbers pairs with the n-th number. None when the segment does not say "respectively"."""
-    if not re.search(r"\brespectively\b", t[seg.start : seg.end], re.I):
+    word = re.search(r"\brespectively\b", t[seg.start : seg.end], re.I)
+    if not word:
         return None
     values = [tok for tok in tokens if tok.role == "value" and tok.statement and not tok.decoy]
+    listed = [tok for tok in values if tok.end <= seg.start + word.start()]
+    if len(listed) >= 2:
+        values = listed  # "... 57.2 and 55.9, respectively, so the network wins by 1.3": the list ends there
     if len(values) < 2:
         return None
     before = [m for m in mentions if m.start < values[0].start]

@@ -579,6 +579,9 @@ def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[
         after = [x.subject for x in mentions if x.start >= m.end() and x.subject in (first, second)]
         if not (before and after and before[-1] != after[0]):
             continue
+        end = next(x.end for x in mentions if x.start >= m.end() and x.subject in (first, second))
+        if claim.improvement and _NAMED_IMPROVEMENT.match(t, end, seg.end):
+            return candidate  # "MLP − linear (improvement)": named as the improvement, the claim's own sign
         # an improvement claim's value is how much A is better: for a lower-is-better metric,
         # A minus B is its negative; any other claim's value is A minus B
         turned = (before[-1] == second) != (claim.improvement and claim.lower_better)
@@ -590,6 +593,9 @@ def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[
     return candidate
 
 
+#: A difference named as the improvement after its two sides: "MLP − linear (improvement)".
+_NAMED_IMPROVEMENT = re.compile(
+    r"[\s'’s]*(?:\(\s*|,\s*|:\s*)?(?:the\s+|an?\s+)?(?:improvement|reduction|gain)\b", re.I)
 #: "control minus linear", "MLP − linear", "MLP $-$ linear": a difference written as A minus B.
 _MINUS = re.compile(r"\bminus\b|(?<=\s)[-−–](?=\s)|\$\s*-\s*\$", re.I)
 
@@ -660,12 +666,16 @@ def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: l
 _RELATIVE = re.compile(r"\brelative(?:ly)?\b|\bin relative terms\b", re.I)
 
 
+#: A change named before its percentage: "the MLP's improvement over linear regression is 1.3 %".
+_GAIN_OVER = re.compile(r"\b(?:improvement|gain|reduction)\s+(?:over|on|upon|against)\b", re.I)
+
+
 def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequence[ClaimQuantity],
                      mentions: list[Any]) -> list[Any]:
     """"The MLP lowers RMSE by 2.3% relative to linear": a comparison in a metric's own units,
     stated as a percentage of its reference side's level (the claim of that side alone, same
     metric). One candidate, or none where the sentence names no such comparison."""
-    if not _RELATIVE.search(t, seg.start, seg.end):
+    if not _RELATIVE.search(t, seg.start, seg.end) and not _GAIN_OVER.search(t, seg.start, tok.start):
         return []
     named = {m.subject for m in mentions}
     out = []

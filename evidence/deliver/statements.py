@@ -63,6 +63,8 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"[=<>~!]=\s*v?\d+(?:\.\d+)*\b", 0),  # requirement pins: torch>=2.3
     (r"\[\^[^\]\n]*\]", 0),  # Markdown footnote references
     (r"\[\s*\d+[a-z]?(?:\s*[,;–—-]\s*\d+[a-z]?)*\s*\]", 0),  # numeric citations [3, 4]
+    # a list of three or more numbers ("acc = [0.983, 0.986, 0.989]"): items' values; an interval has two ends
+    (r"\[\s*[-+−]?\d*\.?\d+%?(?:\s*,\s*[-+−]?\d*\.?\d+%?){2,}\s*,?\s*\]", 0),
     (r"\b(?:pp?|pages?)\.?\s*\d+(?:\s*(?:[-–—]|--)\s*\d+)?", re.I),  # page numbers and ranges
     # (not "a CNN seed beats an MLP seed 84% of the time": a percentage is no reference)
     (rf"(?<![\w-])(?:{_REF_ONE})\s*{_NUMREF}(?!\d|\.\d|\s*(?:%|\\%|percent\b))",
@@ -199,6 +201,9 @@ _SETTING_AFTER = re.compile(
     r"|training|test|validation|dataset|labels|points|inputs|pixels|rows)|quantile|percentile"
     r"|significance|dropout|masking|sparsity|pruning|warm-?up|noise\b|label noise|corruption|of labels"
     r"|of the labels)", re.I)
+#: After points: the stated level they are counted from ("1.2 points above 10%").
+_FROM_STATED_LEVEL = re.compile(
+    r"\s+(?:above|below|over|under)\s+(?:the\s+|a\s+)?[~≈]?\d+(?:\.\d+)?\s*(?:%|percent)", re.I)
 #: Before a number: a hyper-parameter or a setting named in words.
 _SETTING_BEFORE = re.compile(
     r"(?<![\w-])(?:dropout|weight[ -]decay|momentum|learning[ -]rates?|lr|warm-?up|label smoothing"
@@ -371,7 +376,8 @@ def tokenize(t: str) -> list[Token]:
             tok.statement = False  # the ± term: a spread, not a statement of the value
             if _CI_NAMED_AFTER.match(t, end) or re.search(r"\bCI\b|interval", t[max(0, s - 40) : s]):
                 tok.statement, tok.role = True, "ci_half"  # "57.2 ± 0.4 (95% CI)": the interval's half-width
-        window = t[max(0, start - 60) : start]
+        # a siunitx wrapper is no word: "(lr \num{1.0})" names its setting as "(lr 1.0)" does
+        window = re.sub(r"\\?\b(?:num|SI|qty)\s*\{?\s*$", "", t[max(0, start - 60) : start])
         if unit == "%" and _LEVEL_AFTER.match(t, end):
             tok.decoy = True  # a 95% CI, 80% power: a level, not a result
         elif unit == "%" and value in _LEVELS and _LEVEL_BEFORE.search(t, max(0, start - 30), start) \
@@ -390,6 +396,8 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = tok.setting = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if unit == "%" and _CHANCE_AFTER.match(t, end):
             tok.decoy = True  # "around the 10% of guessing": the chance level
+        if unit == "pts" and _FROM_STATED_LEVEL.match(t, end):
+            tok.decoy = True  # "1.2 points above 10%": a distance from a stated number, no claim's
         if _DATA_RANGE_BEFORE.search(window):
             tok.decoy = tok.setting = True  # "the scale of the outcome (25–346)": the data, no result
         if _EXPECTED_BEFORE.search(t, max(0, start - 80), start):
@@ -449,8 +457,30 @@ def tokenize(t: str) -> list[Token]:
             end = pts.end()
         tokens.append(Token(w.start("tens"), end, float(value), 0, "pts" if pts else "", t[end : end + 40],
                             True, word=True, approximate=bool(w.group("about"))))
+    for w in _WORD_HALF_RE.finditer(t):  # "half a point", "one and a half RMSE": a difference in words
+        whole = _WORD_NUMBERS[w.group("whole").lower()] if w.group("whole") else 0
+        end = w.end()
+        unit = ""
+        if pts := _POINTS_RE.match(t, end):
+            unit, end = "pts", pts.end()
+        elif pm := _PERCENT_RE.match(t, end):
+            unit, end = "%", pm.end()
+        elif not re.match(r"\s+(?:[A-Z]{2,}\b|units?\b)", t[end : end + 12]):
+            continue  # "one and a half hours": no result's unit after it
+        if re.search(r"\b(?:less|fewer|more|better|worse)\s+than\s*$|\b(?:under|below|above|over|within"
+                     r"|up\s+to|at\s+(?:most|least)|about|roughly|around|nearly|almost|some)\s*[~≈]?\s*$",
+                     t[max(0, w.start() - 20) : w.start()], re.I):
+            continue  # "by less than half a point", "about half a point": a bound or a rough size
+        tok = Token(w.start(), end, whole + 0.5, 1, unit, t[end : end + 40], False, word=True)
+        _role(t, tok, [])
+        if tok.statement and not tok.decoy and tok.role == "value":
+            tokens.append(tok)
     return sorted(tokens, key=lambda k: k.start)
 
+
+#: A half in words before a unit: "half a point", "one and a half points", "two and a half RMSE".
+_WORD_HALF_RE = re.compile(r"\b(?:half\s+an?|(?P<whole>one|two|three|four|five|six|seven|eight|nine|ten)"
+                           r"\s+and\s+a\s+half)(?=\s)", re.I)
 
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
          "ninety": 90}

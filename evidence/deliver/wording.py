@@ -17,6 +17,11 @@ from evidence.deliver.attribution import Mention
 from evidence.deliver.prose import Segment
 from evidence.deliver.quantities import ClaimQuantity
 
+#: Confident wording that asserts a shown effect without naming the other side: "a robust effect",
+#: "reliably better", "width clearly helps", "a clear advantage", "a consistent improvement".
+CONFIDENT = (r"(?:reliabl[ey]|robust(?:ly)?|clear(?:ly)?|consistent(?:ly)?|decisive(?:ly)?)\s+"
+             r"(?:better|superior|ahead|helps?|helped|improves?|improved|improvement|advantage|effect|gain|edge"
+             r"|positive|negative)")
 DIRECTION = re.compile(
     r"\b(?:beats?|beating|beaten|outperform(?:s|ed|ing)?|out-perform(?:s|ed)?|better than|worse than|"
     r"superior to|inferior to|improves? (?:on|over|upon)|improvement over|surpass(?:es|ed)?|"
@@ -24,13 +29,13 @@ DIRECTION = re.compile(
     r"less accurate than|significant(?:ly)?|wins? (?:over|against)|dominates?|clearly ahead of|"
     r"statistically (?:significant|reliable)|(?:is|was|as) the better (?:model|one|choice|network|method)|"
     r"(?:wins?|won|leads?|led|ahead)?\s*by an? (?:wide|large|clear|big|comfortable|huge|substantial)"
-    r" margin|wins|won|comes? out (?:ahead|on top)|is the winner)\b",
+    r" margin|wins|won|comes? out (?:ahead|on top)|is the winner|" + CONFIDENT + r")\b",
     re.I)
 #: Direction words whose winner is the subject named after them ("the MLP is worse than the CNN").
 LOSER_FIRST = re.compile(r"worse than|inferior to|less accurate than|lower (?:test )?accuracy than", re.I)
 #: Direction words that need no object: "Wide MLP vs MLP: the wide MLP wins".
 INTRANSITIVE = re.compile(r"wins|won|comes? out|is the winner|significant|statistically"
-                          r"|(?:is|was|as) the better", re.I)
+                          r"|(?:is|was|as) the better|" + CONFIDENT, re.I)
 #: "Not significantly different": true of an unresolved comparison, false of a shown effect.
 NO_DIFFERENCE = re.compile(
     r"\b(?:not (?:significantly|statistically(?: significantly)?|reliably|measurably) (?:different|better"
@@ -67,11 +72,18 @@ class WordingIssue:
     reason: str
 
 
-def _pair(m: re.Match[str], mentions: list[Mention]) -> frozenset[str]:
+def _pair(m: re.Match[str], mentions: list[Mention], coordinated: bool = False) -> frozenset[str]:
     """The two subjects an assertion is about: the nearest named before it and after it, or,
-    with none after, the last two named before it ("the CNN and the MLP are equivalent")."""
+    with none after, the last two named before it ("the CNN and the MLP are equivalent").
+    ``coordinated`` (sameness): two subjects joined by "and" right before it are the pair, whatever
+    follows ("A and B perform the same, and both beat C")."""
     before = [x for x in mentions if x.end <= m.start()]
     after = [x for x in mentions if x.start >= m.end() and x.start - m.end() < 80]
+    if coordinated and len(before) >= 2 and before[-2].subject != before[-1].subject \
+            and re.fullmatch(r"\s*(?:and|&)\s+(?:the\s+)?", m.string[before[-2].end : before[-1].start],
+                             re.I) \
+            and not re.search(r"[,;:.]", m.string[before[-1].end : m.start()]):
+        return frozenset({before[-2].subject, before[-1].subject})
     if before and after and after[0].subject != before[-1].subject:
         return frozenset({before[-1].subject, after[0].subject})
     if len(before) >= 2:
@@ -84,7 +96,7 @@ def _pair(m: re.Match[str], mentions: list[Mention]) -> frozenset[str]:
 def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Mention],
              sides: frozenset[str], cited: bool = False) -> re.Match[str] | None:
     for m in pattern.finditer(t, seg.start, seg.end):
-        if not cited and _pair(m, mentions) != sides:
+        if not cited and _pair(m, mentions, pattern is SAMENESS) != sides:
             continue
         if pattern is SAMENESS and re.match(r"match(?:es|ed)?\b", m.group(0), re.I) and \
                 re.match(r"\s*(?:its|their|the (?:evidence|claim|value|table|figure))",
@@ -170,7 +182,7 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
         sameness = _asserts(t, seg, SAMENESS, mentions, sides, by_citation)
         a, b = (g[0] for g in claim.subjects[:2])
         no_difference = next((m for m in NO_DIFFERENCE.finditer(t, seg.start, seg.end)
-                              if _pair(m, mentions) == sides), None)
+                              if _pair(m, mentions, True) == sides), None)
         if no_difference is not None and verdict == "effect":
             seen.add(sides)
             issues.append(WordingIssue(
@@ -239,6 +251,9 @@ def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> 
     exceeds another's is worse)."""
     if re.match(r"significant|statistically|by an? ", m.group(0), re.I):
         return None  # "significantly": which way is left to the rest of the sentence
+    if re.fullmatch(CONFIDENT, m.group(0), re.I) \
+            and not re.search(r"(?:better|superior|ahead)$", m.group(0), re.I):
+        return None  # "a robust effect", "a clear advantage": an effect, whichever way
     if re.match(r"\s*by an? ", m.group(0), re.I):
         # "A beats B by a wide margin": the winner is the one before the verb, not B before "by"
         verbs = list(_MARGIN_VERB.finditer(m.string, max(0, m.start() - 120), m.start()))
