@@ -114,9 +114,16 @@ def wait_until_gone(job_id: str, env: dict[str, str], timeout: float = 300) -> N
 
 def train_until_first_checkpoint(root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
     """Start ``doit train`` (one run through Slurm); return it and the job id once the run has
-    written its first checkpoint."""
+    written its first checkpoint.
+
+    doit gets SIGINT's default disposition, as in a terminal: a suite started in the background
+    (``./run_tests.sh &``, nohup) has SIGINT ignored, every child inherits that, and the Ctrl-C
+    case then tested nothing (doit never saw the signal and the run sealed)."""
+    import signal
+
     process = subprocess.Popen([sys.executable, "-m", "doit", "train"], cwd=root, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     work = root / ".evidence" / "work"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and not any(work.glob("*/checkpoints/*.pt")):
