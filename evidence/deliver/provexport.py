@@ -195,18 +195,22 @@ class _Fragments:
             "prefix": built.prefix}, started))
         return built
 
-    def check(self, checked: list[Fragment], head: provgraph.Head) -> None:
+    def check(self, checked: list[Fragment], texts: list[Any], head: provgraph.Head) -> None:
         """:func:`evidence.deliver.provcheck.check_new` over the fragments built or rebuilt by
-        this export. With no new run or figure fragment, the head, claims and tail fragments are
-        often the very ones an earlier export checked (a sentence of the paper edited): the same
-        bytes checked by the same code give the same answer, so a set checked before is kept as
-        checked, by its digest, instead of reading it back with ``prov`` and ``rocrate`` again."""
+        this export. With no new run or figure fragment, ``checked`` is the head, claims and tail
+        fragments (``texts``: their stored forms), often the very ones an earlier export checked
+        (a sentence of the paper edited): the same bytes checked by the same code give the same
+        answer, so a set checked before is kept as checked, by its digest, instead of reading it
+        back with ``prov`` and ``rocrate`` again."""
         from evidence.core.hashing import digest_json
 
+        if self.new:  # a set with a new fragment in it is never the same set again
+            check_new(head.prefix, checked, head.context, head.root, head.descriptor)
+            return
         key = f"{self.code}:checked:" + digest_json(
-            [[f.stored() for f in checked], head.prefix, head.context, head.root, head.descriptor])[:32]
+            [texts, head.prefix, head.context, head.root, head.descriptor])[:32]
         self.own.append(key)
-        if self.new or not self.memo.lookup(key)[0]:
+        if not self.memo.lookup(key)[0]:
             check_new(head.prefix, checked, head.context, head.root, head.descriptor)
             self._pending.append((key, [Path(provgraph.__file__)], True, time.time_ns()))
 
@@ -375,11 +379,13 @@ def export(project: Project, out: Path) -> Exported:
                                     if rel == "prov.json" or (out / rel).is_file()], fragments.crate)
     for fragment in (head.fragment, *fragments.new, resolved, tail):
         provgraph.check_ids(fragment)
-    fragments.check([head.fragment, *fragments.new, resolved, tail], head)
+    head_text, resolved_text, tail_text = head.fragment.stored(), resolved.stored(), tail.stored()
+    fragments.check([head.fragment, *fragments.new, resolved, tail], [head_text, resolved_text, tail_text],
+                    head)
     fragments.keep()
-    every = [head.fragment.stored(), *fragments.stored, resolved.stored()]
+    every = [head_text, *fragments.stored, resolved_text]
     prov_text = assemble_prov(head.prefix, every)
-    crate_text = assemble_crate(out, head.context, head.root, [*every, tail.stored()])
+    crate_text = assemble_crate(out, head.context, head.root, [*every, tail_text])
     prov_path, crate_path = out / "prov.json", out / "ro-crate-metadata.json"
     write_bytes_atomic(prov_path, prov_text.encode("utf-8"))
     write_bytes_atomic(crate_path, crate_text.encode("utf-8"))

@@ -36,18 +36,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from evidence.core import memo, treestat
+from evidence.core import treestat
 from evidence.core.errors import IntegrityError
-from evidence.core.hashing import copy_atomic, write_json_atomic
+from evidence.core.hashing import copy_atomic, digest_file, write_json_atomic
 from evidence.core.outputs import verified_digest
 from evidence.core.project import Project
 from evidence.core.treestat import walk
 
 MANIFEST = "MANIFEST.json"
-#: The stat-keyed digest memo of published files (:func:`evidence.core.memo.digest`), asked only
-#: for a file the folder state (``published-digests``, shared with the deliver chain's check,
-#: :func:`evidence.deliver.manifest.manifest_problems`) has no answer for.
-DIGESTS = "deliverable-digests"
 
 
 def _sibling(target: Path, suffix: str) -> Path:
@@ -114,7 +110,7 @@ def _stale_or_changed(project: Project, target: Path, names: list[str],
             continue
         known, digest = tree.known(name, stat)
         if not known:
-            digest = memo.digest(project, target / name, namespace=DIGESTS)
+            digest = digest_file(target / name)
             tree.put(name, stat, digest, started)
         if digest != entry.get("digest"):
             changed.append(name)
