@@ -3,7 +3,9 @@
 The shape, for a size N (a multiple of ten, at least 20):
 
 * N **train** tasks, each reading one config and producing one run's results;
-* N/10 **figure** tasks, each reading the results of ten runs;
+* N/10 **figure** tasks, each reading the results of ten runs (beyond N=10,000: 1,000 figures of
+  N/1,000 runs each, so that a larger N grows the runs and not the renders: at N=100,000 a full
+  build would otherwise spend about 35 minutes on 10,000 renders);
 * one **deliver** task reading every figure.
 
 Each tool gets its own folder with its own idiom for that graph:
@@ -45,17 +47,27 @@ from typing import Any
 GENERATOR_VERSION = 4
 EXPERIMENT = "bench"
 RUNS_PER_FIGURE = 10
+#: Beyond N = 10 x FIGURES_CAP the number of figures stays at FIGURES_CAP (each reads more runs).
+FIGURES_CAP = 1000
+
+
+def runs_per_figure(n: int) -> int:
+    return RUNS_PER_FIGURE if n <= RUNS_PER_FIGURE * FIGURES_CAP else n // FIGURES_CAP
 
 
 def check_size(n: int) -> None:
-    if n < 20 or n % RUNS_PER_FIGURE:
-        raise SystemExit(f"size {n}: N must be a multiple of {RUNS_PER_FIGURE} and at least 20")
+    step = runs_per_figure(n) if n > RUNS_PER_FIGURE * FIGURES_CAP else RUNS_PER_FIGURE
+    if n < 20 or n % step or (n > RUNS_PER_FIGURE * FIGURES_CAP and n % FIGURES_CAP):
+        raise SystemExit(f"size {n}: N must be a multiple of {RUNS_PER_FIGURE} (beyond "
+                         f"{RUNS_PER_FIGURE * FIGURES_CAP:,}: of {FIGURES_CAP}) and at least 20")
 
 
 def figure_blocks(n: int) -> list[list[int]]:
-    """Grid points each figure reads: ten consecutive points (the last block also lists the
-    alternative value N of the incremental change, so it reads ten runs in both states)."""
-    blocks = [list(range(j, j + RUNS_PER_FIGURE)) for j in range(0, n, RUNS_PER_FIGURE)]
+    """Grid points each figure reads: ten consecutive points (beyond N=10,000: N/1,000; the last
+    block also lists the alternative value N of the incremental change, so it reads the same
+    number of runs in both states)."""
+    per = runs_per_figure(n)
+    blocks = [list(range(j, j + per)) for j in range(0, n, per)]
     blocks[-1].append(n)
     return blocks
 

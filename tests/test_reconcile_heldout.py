@@ -260,6 +260,11 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # a percentage after "improvement over", points counted from a stated level):
 # example 74/89 and no decoy, proj2 51/60 and 3, 125/149 and 3/417 in all; corpus 6's example
 # gains one (63/65); corpora 1 to 7 otherwise unchanged.
+#
+# The ninth corpus (tests/data/reconcile_heldout9; its proj2 setup is reconcile_heldout1's) was
+# scored once as found on a held-out basis by its scorer: 96 of 121 drifts with the right claim,
+# 12 of 473 decoys flagged. This module's scorer counts the same: example 59/73 and 9 decoys,
+# proj2 37/48 and 3 decoys. Its floors are that score until fixes raise them.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -303,11 +308,13 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 5): (84, 0), ("proj2", 5): (47, 0),
                 ("example", 6): (63, 0), ("proj2", 6): (34, 1),
                 ("example", 7): (72, 1), ("proj2", 7): (49, 0),
-                ("example", 8): (74, 0), ("proj2", 8): (51, 3)}
+                ("example", 8): (74, 0), ("proj2", 8): (51, 3),
+                ("example", 9): (59, 9), ("proj2", 9): (37, 3)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",
-              8: Path(__file__).parent / "data" / "reconcile_heldout8"}
+              8: Path(__file__).parent / "data" / "reconcile_heldout8",
+              9: Path(__file__).parent / "data" / "reconcile_heldout9"}
 
 
 @pytest.mark.slow
