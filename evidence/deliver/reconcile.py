@@ -35,7 +35,7 @@ import bisect
 import math
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -365,11 +365,24 @@ def _cited_comparisons(file: str, raw: str, prose: str, claims: Sequence[ClaimQu
     return sorted({i for i in ids if i in comparisons})
 
 
+def _bare_ids(text: str, by_id: Mapping[str, ClaimQuantity]) -> list[tuple[int, int, str]]:
+    """A claim id written as plain text (a table row ``| cnn_test_accuracy | 98.4% | ...``): an
+    identifier with an underscore names nothing but that claim. Not inside a link target
+    (``#claim:id``), a code span, a quoted helper argument or a LaTeX argument, which name it
+    their own way."""
+    ids = sorted((i for i in by_id if "_" in i), key=len, reverse=True)
+    if not ids:
+        return []
+    pattern = re.compile(r"(?<![\w`#:{\"'/.\-])(" + "|".join(map(re.escape, ids)) + r")(?![\w`\"'}/\-])")
+    return [(m.start(), m.end(), m.group(1)) for m in pattern.finditer(text)]
+
+
 def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> list[Mention]:
     """Claims a document names by id - a code span, or a template helper (``claim("id")``): their
     subjects count as named there, so the numbers around them are read as that claim's."""
     by_id = {c.id: c for c in claims}
     spans = [(m.start(), m.end(), m.group(1)) for m in _CODE_ID.finditer(text)]
+    spans += _bare_ids(text, by_id)
     if prose_module.is_template(file):
         spans += [(m.start(), m.end(), m.group(1)) for m in _JINJA_BINDING.finditer(text)]
     if prose_module.dialect(file) == "tex" and "\\ev" in text:  # a claims.tex macro names its claim too
