@@ -18,3 +18,44 @@ def test_a_claim_id_as_a_row_header_names_that_claim() -> None:
     # a longer identifier is another name, not the claim's
     assert failing("notes.md", table.replace("mlp_test_accuracy |", "mlp_test_accuracy_v0 |")) == \
         [(4, "cnn_beats_mlp", "value", "drift")]
+
+
+def test_a_tally_of_runs_is_no_count_of_seeds() -> None:
+    assert failing("notes.md", "Status: 12/12 digits runs of the CNN and MLP sealed.\n") == []
+    assert failing("notes.md", "The CNN and the MLP were compared over 12 seeds.\n") == \
+        [(1, "cnn_beats_mlp", "n", "drift")]
+
+
+def test_the_chance_level_and_a_distance_from_chance_are_no_results() -> None:
+    text = "Chance with 10 digit classes is 10%, and the control must not stray far.\n"
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", "The control's 1.5 points above chance are within the 3-point rule.\n") == []
+    assert failing("notes.md", "The control sits 1.5 points above the MLP.\n") == \
+        [(1, "mlp_beats_control", "value", "drift")]
+
+
+def test_seeds_to_add_are_neither_count_nor_estimate() -> None:
+    assert failing("notes.md", "Plan: queue 8 more seeds per arm for the CNN vs MLP comparison.\n") == []
+    assert failing("notes.md", "Settling CNN vs MLP would need about 8 seeds per arm.\n") == \
+        [(1, "cnn_beats_mlp", "seeds_needed", "drift")]
+
+
+def test_a_made_up_example_states_no_result() -> None:
+    assert failing("notes.md", "A hypothetical MLP scores 93.0% with an SD of 1.5 over 4 seeds.\n") == []
+    assert failing("notes.md", "The MLP scores 93.0% over its seeds.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_an_error_rate_glossed_in_parentheses_is_the_complement() -> None:
+    assert failing("notes.md", "The error rate of the MLP (one minus accuracy) is 1.9%.\n") == []
+    assert failing("notes.md", "The error rate of the MLP (one minus accuracy) is 2.4%.\n") == \
+        [(1, "mlp_test_accuracy", "error_rate", "drift")]
+    assert failing("notes.md", "The error rate of the MLP on the digit 8 is 4.1%.\n") == []
+
+
+def test_a_single_trial_is_a_budget_for_the_ones_after() -> None:
+    text = ("Expected best validation accuracy of the MLP sweep: with 1 trial 86.0%, with 2 91.9%, "
+            "with 4 [95.4%](#claim:tuning_budget).\n")
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", text.replace("with 2 91.9%", "with 4 93.8%")) == \
+        [(1, "tuning_budget", "value", "drift")]

@@ -192,6 +192,13 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
     for m in METRIC_WORDS.finditer(t, lo, hi):
         if re.search(r"(?:±|\+/-|\bpm)\s*$", t[max(lo, m.start() - 4) : m.start()]):
             continue  # "57.204 ± 0.146 (mean ± SD)": the SD names the spread, not the number
+        if m.end() < tok.start and _GLOSSED.fullmatch(t, m.end(), tok.start) \
+                and t[max(seg.start, lo - 1) : lo].strip() in ("(", "") and "(" in t[seg.start : m.start()]:
+            # "Error rate of the CNN (100 minus accuracy) is 1.3%": a gloss of the metric named before it
+            glossed = list(METRIC_WORDS.finditer(t, seg.start, t.rfind("(", seg.start, m.start())))
+            if glossed:
+                best = (0, glossed[-1].group(0))
+                break
         d = min(abs(m.start() - tok.end), abs(tok.start - m.end()))
         if best is None or d < best[0]:
             best = (d, m.group(0))
@@ -211,6 +218,10 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
     if best is not None and not is_own(best[1]):
         return best[1]
     return None
+
+
+#: The rest of a parenthetical gloss up to the number after it ("... accuracy) is 1.3%").
+_GLOSSED = re.compile(r"[^()]*\)[^()]{0,20}", re.S)
 
 
 #: A clause that is only a subject and its number ("the CNN's 1.3%", "and the MLP 55.9").
@@ -414,6 +425,22 @@ _SUBSET_ERROR = re.compile(r"\berror(?:\s+rate)?\s+(?:on|for|of|in)\s+"
                            r"(?!(?:the\s+)?(?:test|held-out|hold-out)\b)", re.I)
 
 
+def _error_on_subset(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, mentions: list[Mention]) -> bool:
+    """"its error on the digit 8": the error on a part of the data; "the error rate of the CNN"
+    names the model whose error it is, which is the complement of its accuracy."""
+    own = {g[0] for g in claim.subjects}
+    for m in _SUBSET_ERROR.finditer(t, max(seg.start, tok.start - 80), tok.start):
+        model = next((x for x in mentions if x.subject in own and m.end() <= x.start <= m.end() + 4), None)
+        if model is None or _SUBSET_AFTER_MODEL.match(t, model.end, tok.start):
+            return True  # "its error on the digit 8", "the error rate of the MLP on the digit 8"
+    return False
+
+
+#: After the model an error is "of": a part of the data it is measured on ("... of the MLP on the digit 8").
+_SUBSET_AFTER_MODEL = re.compile(r"(?:'s)?\s+(?:on|for|in)\s+(?!(?:the\s+)?(?:test|held-out|hold-out)\b)\w",
+                                 re.I)
+
+
 def _role_quantities(role: str) -> tuple[str, ...]:
     return {"value": ("value",), "ci_low": ("ci_low", "prob_low"), "ci_high": ("ci_high", "prob_high"),
             "ci_end": ("ci_low", "ci_high"),
@@ -501,7 +528,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             complement = bool(foreign) and _ERROR_RATE.fullmatch(foreign or "") is not None \
                 and quantity.name == "value" and not claim.comparison and claim.format.percent \
                 and any(w.lower() in ("accuracy", "acc") for w in claim.metric) \
-                and not _SUBSET_ERROR.search(t, max(seg.start, tok.start - 80), tok.start)
+                and not _error_on_subset(t, seg, tok, claim, mentions)
             if complement:  # "the CNN's test error is 1.3%": 100% minus its accuracy
                 quantity, foreign = replace(quantity, name="error_rate", raw=1.0 - quantity.raw), None
             if foreign and _siblings(foreign, claim) and claim.accepts_quantity(

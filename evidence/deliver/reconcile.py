@@ -398,7 +398,7 @@ def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> 
 #: "trying eight configurations", "a budget of 16 trials": the budget a sentence states.
 _BUDGET = re.compile(r"\b(\d+|one|single|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen"
                      r"|twenty)"
-                     r"\s+(?:\w+\s+)?(?:configurations?|configs?|trials|settings|hyper-?parameter settings"
+                     r"\s+(?:\w+\s+)?(?:configurations?|configs?|trials?|settings|hyper-?parameter settings"
                      r"|draws)\b",
                      re.I)
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -831,6 +831,11 @@ _PER_SEED = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\b"
 _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", re.I)
 
 
+#: A sentence about made-up models or numbers: an exercise, an illustration, no result of ours.
+_HYPOTHETICAL = re.compile(r"\b(?:fictional|fictitious|hypothetical|imaginary|made-up)\b"
+                           r"|(?:^|(?<=[.!?:]\s))\s*(?:suppose|imagine|assume)\b", re.I)
+
+
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = (),
@@ -841,6 +846,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)]
     if citations or _REPORTED.search(text, seg.start, seg.end):
         tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]
+    if _HYPOTHETICAL.search(text, seg.start, seg.end):
+        return []  # "Two fictional models score 90.0% and 91.5%": an exercise's numbers, no claim's
     if seg.kind == "row" and _ONE_SEED.search(text, seg.start, seg.end):
         return []  # a table row of one seed ("linear, seed 3 & 57.20"): a run's values, no claim's
     tokens = [tok for tok in tokens if not _ONE_SEED_AFTER.match(text, tok.end)  # "56.98 (seed 4)"

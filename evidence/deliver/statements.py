@@ -203,7 +203,17 @@ _SETTING_AFTER = re.compile(
     r"|of the labels)", re.I)
 #: After points: the stated level they are counted from ("1.2 points above 10%").
 _FROM_STATED_LEVEL = re.compile(
-    r"\s+(?:above|below|over|under)\s+(?:the\s+|a\s+)?[~≈]?\d+(?:\.\d+)?\s*(?:%|percent)", re.I)
+    r"\s+(?:above|below|over|under)\s+(?:the\s+|a\s+)?(?:[~≈]?\d+(?:\.\d+)?\s*(?:%|percent)"
+    r"|(?:chance|guessing|random guessing)\b)", re.I)  # "1.2 points above chance": its distance from it
+#: After "N-point": what the number sets (a threshold), not what was measured ("the 2-point rule").
+_RULE_AFTER = re.compile(r"[\s\u00a0]*(?:rule|threshold|tolerance|cut-?off|criterion|bar|limit|window|band"
+                         r"|scale)\b", re.I)
+#: An integer read with the next or the one before in a tally ("20/20 runs sealed", "3/5 seeds done").
+_RATIO = re.compile(r"^(?:/\d+.|.\d+/)$")
+#: After a count: seeds to add ("5 more seeds per arm", "3 additional runs"), not the n run nor the
+#: seeds-needed estimate (an increment, whatever it adds up to).
+_MORE_SEEDS_AFTER = re.compile(r"[\s\u00a0]+(?:more|additional|extra|further)\s+(?:random\s+)?"
+                               r"(?:seeds?|runs?|repetitions?|replicates?)\b", re.I)
 #: Before a number: a hyper-parameter or a setting named in words.
 _SETTING_BEFORE = re.compile(
     r"(?<![\w-])(?:dropout|weight[ -]decay|momentum|learning[ -]rates?|lr|warm-?up|label smoothing"
@@ -276,7 +286,9 @@ _PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that
 _APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|some|~|≈|nearly|almost"
                             r"|ca\.)\s*$",
                             re.I)
-_CHANCE_BEFORE = re.compile(r"\bchance(?: level| accuracy| rate| performance| score)?(?: on [^.;,]{0,30})?"
+_CHANCE_BEFORE = re.compile(r"\bchance(?: level| accuracy| rate| performance| score)?"
+                            # "chance for 10 classes is 10%", not "the chance for the CNN to win is 0.84"
+                            r"(?: (?:on|for|with|among|over) (?![^.;,]{0,30}\bto\b)[^.;,]{0,30})?"
                             r"\s*(?:is|of|=|:|equals|would be|corresponds to|level)?\s*[(~≈]?\s*"
                             r"(?:\\?\b(?:qty|SI|num)\s*\{?\s*)?$", re.I)  # "chance (\qty{10}{\percent})"
 _BOUND_BEFORE = re.compile(r"(?:(?:≥|>|>=|\\geq?|\bover|\babove|\bmore than|\bat least"
@@ -396,6 +408,8 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = tok.setting = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if unit == "%" and _CHANCE_AFTER.match(t, end):
             tok.decoy = True  # "around the 10% of guessing": the chance level
+        if unit == "pts" and _RULE_AFTER.match(t, end) and t[e : e + 1] in ("-", "‑"):
+            tok.decoy = True  # "fine by the 2-point rule": a threshold set beforehand, no result
         if unit == "pts" and _FROM_STATED_LEVEL.match(t, end):
             tok.decoy = True  # "1.2 points above 10%": a distance from a stated number, no claim's
         if _DATA_RANGE_BEFORE.search(window):
@@ -553,10 +567,14 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                     and not re.search(r"\b(?:fewer|less|more)\s+than\s*$|\bat\s+least\s*$", left, re.I):
                 needed = None  # "is not resolved by 5 seeds", "with 5 seeds ... not resolved": too few
             tok.role = "seeds_needed" if needed else "n"
+            if _MORE_SEEDS_AFTER.match(t, end):
+                tok.decoy = True  # "queue 5 more seeds per arm": runs to add, neither count nor estimate
+                return
             if tok.decoy and tok.role == "n" and re.search(r"\bseed\s*$", window, re.I):
                 return
-            if re.search(r"\bseeds?\b|\bruns?\b|n\s*=", t[end : end + 30] + window[-6:], re.I):
-                tok.decoy = False
+            if re.search(r"\bseeds?\b|\bruns?\b|n\s*=", t[end : end + 30] + window[-6:], re.I) \
+                    and not _RATIO.match(t[max(0, s - 1) : end + 1]):
+                tok.decoy = False  # "5 seeds"; not "20/20 runs sealed", a tally of runs done
             return
         if _SEEDS_NAMED_BEFORE.search(t, max(0, s - 40), s):
             # "the seeds needed, 26 per group", "puts the seeds needed at about 18 per group"
