@@ -6,7 +6,7 @@ regression project); every case states the rule's catch and the near sentence it
 
 from __future__ import annotations
 
-from test_reconcile_classes import failing
+from test_reconcile_classes import HOUSE_CLAIMS, failing
 
 
 def test_a_claim_id_as_a_row_header_names_that_claim() -> None:
@@ -59,3 +59,12 @@ def test_a_single_trial_is_a_budget_for_the_ones_after() -> None:
     assert failing("notes.md", text) == []
     assert failing("notes.md", text.replace("with 2 91.9%", "with 4 93.8%")) == \
         [(1, "tuning_budget", "value", "drift")]
+
+
+def test_a_column_headed_a_minus_b_holds_the_difference_in_that_order() -> None:
+    table = ("| Quantity | ridge | GBM − ridge |\n|---|--:|--:|\n"
+             "| test RMSE / change | 31.42 | −9.17 |\n"
+             "| 95% CI | [29.80, 33.04] | [−11.14, −7.20] |\n")
+    assert failing("notes.md", table, HOUSE_CLAIMS) == []
+    swapped = table.replace("[29.80, 33.04] | [−11.14, −7.20]", "[−11.14, −7.20] | [29.80, 33.04]")
+    assert ("gbm_beats_ridge", "drift") in {(f[1], f[3]) for f in failing("notes.md", swapped, HOUSE_CLAIMS)}

@@ -570,6 +570,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if quantity.form == "measure" and (claim.format.percent or claim.points) and tok.unit == "%" \
                     and not complement and _far_in_points(claim, tok):
                 continue  # "40%-63% of the epoch budget" beside the MLP's 98.1%: another quantity
+            if not claim.comparison and quantity.form == "measure" and cell is not None \
+                    and _pair_column(cell.column, claims):
+                continue  # a cell under "MLP − linear": the difference's, no side's level
             if not claim.comparison and quantity.form == "measure" and _stated_as_difference(t, seg, tok):
                 continue  # "linear regression's is 16.4 lower": a difference, not its level
             if not claim.comparison and cell is None and order is None and quantity.form == "measure" \
@@ -687,6 +690,11 @@ def _stated_as_difference(t: str, seg: Segment, tok: Token) -> bool:
     return re.search(r"\bby\s*[~≈]?\s*$", t[max(seg.start, tok.start - 8) : tok.start], re.I) is not None
 
 
+def _pair_column(column: str, claims: Sequence[ClaimQuantity]) -> bool:
+    """Whether a column header is a difference of two subjects ("MLP − linear", "CNN vs MLP")."""
+    return _ROW_PAIR.fullmatch(column.strip()) is not None and len(_header_subjects(column, claims)) >= 2
+
+
 def _level_of_one_subject(t: str, seg: Segment, tok: Token, mentions: list[Mention]) -> bool:
     """Whether the number's clause names one subject, right before it ("..., the control 71.3")."""
     lo, _ = clause_of(t, seg, tok)
@@ -772,6 +780,8 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
         return True
     cell = seg.cell(tok.start)
     column = _OVER_RUNS.sub(" ", cell.column) if cell is not None else ""
+    if cell is not None and _ROW_PAIR.fullmatch(column.strip()) and not _STAT_COLUMN.search(cell.row):
+        return True  # a column "MLP − linear": its cells are the difference's
     if cell is not None and _ROW_PAIR.fullmatch(cell.row.strip()) and not _STAT_COLUMN.search(column):
         return True  # a row "CNN − control" (LaTeX "CNN $-$ control"): its cells are the difference's
     if cell is not None and (DIFF_CUE.search(column)

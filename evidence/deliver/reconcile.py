@@ -580,20 +580,34 @@ def _complement_checked(t: str, seg: prose_module.Segment, mentions: list[Any], 
     return (tok, turned, True) if _accepts(turned, tok) else (tok, best, ok)
 
 
-def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[Any]) -> Any:
+def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[Any],
+              tok: Token | None = None, claims: Sequence[ClaimQuantity] = ()) -> Any:
     """"The control's RMSE minus the linear model's is +16.4": a difference stated the other way
-    round (second side minus first) states the claim's quantities with their signs turned."""
+    round (second side minus first) states the claim's quantities with their signs turned; so
+    does a cell under a column headed that way (``| MLP − linear |`` over ``−1.3``)."""
     claim, quantity = candidate.claim, candidate.quantity
     if not claim.comparison or len(claim.subjects) < 2 or quantity.form != "measure":
         return candidate
+    turned = _turned_by_minus(candidate, t, seg.start, seg.end, mentions)
+    cell = seg.cell(tok.start) if tok is not None else None
+    if turned is None and cell is not None and cell.column and claims:
+        header = cell.column
+        turned = _turned_by_minus(candidate, header, 0, len(header),
+                                  subject_mentions(header, 0, len(header), claims))
+    return candidate if turned is None else turned
+
+
+def _turned_by_minus(candidate: Any, t: str, lo: int, hi: int, mentions: list[Any]) -> Any:
+    """The candidate as an "A minus B" in ``t[lo:hi]`` states it, or None where none names its sides."""
+    claim, quantity = candidate.claim, candidate.quantity
     first, second = claim.subjects[0][0], claim.subjects[1][0]
-    for m in _MINUS.finditer(t, seg.start, seg.end):
+    for m in _MINUS.finditer(t, lo, hi):
         before = [x.subject for x in mentions if x.end <= m.start() and x.subject in (first, second)]
         after = [x.subject for x in mentions if x.start >= m.end() and x.subject in (first, second)]
         if not (before and after and before[-1] != after[0]):
             continue
         end = next(x.end for x in mentions if x.start >= m.end() and x.subject in (first, second))
-        if claim.improvement and _NAMED_IMPROVEMENT.match(t, end, seg.end):
+        if claim.improvement and _NAMED_IMPROVEMENT.match(t, end, hi):
             return candidate  # "MLP − linear (improvement)": named as the improvement, the claim's own sign
         # an improvement claim's value is how much A is better: for a lower-is-better metric,
         # A minus B is its negative; any other claim's value is A minus B
@@ -603,7 +617,7 @@ def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[
                    "ci_high": -(claim.ci_low or 0.0)}[quantity.name]
             return replace(candidate, quantity=replace(quantity, raw=raw))
         return candidate
-    return candidate
+    return None
 
 
 #: A difference named as the improvement after its two sides: "MLP − linear (improvement)".
@@ -905,7 +919,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             # comparison's value, not an end of its interval that happens to equal it
             options = [c for c in options if c.quantity.name == "value"]
         if tok.signed:
-            options = [_reversed(c, t, seg, mentions) for c in options]
+            options = [_reversed(c, t, seg, mentions, tok, claims) for c in options]
         if tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") and last is not None:
             options = sorted(options, key=lambda c: c.claim.id != last)
         # where the words cannot tell two claims apart, the one the number agrees with, else the
