@@ -6,7 +6,13 @@ regression project); every case states the rule's catch and the near sentence it
 
 from __future__ import annotations
 
-from test_reconcile_classes import HOUSE_CLAIMS, failing
+from test_reconcile_classes import HOUSE_CLAIMS, _claim, failing
+
+from evidence.deliver.claims import claim_quantities
+
+#: A regression claim whose interval's half-width is one digit (0.2).
+LASSO = claim_quantities({"claims": [_claim("lasso_rmse", "aggregate:lasso", 41.3, 41.1, 41.5, style="number",
+                                            subjects=["lasso"], metric="rmse")]})
 
 
 def test_a_claim_id_as_a_row_header_names_that_claim() -> None:
@@ -68,3 +74,10 @@ def test_a_column_headed_a_minus_b_holds_the_difference_in_that_order() -> None:
     assert failing("notes.md", table, HOUSE_CLAIMS) == []
     swapped = table.replace("[29.80, 33.04] | [−11.14, −7.20]", "[−11.14, −7.20] | [29.80, 33.04]")
     assert ("gbm_beats_ridge", "drift") in {(f[1], f[3]) for f in failing("notes.md", swapped, HOUSE_CLAIMS)}
+
+
+def test_one_unsigned_digit_shows_no_claims_digits() -> None:
+    text = ("Lasso's test RMSE is 41.3.\n"
+            "- blockers: the p-value in the report (0.0018) vs my notebook's (0.002): same, rounded\n")
+    assert failing("notes.md", text, LASSO) == []
+    assert failing("notes.md", "Lasso's test RMSE is 4.13.\n", LASSO) == [(1, "lasso_rmse", "value", "drift")]

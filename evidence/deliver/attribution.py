@@ -641,6 +641,8 @@ def _digits_of_a_measure(tok: Token, measures: list[Quantity]) -> bool:
     """Whether the number shows the digits of one of the measures, shifted or not (5.72 or 0.572
     for 57.2): a slip of the pen, at the precision it states or the claim's."""
     shown = _significant_digits(tok.value)
+    if len(shown) < 2 and not tok.signed:
+        return False  # one unsigned digit (0.002 beside a half-width of 0.2) shows no claim's digits
     return any(_significant_digits(round(q.format.scaled(q.raw), decimals)) == shown
                for q in measures for decimals in {max(tok.decimals, 0), q.format.decimals})
 
