@@ -81,3 +81,10 @@ def test_one_unsigned_digit_shows_no_claims_digits() -> None:
             "- blockers: the p-value in the report (0.0018) vs my notebook's (0.002): same, rounded\n")
     assert failing("notes.md", text, LASSO) == []
     assert failing("notes.md", "Lasso's test RMSE is 4.13.\n", LASSO) == [(1, "lasso_rmse", "value", "drift")]
+
+
+def test_its_own_is_the_first_named_subjects() -> None:
+    text = "Ridge trails the GBM clearly; its own RMSE, 22.3, is what a plain linear fit scores.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "ridge_rmse", "value", "drift")]
+    text = "The GBM leads ridge clearly; its own RMSE, 22.3, is the lowest.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == []

@@ -810,6 +810,22 @@ def _owned_by_other(t: str, seg: prose_module.Segment, tok: Token, mentions: lis
     return claim.comparison or all(g[0] != subject for g in claim.subjects)
 
 
+_ITS_OWN = re.compile(r"\bits\s+own\b", re.I)
+
+
+def _its_own_subject(t: str, tok: Token, claims: Sequence[ClaimQuantity]) -> str | None:
+    """"The control is 16.4 away from linear regression; its own RMSE, 73.6, ...": "its own" is
+    the sentence's first-named subject's, so the number is that subject's level (or nothing a
+    claim states), never another subject's claim nor a comparison's."""
+    near = list(_ITS_OWN.finditer(t, max(0, tok.start - 40), tok.start))
+    if not near or re.search(r"[.!?]\s", t[near[-1].end() : tok.start]):
+        return None
+    start = max((i + 2 for i in (t.rfind(". ", 0, near[-1].start()), t.rfind("\n\n", 0, near[-1].start()))
+                 if i >= 0), default=0)
+    named = subject_mentions(t, start, near[-1].start(), claims)
+    return named[0].subject if named else None
+
+
 def _one_side_named(claim: ClaimQuantity, mentions: list[Any]) -> bool:
     """A comparison the segment names only one side of (read with a word of comparison)."""
     named = {m.subject for m in mentions}
@@ -918,6 +934,12 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             # "the MLP's error is 2.5 lower on average": a difference with its direction is the
             # comparison's value, not an end of its interval that happens to equal it
             options = [c for c in options if c.quantity.name == "value"]
+        if (owner := _its_own_subject(t, tok, claims)) is not None:
+            # "...; its own RMSE, 73.6": the level of the sentence's first subject, or no claim's
+            options = [c for c in options if not c.claim.comparison
+                       and any(g[0] == owner for g in c.claim.subjects)]
+            if not options:
+                continue
         if tok.signed:
             options = [_reversed(c, t, seg, mentions, tok, claims) for c in options]
         if tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") and last is not None:
