@@ -88,3 +88,15 @@ def test_its_own_is_the_first_named_subjects() -> None:
     assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "ridge_rmse", "value", "drift")]
     text = "The GBM leads ridge clearly; its own RMSE, 22.3, is the lowest.\n"
     assert failing("notes.md", text, HOUSE_CLAIMS) == []
+
+
+def test_the_claims_own_number_under_another_splits_name_is_drift() -> None:
+    assert failing("notes.md", "The MLP's validation accuracy is 98.1% (mean over seeds).\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "The MLP's validation accuracy is 97.4% (mean over seeds).\n") == []
+    assert failing("notes.md", "The MLP's validation accuracy is about 98% (mean over seeds).\n") == []
+    text = "With four configurations the MLP sweep's expected best test accuracy is 95.4%.\n"
+    assert failing("notes.md", text) == [(1, "tuning_budget", "value", "drift")]
+    assert failing("notes.md", "Ridge's error on the validation houses: 31.42.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "value", "drift")]
+    assert failing("notes.md", "What training of ridge reaches: 31.42 RMSE on test.\n", HOUSE_CLAIMS) == []

@@ -535,9 +535,15 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                     quantity, tok.value, tok.decimals, fraction=False):
                 # "the test MSE is 57.2" for an RMSE of 57.2: the claim's number, misnamed
                 misnamed = f"'{foreign}' (but the claim's metric is {claim.metric[0]})"
-            elif foreign or (quantity.form == "measure" and _foreign_split(
-                    t, seg, tok, claim, splits.get(claim.id), f"{header} {row_head}".strip())):
+            elif foreign:
                 continue
+            elif quantity.form == "measure" and _foreign_split(
+                    t, seg, tok, claim, splits.get(claim.id), f"{header} {row_head}".strip()):
+                if not _split_slip(t, seg, claim, quantity, tok):
+                    continue
+                # "the CNN's validation accuracy is 98.7%" for a test accuracy of 98.7%: the
+                # claim's own number to its last digit, under another split's name
+                misnamed = f"another split's name (but the claim is on the {claim.split} split)"
             fraction = min(forms, key=lambda f: _closeness(claim, quantity, tok, f))
             bare = tok.unit == "" and not re.search(r"%|percent|points|\(pp\)", header, re.I) \
                 and not _AS_FRACTION.match(t, tok.end)
@@ -690,6 +696,23 @@ def _stated_as_difference(t: str, seg: Segment, tok: Token) -> bool:
     if _DIFFERENCE_AFTER.match(t, tok.end, seg.end):
         return True
     return re.search(r"\bby\s*[~≈]?\s*$", t[max(seg.start, tok.start - 8) : tok.start], re.I) is not None
+
+
+#: An evaluation split named next to a number (training is what was done, not where it was measured).
+_EVAL_SPLIT = {"test": re.compile(r"\b(?:validation|val|dev|development)\b", re.I),
+               "val": re.compile(r"\btest\b", re.I)}
+
+
+def _split_slip(t: str, seg: Segment, claim: ClaimQuantity, quantity: Quantity, tok: Token) -> bool:
+    """Whether a number under another evaluation split's name is the claim's value itself, stated
+    to the claim's full precision (not rounded, not approximate): the claim's number, its split
+    misnamed."""
+    named = _EVAL_SPLIT.get(claim.split or "")
+    return named is not None and named.search(t, max(seg.start, tok.start - 60), min(seg.end, tok.end + 40)) \
+        is not None and quantity.name == "value" and not claim.comparison and not tok.approximate \
+        and not tok.bound \
+        and tok.decimals >= max(1, claim.format.decimals) \
+        and claim.accepts_quantity(quantity, tok.value, tok.decimals, fraction=False)
 
 
 def _pair_column(column: str, claims: Sequence[ClaimQuantity]) -> bool:
