@@ -100,3 +100,12 @@ def test_the_claims_own_number_under_another_splits_name_is_drift() -> None:
     assert failing("notes.md", "Ridge's error on the validation houses: 31.42.\n", HOUSE_CLAIMS) == \
         [(1, "ridge_rmse", "value", "drift")]
     assert failing("notes.md", "What training of ridge reaches: 31.42 RMSE on test.\n", HOUSE_CLAIMS) == []
+
+
+def test_a_result_worked_out_wrongly_is_drift_of_the_claim_it_should_give() -> None:
+    text = "Sanity check: 31.42 − 22.25 = 9.71, so the gap is large.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", text.replace("9.71", "9.17"), HOUSE_CLAIMS) == []
+    assert failing("notes.md", "By hand, 98.1 minus 11.2 is 85.9 points.\n") == \
+        [(1, "mlp_beats_control", "value", "drift")]
+    assert failing("notes.md", "Warm-up: 2 + 2 = 5 is a famous slogan.\n", HOUSE_CLAIMS) == []

@@ -57,7 +57,7 @@ from evidence.deliver.attribution import (
     split_only_foreign,
     subject_mentions,
 )
-from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity
+from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity, half_unit
 from evidence.deliver.statements import Token, mask_decoys, tokenize
 from evidence.deliver.wording import MENTIONED, wording_issues
 
@@ -332,6 +332,7 @@ def scan_text(
                                     "unsupported_wording", why=issue.reason, quantity="wording"))
         findings += _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts,
                                       context, context_span)
+    findings += _arithmetic_findings(file, text, doc.masked, claims, starts, findings)
     out = []
     for f in findings:
         if strict and f.kind in ("match", "overstated_precision") and not f.bound \
@@ -343,6 +344,51 @@ def scan_text(
                         f"[{f.stated}](#claim:{f.claim_id}) (LaTeX: its macro) or waive it ({f.why})")
         out.append(_waive(f, waivers))
     return sorted(out)
+
+
+#: Arithmetic written out: "57.2 − 73.6 = −15.4", "98.7 minus 98.1 is 0.8 points", "55.9 + 1.3 gives 58.2".
+_NUMBER = r"[-−+]?\d+(?:\.\d+)?"
+_ARITHMETIC = re.compile(
+    r"(?<![\w.\-−])(?P<a>" + _NUMBER + r")\s*(?:%|points?)?\s*(?P<op>[-−–+]|minus|plus)\s*"
+    r"(?:(?:the\s+)?[A-Za-z][\w'’-]*\s+){0,2}(?P<b>\d+(?:\.\d+)?)\s*(?:%|points?)?\s*"
+    r"(?:=|is|gives|equals|makes|yields|→|->)\s*(?:about\s+)?(?P<c>" + _NUMBER + r")(?![\d.]\d|-\d)", re.I)
+
+
+def _arithmetic_findings(file: str, text: str, t: str, claims: Sequence[ClaimQuantity], starts: list[int],
+                         found: Sequence[Finding]) -> list[Finding]:
+    """"57.2 − 73.6 = −15.4": a result worked out in the text from two numbers, wrongly, where
+    the right result is a claim's value (−16.4, linear regression against the control): drift of
+    that claim, whatever the words around it name. A right result, or one no claim states, is
+    left to the other rules."""
+    out = []
+    have = {(f.line, f.column, f.claim_id) for f in found if f.kind == "drift"}
+
+    def number(x: str) -> float:
+        return float(x.replace("−", "-"))
+
+    for m in _ARITHMETIC.finditer(t):
+        a, b, c = number(m.group("a")), number(m.group("b")), number(m.group("c"))
+        computed = a - b if m.group("op").lower() in ("-", "−", "–", "minus") else a + b
+        decimals = len(m.group("c").split(".")[1]) if "." in m.group("c") else 0
+        if abs(c - computed) <= half_unit(decimals) + 1e-9:
+            continue  # worked out right
+        fits = [(claim, q) for claim in claims for q in claim.quantities()
+                if q.name == "value" and q.form == "measure"
+                and claim.accepts_quantity(q, computed, decimals)
+                and not claim.accepts_quantity(q, c, decimals)]
+        if len(fits) != 1:
+            continue  # no claim's value (or several): not this rule's to judge
+        claim, quantity = fits[0]
+        line, col = _line_col(starts, m.start("c"))
+        if (line, col, claim.id) in have:
+            continue
+        stated = text[m.start("c") : m.end("c")]
+        sum_text = f"{m.group('a')} {m.group('op')} {m.group('b')}"
+        why = (f"the text works out {sum_text} = {computed:.{decimals}f}, which is {claim.id}'s value "
+               f"({_expected(claim, quantity, False)}), but states {stated}")
+        out.append(Finding(file, line, col, claim.id, stated, c, _expected(claim, quantity, False), "drift",
+                           why=why, quantity="value"))
+    return out
 
 
 #: A claim named by its id in a code span (`mlp_beats_linear`), as a checklist row does.
