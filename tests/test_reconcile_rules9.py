@@ -6,9 +6,12 @@ regression project); every case states the rule's catch and the near sentence it
 
 from __future__ import annotations
 
-from test_reconcile_classes import HOUSE_CLAIMS, _claim, failing
+from pathlib import Path
+
+from test_reconcile_classes import CLAIMS, HOUSE_CLAIMS, _claim, failing
 
 from evidence.deliver.claims import claim_quantities
+from evidence.deliver.reconcile import hand_typed_numbers
 
 #: A regression claim whose interval's half-width is one digit (0.2).
 LASSO = claim_quantities({"claims": [_claim("lasso_rmse", "aggregate:lasso", 41.3, 41.1, 41.5, style="number",
@@ -109,3 +112,27 @@ def test_a_result_worked_out_wrongly_is_drift_of_the_claim_it_should_give() -> N
     assert failing("notes.md", "By hand, 98.1 minus 11.2 is 85.9 points.\n") == \
         [(1, "mlp_beats_control", "value", "drift")]
     assert failing("notes.md", "Warm-up: 2 + 2 = 5 is a famous slogan.\n", HOUSE_CLAIMS) == []
+
+
+#: A booktabs table whose first header spans two columns and whose group label spans two rows.
+GROUPED = r"""\begin{table}
+\caption{Comparisons. P is P(first better).}
+\begin{tabular}{@{}llrrr@{}}
+\toprule
+\multicolumn{2}{@{}l}{Comparison} & $\Delta$ (points) & 95\,\% CI & P \\
+\midrule
+\multirow{2}{*}{over the control} & MLP & +86.9 & [+80.6, +93.3] & 1 \\
+ & CNN & +87.5 & [+81.1, +93.9] & 1 \\
+\bottomrule
+\end{tabular}
+\end{table}
+"""
+
+
+def test_a_multirow_group_labels_the_rows_it_spans_and_a_multicolumn_header_the_columns() -> None:
+    assert failing("paper/tables.tex", GROUPED) == []
+    found = failing("paper/tables.tex", GROUPED.replace("+87.5 &", "+86.5 &"))
+    assert found == [(8, "cnn_beats_control", "value", "drift")]
+    typed = {(h.line, h.text) for h in hand_typed_numbers(Path("paper/tables.tex"), GROUPED, CLAIMS)}
+    assert (7, "1") in typed and (8, "1") in typed  # P(better) = 1 typed by hand
+    assert not any(text == "2" for _, text in typed)  # \multirow{2}: layout, no number

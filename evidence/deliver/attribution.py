@@ -461,6 +461,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     cue = DIFF_CUE.search(t, seg.start, seg.end) is not None or bool(header and DIFF_CUE.search(header))
     # a column header names subjects too ("Δ vs MLP"): at distance 0, like its other words
     header_subjects = _header_subjects(header, claims) if header else set()
+    if row_head and row_head not in t[seg.start : seg.end]:
+        # a row header carried down from a \multirow ("vs control" over the rows "MLP", "CNN")
+        header_subjects |= _header_subjects(row_head, claims)
     named = {m.subject for m in mentions} | header_subjects
     out: list[Candidate] = []
     orphan = _unclaimed_pair_before(t, seg, tok, mentions, claims)

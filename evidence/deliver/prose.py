@@ -278,6 +278,70 @@ def _pipe_cells(t: str, start: int, end: int) -> list[tuple[int, int]]:
 
 # --------------------------------------------------------------------------- LaTeX
 
+#: A cell's opening \\multicolumn{n} or \\multirow{n}, after the rules and comments before it.
+_SPANNING = re.compile(r"(?:\s|%[^\n]*\n|\\(?:toprule|midrule|bottomrule|hline|addlinespace)\b(?:\[[^\]]*\])?"
+                       r"|\\c(?:mid)?(?:line|rule)\s*(?:\([^)]*\))?\s*(?:\[[^\]]*\])?\s*\{[^}]*\})*"
+                       r"\\(multicolumn|multirow)\s*(?:\[[^\]]*\])?\s*\{\s*(\d+)\s*\}")
+
+
+#: A caption defining a bare "P" as the probability of improvement: "P is P(first better)", "P = Pr(A > B)".
+_P_DEFINED = re.compile(r"(?<![\w(])\$?P\$?\s*(?:is|=|:|denotes)\s*(?:the\s+)?(?:P|Pr|Prob)\s*\(", re.I)
+#: A row label that is a pair of its own ("CNN vs MLP", "wide − MLP").
+_PAIR_HEAD = re.compile(r"\w\s+(?:vs\.?|versus|minus|[-−–])\s+\w", re.I)
+
+
+def _spanning(cell: str) -> tuple[str, int, str] | None:
+    """A cell that is a ``\\multicolumn{n}{spec}{text}`` or ``\\multirow{n}{width}{text}``:
+    (which, n, its text as words); None for any other cell."""
+    m = _SPANNING.match(cell)
+    if m is None:
+        return None
+    args, pos = [], m.end()
+    while len(args) < 2 and pos < len(cell):  # the spec (or width), then the text, braces nested
+        while pos < len(cell) and cell[pos] in " \t\n[":
+            if cell[pos] == "[":
+                pos = cell.find("]", pos) + 1 or len(cell)
+            else:
+                pos += 1
+        if pos >= len(cell) or cell[pos] != "{":
+            break
+        start, pos = pos, _closing_brace(cell, pos)
+        args.append(cell[start + 1 : pos])
+        pos += 1
+    if len(args) < 2:
+        return None
+    words = re.sub(r"\s+", " ", re.sub(r"\\[A-Za-z]+\*?|[{}$~]", " ", args[1])).strip()
+    return m.group(1), int(m.group(2)), words
+
+
+def _closing_brace(text: str, opening: int) -> int:
+    """The offset of the brace closing the one at ``opening`` (nested braces counted)."""
+    depth = 0
+    for pos in range(opening, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[pos], 0)
+        if depth == 0:
+            return pos
+    return len(text)
+
+
+def _spanning_layout(cell: str) -> tuple[int, int] | None:
+    """Where a spanning cell's layout is (``\\multirow{2}{*}{``): from its macro to its text's
+    opening brace, which is no prose (its count is no number of the table)."""
+    m = _SPANNING.match(cell)
+    if m is None or _spanning(cell) is None:
+        return None
+    start = m.start(1) - 1
+    braces, pos = 0, m.end()
+    while pos < len(cell):  # past the spec (or width) argument to the text's opening brace
+        if cell[pos] == "{":
+            braces += 1
+            if braces == 2:
+                return start, pos + 1
+            pos = _closing_brace(cell, pos)
+        pos += 1
+    return None
+
+
 #: Macros whose arguments are never prose: references, citations, files, layout, definitions.
 _MASKED_MACROS = frozenset({
     "cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "parencite",
@@ -411,13 +475,40 @@ def _parse_tex(text: str) -> Prose:
             return
         # the header is the first row of several cells: a longtable's \caption row comes first
         first = next((i for i, row in enumerate(real) if len(row) > 1), 0)
-        header = ["".join(chars[a:b]).strip() for a, b in real[first]]
+        header = []  # one entry per column: a \multicolumn{n}{..}{Comparison} heads n of them
+        for a, b in real[first]:
+            span = _spanning(text[a:b])
+            header += [span[2]] * span[1] if span and span[0] == "multicolumn" \
+                else ["".join(chars[a:b]).strip()]
+        table_at = text.rfind("\\begin{table", 0, node.pos)
+        table_end = text.find("\\end{table", end_pos)
+        if _P_DEFINED.search(text, max(table_at, 0), table_end if table_end >= 0 else end_pos):
+            # the caption says "P is P(first better)": a column headed "P" holds that probability
+            header = ["P(better)" if re.fullmatch(r"\$?P\$?", h) else h for h in header]
+        lead = next((n for kind, n, _ in filter(None, [_spanning(text[a:b]) for a, b in real[first][:1]])
+                     if kind == "multicolumn"), 1)  # the row header's columns: "Comparison" over two
         for row in real[: first + 1]:
             rows.append(Segment(row[0][0], row[-1][1], kind="row"))
+        for row in real:
+            for a, b in row:
+                if (layout := _spanning_layout(text[a:b])) is not None:
+                    mask(a + layout[0], a + layout[1])  # "\multirow{2}{*}{": layout, not a number
+        carried: dict[int, tuple[str, int]] = {}  # column -> (a \multirow's text, rows it still spans)
         for row in real[first + 1 :]:
-            row_head = "".join(chars[row[0][0]:row[0][1]]).strip()
+            heads = []
+            for k, (a, b) in enumerate(row[:lead]):
+                own = "".join(chars[a:b]).strip()
+                span = _spanning(text[a:b])
+                if span and span[0] == "multirow":
+                    own, carried[k] = span[2], (span[2], span[1] - 1)
+                elif not own and carried.get(k, ("", 0))[1] > 0:
+                    own, carried[k] = carried[k][0], (carried[k][0], carried[k][1] - 1)
+                heads.append(own)
+            # the group ("vs control") with the row's own label ("CNN"), unless that names a pair itself
+            row_head = heads[-1] if heads and _PAIR_HEAD.search(heads[-1]) \
+                else " ".join(h for h in heads if h)
             rows.append(Segment(row[0][0], row[-1][1], tuple(
-                Cell(a, b, header[k] if k < len(header) else "", row_head if k else "")
+                Cell(a, b, header[k] if k < len(header) else "", row_head if k >= lead else "")
                 for k, (a, b) in enumerate(row)), kind="row"))
 
     def walk(nodes: list[Any]) -> None:
