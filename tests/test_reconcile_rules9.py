@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_reconcile_classes import CLAIMS, HOUSE_CLAIMS, _claim, failing
+from test_reconcile_classes import CLAIMS, HOUSE_CLAIMS, _claim, all_kinds, failing
 
 from evidence.deliver.claims import claim_quantities
 from evidence.deliver.reconcile import hand_typed_numbers
@@ -136,3 +136,9 @@ def test_a_multirow_group_labels_the_rows_it_spans_and_a_multicolumn_header_the_
     typed = {(h.line, h.text) for h in hand_typed_numbers(Path("paper/tables.tex"), GROUPED, CLAIMS)}
     assert (7, "1") in typed and (8, "1") in typed  # P(better) = 1 typed by hand
     assert not any(text == "2" for _, text in typed)  # \multirow{2}: layout, no number
+
+
+def test_precision_beside_decimals_is_the_numbers_digits_not_the_metric() -> None:
+    found = all_kinds("notes.md", "Precision: the MLP result to three decimals is 98.111%.\n")
+    assert [(f.claim_id, f.kind) for f in found] == [("mlp_test_accuracy", "overstated_precision")]
+    assert all_kinds("notes.md", "Precision: the MLP reaches 96.4% on the digit classes.\n") == []

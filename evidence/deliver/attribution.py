@@ -189,7 +189,10 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
         return None
     lo, hi = clause_of(t, seg, tok)
     best: tuple[int, str] | None = None
+    numeric = _NUMERIC_PRECISION.search(t, seg.start, seg.end) is not None
     for m in METRIC_WORDS.finditer(t, lo, hi):
+        if numeric and m.group(0).lower() == "precision":
+            continue  # "Precision: the CNN result to three decimals": the number's digits, no metric
         if re.search(r"(?:±|\+/-|\bpm)\s*$", t[max(lo, m.start() - 4) : m.start()]):
             continue  # "57.204 ± 0.146 (mean ± SD)": the SD names the spread, not the number
         if m.end() < tok.start and _GLOSSED.fullmatch(t, m.end(), tok.start) \
@@ -220,6 +223,10 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
     return None
 
 
+#: Words of a number's own precision ("to three decimals", "significant digits"): "precision"
+#: beside them is how many digits are shown, not the precision metric.
+_NUMERIC_PRECISION = re.compile(r"\bdecimals?\b|\bdecimal places\b|\bsignificant (?:digits|figures)\b"
+                                r"|\bdigits? after\b", re.I)
 #: The rest of a parenthetical gloss up to the number after it ("... accuracy) is 1.3%").
 _GLOSSED = re.compile(r"[^()]*\)[^()]{0,20}", re.S)
 
@@ -251,6 +258,9 @@ def _label_metric(t: str, seg: Segment, lo: int) -> tuple[int, str] | None:
         return None
     start = max(seg.start, t.rfind(";", seg.start, colon) + 1)
     words = list(METRIC_WORDS.finditer(t, start, colon))
+    if words and words[-1].group(0).lower() == "precision" \
+            and _NUMERIC_PRECISION.search(t, seg.start, seg.end):
+        return None  # "Precision: the CNN result to three decimals is ...": digits shown, no metric
     return (0, words[-1].group(0)) if words else None
 
 
