@@ -142,3 +142,18 @@ def test_precision_beside_decimals_is_the_numbers_digits_not_the_metric() -> Non
     found = all_kinds("notes.md", "Precision: the MLP result to three decimals is 98.111%.\n")
     assert [(f.claim_id, f.kind) for f in found] == [("mlp_test_accuracy", "overstated_precision")]
     assert all_kinds("notes.md", "Precision: the MLP reaches 96.4% on the digit classes.\n") == []
+
+
+def test_the_claims_interval_under_another_level_is_drift() -> None:
+    text = "The GBM beats ridge by 9.17, with a 90% interval of [7.20, 11.14].\n"
+    found = failing("notes.md", text, HOUSE_CLAIMS)
+    assert {(f[1], f[2]) for f in found} == {("gbm_beats_ridge", "ci_low"), ("gbm_beats_ridge", "ci_high")}
+    assert failing("notes.md", text.replace("90%", "95%"), HOUSE_CLAIMS) == []
+    # another level's own (different) interval is not the claim's
+    assert failing("notes.md", text.replace("[7.20, 11.14]", "[7.6, 10.7]"), HOUSE_CLAIMS) == []
+
+
+def test_a_difference_label_before_the_colon_governs_its_item() -> None:
+    text = "- Improvement of the GBM: 9.17 (range 7.20–11.91)\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "ci_high", "drift")]
+    assert failing("notes.md", "- Typical error of the GBM: 22.25 (range 21.10–23.40)\n", HOUSE_CLAIMS) == []

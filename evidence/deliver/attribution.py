@@ -708,6 +708,8 @@ def _stated_as_difference(t: str, seg: Segment, tok: Token) -> bool:
     """"16.4 lower", "by 1.3": the number states a difference, which no level of a metric is."""
     if _DIFFERENCE_AFTER.match(t, tok.end, seg.end):
         return True
+    if _difference_label(t, seg, tok):
+        return True  # "Improvement of the GBM: 9.17"
     return re.search(r"\bby\s*[~≈]?\s*$", t[max(seg.start, tok.start - 8) : tok.start], re.I) is not None
 
 
@@ -830,7 +832,24 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
         return True  # "1.3 higher than linear regression's"
     if _OVER_LABEL.match(t[seg.start : tok.start]) or _PAIR_LABEL.fullmatch(t, lo, tok.start):
         return True  # "CNN over control: 0.875", "gains: MLP over linear 1.3"
+    if _difference_label(t, seg, tok):
+        return True
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
+
+
+#: A label opening its item, and its colon: "Improvement of the network: 1.3 (...)".
+_CUE_LABEL = re.compile(r"[\s*_>#-]*([^.;:!?\n\d]{1,60}):\s")
+#: A label's noun that names a difference (not "by" or "over", which a label of levels has too).
+_DIFFERENCE_NOUN = re.compile(r"\b(?:improvements?|gains?|lead|gap|margin|difference|advantage|delta"
+                              r"|reduction|edge)\b|Δ", re.I)
+
+
+def _difference_label(t: str, seg: Segment, tok: Token) -> bool:
+    """"Improvement of the network: 1.3 (confidence range 0.2–2.8)": the label opening the item
+    names a difference, so its numbers (value and interval) are the difference's, no level."""
+    label = _CUE_LABEL.match(t, seg.start, tok.start)
+    return label is not None and _DIFFERENCE_NOUN.search(label.group(1)) is not None \
+        and not re.search(r"[.;!?]\s", t[label.end() : tok.start])
 
 
 #: "mean over 5 seeds", "over runs": what a column averages over, no comparison ("MLP over linear").

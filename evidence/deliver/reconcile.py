@@ -609,6 +609,33 @@ _WINS_AFTER = re.compile(r"\s+(?:wins|won|is\s+(?:the\s+)?better|was\s+(?:the\s+
                          r"|does\s+better|beats|leads)\b", re.I)
 
 
+#: A confidence level named for the interval after it: "its 90% interval is", "a 90 percent
+#: confidence range of", "80% CI:".
+_STATED_LEVEL = re.compile(r"(?<![\d.])(\d{2}(?:\.\d+)?)\s*(?:\\?%|percent|per cent)[\s-]+"
+                           r"(?:confidence\s+|credible\s+)?(?:intervals?|CIs?|range|bounds?|confidence)\b",
+                           re.I)
+#: The level every claim's interval has.
+CLAIM_LEVEL = 95.0
+
+
+def _level_checked(t: str, seg: prose_module.Segment, tok: Token, best: Any,
+                   ok: bool) -> tuple[Token, Any, bool] | None:
+    """"Its 90% interval is [-0.006, +1.1]": the claim's own 95% interval under another level's
+    name is drift (the interval is right, its level is not); other ends under another level are
+    another interval's, no claim's (None)."""
+    if best.quantity.name not in ("ci_low", "ci_high", "ci_end"):
+        return tok, best, ok
+    lo = max(seg.start, tok.start - 90)
+    named = [m for m in _STATED_LEVEL.finditer(t, lo, tok.start)
+             if not re.search(r"[.;!?]\s", t[m.end() : tok.start])]
+    if not named or abs(float(named[-1].group(1)) - CLAIM_LEVEL) < 1e-9:
+        return tok, best, ok
+    if not ok:
+        return None  # "a 90% interval of [7.6, 10.7]": another interval than the claim's 95% one
+    why = f"a {named[-1].group(1)}% interval (but the claim's interval is {CLAIM_LEVEL:.0f}%)"
+    return tok, replace(best, words=(*best.words, why)), False
+
+
 def _complement_checked(t: str, seg: prose_module.Segment, mentions: list[Any], tok: Token, best: Any,
                         ok: bool) -> tuple[Token, Any, bool]:
     """"In 16 of 100 seed pairs the MLP wins" for P(CNN better) = 0.84: a share of pairs in
@@ -1010,6 +1037,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     chosen = [_unit_checked(tok, best, ok) for tok, best, ok in chosen]
     chosen = [_direction_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
     chosen = [_complement_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
+    chosen = [c for c in (_level_checked(t, seg, tok, best, ok) for tok, best, ok in chosen) if c is not None]
     correct = {(c.claim.id, c.quantity.name) for _, c, ok in chosen if ok}
     drifted: set[tuple[str, str]] = set()
     out = []
