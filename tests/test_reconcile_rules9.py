@@ -157,3 +157,9 @@ def test_a_difference_label_before_the_colon_governs_its_item() -> None:
     text = "- Improvement of the GBM: 9.17 (range 7.20–11.91)\n"
     assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "ci_high", "drift")]
     assert failing("notes.md", "- Typical error of the GBM: 22.25 (range 21.10–23.40)\n", HOUSE_CLAIMS) == []
+
+
+def test_a_numbered_reviewer_point_is_no_r_squared() -> None:
+    assert failing("notes.md", "R1.2: The shuffled-label control scores 13.1%, far above chance.\n") == \
+        [(1, "control_at_chance", "value", "drift")]
+    assert failing("notes.md", "The control's R2 is 13.1% of the MLP's.\n") == []

@@ -37,10 +37,11 @@ LOCAL_DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|
                             r"reduc\w*|edge|beats?|beating|outperform\w*|trails?|behind|loses?|lost|wins?|won"
                             r"|saves?|saved|shaves?|cuts?)\b|Δ",
                             re.I)
-#: Names of metrics: a number whose nearest metric word is not the claim's does not state it.
+#: Names of metrics: a number whose nearest metric word is not the claim's does not state it
+#: ("R2.3", numbering a reviewer's third point, is no R²).
 METRIC_WORDS = re.compile(
     r"\b(?:accuracy|acc\.?|error(?: rate)?|loss|nll|cross[- ]entropy|f1(?:[- ]score)?|auc|auroc|auprc|"
-    r"precision|recall|mse|rmse|mae|r2|r²|perplexity|bleu|rouge|ece|calibration|runtime|latency|"
+    r"precision|recall|mse|rmse|mae|r2(?!\.\d)|r²|perplexity|bleu|rouge|ece|calibration|runtime|latency|"
     r"throughput|memory|params|parameters|flops|cost|std|sd|standard deviation|variance|"
     r"wall[- ]clock|time|seconds|hours|spearman|pearson|correlation|iou|map|hedges(?:'|’)?\s*g"
     r"|cohen(?:'|’)?s\s*d|effect size|z-score)\b", re.I)
