@@ -160,6 +160,6 @@ def test_a_difference_label_before_the_colon_governs_its_item() -> None:
 
 
 def test_a_numbered_reviewer_point_is_no_r_squared() -> None:
-    assert failing("notes.md", "R1.2: The shuffled-label control scores 13.1%, far above chance.\n") == \
+    assert failing("notes.md", "R2.1: The shuffled-label control scores 13.1%, far above chance.\n") == \
         [(1, "control_at_chance", "value", "drift")]
     assert failing("notes.md", "The control's R2 is 13.1% of the MLP's.\n") == []
