@@ -163,3 +163,12 @@ def test_a_numbered_reviewer_point_is_no_r_squared() -> None:
     assert failing("notes.md", "R2.1: The shuffled-label control scores 13.1%, far above chance.\n") == \
         [(1, "control_at_chance", "value", "drift")]
     assert failing("notes.md", "The control's R2 is 13.1% of the MLP's.\n") == []
+
+
+def test_a_bare_decimal_after_a_subject_and_a_level_verb_is_its_percentage() -> None:
+    assert failing("notes.md", "> the MLP now sits at 97.6, lower than last week\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "> the MLP now sits at ninety-seven point six\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "> the wide MLP now sits at 98.3, the wide one gets 98.3\n") == []
+    assert failing("notes.md", "> the MLP now sits at 12.5 steps per second\n") == []

@@ -327,6 +327,27 @@ _TRAILING_SPLIT = re.compile(r"\b(?:on|for|over)\s+(?:the\s+)?(validation|val|de
 _AS_FRACTION = re.compile(r"\s*\(?(?:as an? )?(?:fraction|proportion|share)s?\b", re.I)
 
 
+#: A verb that states a level right before a number: "sits at", "scores", "reaches".
+_LEVEL_VERB = re.compile(r"(?:\b(?:sits?|sat|stands?|stood|lands?|landed|comes?\s+in|came\s+in|is\s+now|now)"
+                         r"\s+at|\b(?:scores?|scored|reach(?:es|ed)?|gets?|got|hits?|achieves?|achieved))"
+                         r"\s*(?:about|around|roughly|~|≈)?\s*$", re.I)
+
+
+def _level_stated(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg: Segment, header: str,
+                  mentions: list[Mention]) -> list[bool]:
+    """"The CNN now sits at 98.2": a bare decimal in the size of a percentage claim, right after
+    its own subject and a verb of level, is that percentage ([False]); else []."""
+    if not (quantity.form == "measure" and quantity.format.percent and not claim.comparison and tok.unit == ""
+            and not tok.integer and 1 <= abs(tok.value) <= 100 and not header):
+        return []
+    verb = _LEVEL_VERB.search(t, max(seg.start, tok.start - 24), tok.start)
+    before = [m for m in mentions if m.end <= (verb.start() if verb else tok.start) and m.start >= seg.start]
+    if verb is None or not before or before[-1].subject not in {g[0] for g in claim.subjects} \
+            or verb.start() - before[-1].end > 12 or _mismatch(claim, quantity, tok, False):
+        return []
+    return [False]
+
+
 def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg: Segment,
                header: str, cue: bool) -> list[bool]:
     """How the number can state the quantity: [False] as displayed, [True] as a fraction of a
@@ -534,7 +555,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if quantity.name in ("prob_low", "prob_high") and not _PROBABILITY_WORDS.search(
                     f"{header} {t[seg.start : tok.start]}"):
                 continue  # an interval of P(better) only where the text speaks of a probability
-            forms = shape_fits(claim, quantity, tok, t, seg, shape_header, cue or len(sides) >= 2)
+            forms = shape_fits(claim, quantity, tok, t, seg, shape_header, cue or len(sides) >= 2) \
+                or _level_stated(claim, quantity, tok, t, seg, header, mentions)
             if not forms:
                 continue
             misnamed = ""
