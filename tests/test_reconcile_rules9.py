@@ -172,3 +172,22 @@ def test_a_bare_decimal_after_a_subject_and_a_level_verb_is_its_percentage() -> 
         [(1, "mlp_test_accuracy", "value", "drift")]
     assert failing("notes.md", "> the wide MLP now sits at 98.3, the wide one gets 98.3\n") == []
     assert failing("notes.md", "> the MLP now sits at 12.5 steps per second\n") == []
+
+
+#: A regression project with two comparisons of different sizes sharing one side (ridge).
+DIABETES = claim_quantities({"claims": [
+    _claim("ridge_rmse", "aggregate:ridge", 57.2, 57.0, 57.4, style="number", subjects=["ridge"],
+           metric="rmse"),
+    _claim("lasso_beats_ridge", "verify:lasso_vs_ridge", 1.3, 0.2, 2.5, style="number",
+           subjects=["lasso", "ridge"], quantity="improvement", classification="effect", metric="rmse"),
+    _claim("ridge_beats_control", "verify:ridge_vs_control", -16.4, -22.6, -10.2, style="number",
+           subjects=["ridge", "control"], quantity="diff", classification="effect", metric="rmse"),
+]})
+
+
+def test_two_sides_around_a_verb_of_comparison_own_the_number_after_by() -> None:
+    assert failing("notes.md", "The lasso improves on ridge by 13 RMSE units.\n", DIABETES) == \
+        [(1, "lasso_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "The lasso improves on ridge by 1.3 RMSE units.\n", DIABETES) == []
+    # a model with 64 units: a count, no metric's units
+    assert failing("notes.md", "The lasso has 64 units and improves on ridge by 1.3.\n", DIABETES) == []

@@ -647,7 +647,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 continue  # a negative number is no level of a metric that is never negative
             # both sides of a comparison named: the words decide, whatever the size ("CNN vs
             # control: 0.875 points" is that comparison in the wrong unit, not CNN vs MLP's)
-            both = claim.comparison and _sides_joined(t, seg, claim, mentions, tok)
+            both = claim.comparison and (_sides_joined(t, seg, claim, mentions, tok)
+                                         or _sides_by_verb(t, seg, claim, mentions, tok))
             # "the MLP's gain over the control is 0.869 points": a comparison whose sides the
             # sentence names, stated as its fraction with "points" (a unit slip, not another claim)
             slip = claim.comparison and claim.points and tok.unit == "pts" and len(sides) >= 2 \
@@ -817,6 +818,27 @@ def _sides_joined(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Men
     if before:
         return before[-1] == sides
     return any(pair == sides for _, pair in pairs)
+
+
+#: A verb of comparison between two subjects: "improves on", "beats", "is better than".
+_COMPARING_VERB = re.compile(r"^\W*(?:clearly\s+|still\s+|now\s+)?(?:improves?\s+(?:on|upon)|beats?"
+                             r"|outperforms?|leads?|trails?|(?:is|does)\s+(?:better|worse)\s+than|is\s+ahead\s+of"
+                             r"|is\s+behind)\s+(?:the\s+|its\s+)?$", re.I)
+#: From the second side to its number: "... linear regression by 13", "... the control's by 16.4".
+_BY_NUMBER = re.compile(r"^(?:'s|’s)?\s*(?:RMSE|error|accuracy|score|loss)?\s*by\s*(?:about\s+|~\s*)?$", re.I)
+
+
+def _sides_by_verb(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Mention], tok: Token) -> bool:
+    """"The MLP improves on linear regression by 13": its two sides around a verb of comparison,
+    then "by" and the number: that comparison's number, whatever its size."""
+    sides = {g[0] for g in claim.subjects}
+    near = [m for m in mentions if seg.start <= m.start and m.end <= tok.start]
+    if len(near) < 2:
+        return False
+    a, b = near[-2], near[-1]
+    return {a.subject, b.subject} == sides and a.subject != b.subject \
+        and _COMPARING_VERB.match(t[a.end : b.start]) is not None \
+        and _BY_NUMBER.match(t[b.end : tok.start]) is not None
 
 
 def _pair_key(sides: Iterable[str]) -> str:

@@ -236,6 +236,8 @@ _COUNT_NOUNS = re.compile(
     r"|groups?|arms?|trials?|checkpoints?|times|x\b|fold|way|shot|bits?|bytes?|kb|mb|gb|tb|kib|mib|gib"
     r"|people|participants|authors?|annotators?|versions?|days?|weeks?|months?|years?|points? of data)",
     re.I)
+#: A metric's units after a number ("by 13 RMSE units"): a measure, not a count of units.
+_METRIC_UNITS = re.compile(r"[\s\u00a0]+(?:rmse|mse|mae|loss|error|score|accuracy)\s+units?\b", re.I)
 #: Any plural noun right after an integer: a count of things (442 patients, 12 annotators), unless
 #: it is a unit of the result (points, percent).
 _PLURAL_AFTER = re.compile(r"[ \u00a0]+(?:[a-z]{3,}[ \u00a0]+)?(?!(?:points|percent|pts|times)\b)"
@@ -580,7 +582,7 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             # "the seeds needed, 26 per group", "puts the seeds needed at about 18 per group"
             tok.role = "seeds_needed" if _NEEDED_CUE.search(t, max(0, s - 40), s) else "n"
             return
-        if _COUNT_NOUNS.match(t, end) or _PLURAL_AFTER.match(t, end):
+        if (_COUNT_NOUNS.match(t, end) or _PLURAL_AFTER.match(t, end)) and not _METRIC_UNITS.match(t, end):
             tok.statement = False  # 1,797 images, 15 epochs, 442 patients: a count of things
             return
     if _PROB_BEFORE.search(t, max(0, s - 130), s) or (
