@@ -191,3 +191,9 @@ def test_two_sides_around_a_verb_of_comparison_own_the_number_after_by() -> None
     assert failing("notes.md", "The lasso improves on ridge by 1.3 RMSE units.\n", DIABETES) == []
     # a model with 64 units: a count, no metric's units
     assert failing("notes.md", "The lasso has 64 units and improves on ridge by 1.3.\n", DIABETES) == []
+
+
+def test_the_two_variants_named_by_their_plural_are_the_pair_of_a_sameness_claim() -> None:
+    found = all_kinds("notes.md", "Widening changed nothing: the two MLPs are equivalent.\n")
+    assert [(f.claim_id, f.kind) for f in found] == [("width_is_noise", "unsupported_wording")]
+    assert all_kinds("notes.md", "Whether the two MLPs are equivalent is open.\n") == []

@@ -172,7 +172,10 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
             continue
         sides = frozenset(g[0] for g in claim.subjects[:2])
         both = _both_named(t, seg, claim)
-        mentions = every if both is None else sorted([*every, *both], key=lambda x: x.start)
+        # "the two MLPs": the collective names both sides; the "MLPs" inside it is not a third mention
+        mentions = every if both is None else sorted(
+            [*(x for x in every if not (both[0].start <= x.start and x.end <= both[0].end)), *both],
+            key=lambda x: x.start)
         named = {m.subject for m in mentions}
         by_citation = list(cited) == [claim.id] and not sides <= named
         if (not sides <= named and not by_citation) or sides in seen:
