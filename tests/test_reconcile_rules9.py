@@ -197,3 +197,11 @@ def test_the_two_variants_named_by_their_plural_are_the_pair_of_a_sameness_claim
     found = all_kinds("notes.md", "Widening changed nothing: the two MLPs are equivalent.\n")
     assert [(f.claim_id, f.kind) for f in found] == [("width_is_noise", "unsupported_wording")]
     assert all_kinds("notes.md", "Whether the two MLPs are equivalent is open.\n") == []
+
+
+def test_a_difference_in_a_metrics_units_and_a_direction_is_read_in_digits_and_words() -> None:
+    text = "The shuffled control is fourteen RMSE units worse than ridge.\n"
+    assert failing("notes.md", text, DIABETES) == [(1, "ridge_beats_control", "value", "drift")]
+    assert failing("notes.md", text.replace("fourteen", "14"), DIABETES) == \
+        [(1, "ridge_beats_control", "value", "drift")]
+    assert failing("notes.md", text.replace("fourteen", "sixteen"), DIABETES) == []

@@ -724,8 +724,8 @@ def _far_in_points(claim: ClaimQuantity, tok: Token) -> bool:
     return not _digits_of_a_measure(tok, measures)
 
 
-_DIFFERENCE_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:lower|higher|better|worse|less|more|smaller"
-                               r"|larger)\b", re.I)
+_DIFFERENCE_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|(?:[A-Za-z]+\s+)?units?\s+)?"  # "14 RMSE units worse"
+                               r"(?:lower|higher|better|worse|less|more|smaller|larger)\b", re.I)
 
 
 def _stated_as_difference(t: str, seg: Segment, tok: Token) -> bool:
@@ -900,7 +900,8 @@ def _difference_label(t: str, seg: Segment, tok: Token) -> bool:
 #: "mean over 5 seeds", "over runs": what a column averages over, no comparison ("MLP over linear").
 _OVER_RUNS = re.compile(r"\bover\s+(?:the\s+|all\s+)?(?:\d+\s+|\w+\s+)?(?:seeds?|runs?|folds?|repeats?"
                         r"|repetitions?|trials?)\b", re.I)
-_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:(?:higher|lower|better|worse|more|less)"
+_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|(?:[A-Za-z]+\s+)?units?\s+)?(?:[a-z]+\s+)?"
+                         r"(?:(?:higher|lower|better|worse|more|less)"
                          r"(?:\s+on\s+average)?(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
 #: A clause that goes on with the sentence's subject: "... and beats the control by 87.5".

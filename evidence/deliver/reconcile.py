@@ -539,7 +539,7 @@ def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> lis
     return out
 
 
-_DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:[a-z]+\s+)?"
+_DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+|(?:[A-Za-z]+\s+)?units?\s+)?(?:[a-z]+\s+)?"
                               r"(?:(higher|lower|better|worse|more|less)\b(?=\s+than\b)|(above|below)\b"
                               r"|(higher|lower|better|worse)\b(?=\s*(?:[.;,)]|$)))", re.I)
 

@@ -473,6 +473,12 @@ def tokenize(t: str) -> list[Token]:
             end = pts.end()
         tokens.append(Token(w.start("tens"), end, float(value), 0, "pts" if pts else "", t[end : end + 40],
                             True, word=True, approximate=bool(w.group("about"))))
+    for w in _WORD_UNITS_DIFFERENCE_RE.finditer(t):  # "fourteen RMSE units worse": a difference in words
+        if any(a <= w.start() < b for a, b in spoken) or any(k.start <= w.start() < k.end for k in tokens):
+            continue
+        value = _word_integer(w)
+        tokens.append(Token(w.start(), w.end("num"), float(value), 0, "", t[w.end("num") : w.end("num") + 40],
+                            True, word=True))
     for w in _WORD_HALF_RE.finditer(t):  # "half a point", "one and a half RMSE": a difference in words
         whole = _WORD_NUMBERS[w.group("whole").lower()] if w.group("whole") else 0
         end = w.end()
@@ -523,6 +529,13 @@ _WORD_DECIMAL_RE = re.compile(
 _WORD_LEVEL_RE = re.compile(
     r"\b(?:is|was|of|at|reaches|reached)\s+(?P<about>about\s+|roughly\s+|around\s+|nearly\s+|some\s+)?"
     r"(?P<tens>" + "|".join(_TENS) + r")[- ](?P<unit>" + _UNITS_WORDS + r")\b(?!\s+point\b)", re.I)
+
+
+#: A whole number in words before a metric's units and a direction: "fourteen RMSE units worse",
+#: "twenty-two points lower".
+_WORD_UNITS_DIFFERENCE_RE = re.compile(
+    r"\b(?P<num>(?P<tens>" + "|".join(_TENS) + r")(?:[- ](?P<unit>" + _UNITS_WORDS + r"))?|(?P<small>"
+    + _SMALL_WORDS + r"))\s+(?:[A-Za-z]+\s+)?(?:units?|points?)\s+(?:higher|lower|worse|better)\b", re.I)
 
 
 def _word_integer(w: re.Match[str]) -> int:
