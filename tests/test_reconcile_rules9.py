@@ -205,3 +205,9 @@ def test_a_difference_in_a_metrics_units_and_a_direction_is_read_in_digits_and_w
     assert failing("notes.md", text.replace("fourteen", "14"), DIABETES) == \
         [(1, "ridge_beats_control", "value", "drift")]
     assert failing("notes.md", text.replace("fourteen", "sixteen"), DIABETES) == []
+
+
+def test_a_result_on_the_test_split_is_no_split_setting() -> None:
+    text = "Today: ridge's error on the held-out split is 56.2; the lasso's is 55.9.\n"
+    assert failing("notes.md", text, DIABETES) == [(1, "ridge_rmse", "value", "drift")]
+    assert failing("notes.md", "The held-out split is 20% of the patients.\n", DIABETES) == []

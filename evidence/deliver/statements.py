@@ -227,6 +227,10 @@ _SETTING_BEFORE = re.compile(
     r"|(?:stays?|stayed|remains?|remained|kept|left|held) at))?"
     r"\s*[\s(~≈]*"
     r"(?::[*_]+\s*)?$", re.I)  # "**Report version:** 1.2"
+#: The test split named as where a result was measured, right before its number: "on the held-out
+#: split is" (another split's number stays unread, as "the validation split is 20%" does).
+_ON_THE_SPLIT = re.compile(r"\b(?:on|in|over|across)\s+(?:the\s+|our\s+)?(?:test|held-out|hold-out)\s+"
+                           r"split\s+(?:is|was)\s*$", re.I)
 #: Words after an integer that make it a count of things, not a result (1,797 images, 15 epochs).
 _COUNT_NOUNS = re.compile(
     r"[\s\u00a0-]*(?:[A-Za-z-]+[\s-]){0,2}?(?:epochs?|steps?|iterations?|images?|samples?|examples?|digits?\b"
@@ -406,6 +410,8 @@ def tokenize(t: str) -> list[Token]:
             is not None)
         # a setting is never signed nor in points: "its width is +0.4 points" is a difference
         setting = _SETTING_BEFORE.search(window) is not None and not (tok.signed or unit == "pts")
+        if setting and _ON_THE_SPLIT.search(window):
+            setting = False  # "its RMSE on the held-out split is 56.2": where it was measured, no share
         if (setting or _CHANCE_BEFORE.search(window)) and not probability:
             tok.decoy = tok.setting = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if unit == "%" and _CHANCE_AFTER.match(t, end):
