@@ -211,3 +211,11 @@ def test_a_result_on_the_test_split_is_no_split_setting() -> None:
     text = "Today: ridge's error on the held-out split is 56.2; the lasso's is 55.9.\n"
     assert failing("notes.md", text, DIABETES) == [(1, "ridge_rmse", "value", "drift")]
     assert failing("notes.md", "The held-out split is 20% of the patients.\n", DIABETES) == []
+
+
+def test_a_respectively_list_of_a_level_and_a_gain_over_it() -> None:
+    text = "Panel 2: ridge's test RMSE and the lasso's improvement over it are 57.2 and 1.3, respectively.\n"
+    assert failing("notes.md", text, DIABETES) == []
+    swapped = text.replace("57.2 and 1.3", "1.3 and 57.2")
+    assert failing("notes.md", swapped, DIABETES) == [(1, "lasso_beats_ridge", "value", "drift"),
+                                                      (1, "ridge_rmse", "value", "drift")]

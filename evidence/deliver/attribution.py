@@ -504,9 +504,12 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     by_pairs = order is not None and any(k.startswith("pair:") for k in order)
     for claim in claims:
         # placed by a "respectively" list of comparisons: named as that comparison, whatever its size
-        placed = by_pairs and mine is not None and claim.comparison and order is not None \
+        # a level in a mixed list ("linear's RMSE and the MLP's gain over it are 57.2 and 1.3")
+        listed_level = by_pairs and order is not None and not claim.comparison and claim.subjects \
+            and claim.subjects[0][0] in order
+        placed = by_pairs and mine is not None and (claim.comparison or listed_level) and order is not None \
             and _respective_position(claim, order) == mine
-        if by_pairs and mine is not None and not claim.comparison:
+        if by_pairs and mine is not None and not claim.comparison and not listed_level:
             continue  # a number in a list of comparisons is one of them, no side's level
         groups: list[tuple[str, list[tuple[int, int]], bool]] = []  # words, spans, in header
         kw_ok = bool(claim.keywords)
@@ -1009,6 +1012,27 @@ def listed_comparisons(t: str, seg: Segment, before: list[Mention], count: int) 
     return pairs if len(pairs) == count and len(set(pairs)) == count else None
 
 
+#: An item of a list that is a comparison with what came before: "the MLP's improvement over it".
+_GAIN_OVER_IT = re.compile(r"(?:'s|’s)?\s+(?:improvement|gain|lead|advantage|margin|edge|reduction)\s+"
+                           r"(?:over|on|upon|against)\s+(?:it|that|them)\b", re.I)
+
+
+def _mixed_items(t: str, seg: Segment, before: list[Mention], values: list[Token]) -> list[str] | None:
+    """A "respectively" list of one subject's level and a comparison with it ("linear regression's
+    test RMSE and the MLP's improvement over it are 1.3 and 57.2, respectively"): the items in
+    order, a level by its subject, a comparison by its pair key; None unless one item is such a
+    comparison and there are as many items as numbers."""
+    items: list[str] = []
+    for m in before:
+        if _GAIN_OVER_IT.match(t, m.end, values[0].start) and items and not items[-1].startswith("pair:"):
+            items.append(_pair_key((m.subject, items[-1])))
+        elif m.subject not in items:
+            items.append(m.subject)
+    if not any(i.startswith("pair:") for i in items) or len(items) != len(values):
+        return None
+    return items
+
+
 def respectively_order(t: str, seg: Segment, tokens: list[Token],
                        mentions: list[Mention]) -> dict[str, int] | None:
     """"The CNN and the MLP reach 98.1% and 98.7% respectively": the n-th subject named before the
@@ -1024,7 +1048,8 @@ def respectively_order(t: str, seg: Segment, tokens: list[Token],
         return None
     before = [m for m in mentions if m.start < values[0].start]
     after = [m for m in mentions if m.start >= values[-1].end]  # "by 86.9 and 87.5, the MLP and the CNN"
-    subjects = listed_comparisons(t, seg, before, len(values)) or listed_subjects(t, before, len(values)) \
+    subjects = listed_comparisons(t, seg, before, len(values)) or _mixed_items(t, seg, before, values) \
+        or listed_subjects(t, before, len(values)) \
         or (listed_subjects(t, after, len(values)) if after else None)
     if subjects is None:
         return None
