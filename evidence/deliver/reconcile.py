@@ -1191,6 +1191,11 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
                                     "drift", bound=True, why=(
                                         f"cited as {claim.id}, but the sentence gives it as "
                                         f"{owner.subjects[0][0]}'s: {owner.id} is {owner.expected}")))
+            # and the citation itself is misplaced: its claim is not what the sentence states there
+            findings.append(Finding(file, line, col, claim.id, text[start:end], math.nan, claim.expected,
+                                    "drift", bound=True, why=(
+                                        f"{claim.id} is cited where the sentence states "
+                                        f"{owner.subjects[0][0]}'s result: the citation is misplaced")))
             continue
         other = _other_subject(masked, doc, start, claim, claims)
         other = other or swapped.get(start)
