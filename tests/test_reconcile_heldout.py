@@ -264,7 +264,14 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # The ninth corpus (tests/data/reconcile_heldout9; its proj2 setup is reconcile_heldout1's) was
 # scored once as found on a held-out basis by its scorer: 96 of 121 drifts with the right claim,
 # 12 of 473 decoys flagged. This module's scorer counts the same: example 59/73 and 9 decoys,
-# proj2 37/48 and 3 decoys. Its floors are that score until fixes raise them.
+# proj2 37/48 and 3 decoys. Its floors are the training score after the fixes it prompted (each
+# with a unit test in test_reconcile_rules9.py from an invented sentence: plain claim ids, A − B
+# columns, LaTeX multirow/multicolumn and a caption-defined P, difference labels, worked
+# arithmetic, misnamed splits and confidence levels, level verbs, mixed "respectively" lists, a
+# misplaced citation reported for both claims, and tallies, planned seeds, chance, thresholds,
+# made-up examples and "its own" as no results): example 70/73 and no decoy, proj2 47/48 and
+# none, 117/121 and 0/473 in all; corpus 4's example gains one (77/77); corpora 1 to 8
+# otherwise unchanged.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -304,12 +311,12 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
 
 #: (project, corpus): (drifts with the right claim at least, decoys flagged at most).
 LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
-                ("example", 4): (76, 0), ("proj2", 4): (53, 0),
+                ("example", 4): (77, 0), ("proj2", 4): (53, 0),
                 ("example", 5): (84, 0), ("proj2", 5): (47, 0),
                 ("example", 6): (63, 0), ("proj2", 6): (34, 1),
                 ("example", 7): (72, 1), ("proj2", 7): (49, 0),
                 ("example", 8): (74, 0), ("proj2", 8): (51, 3),
-                ("example", 9): (65, 0), ("proj2", 9): (41, 0)}
+                ("example", 9): (70, 0), ("proj2", 9): (47, 0)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",
