@@ -1596,3 +1596,18 @@ def test_points_from_a_stated_level_are_no_claims() -> None:
     assert failing("notes.md", text) == []
     assert failing("notes.md", "The MLP sits 1.2 points above the control.\n") == \
         [(1, "mlp_beats_control", "value", "drift")]
+
+
+def test_the_two_models_are_the_two_last_named() -> None:
+    """"The two models" in a sentence naming no subject is the pair the text was comparing."""
+    text = ("The GBM improves on ridge by 9.17 RMSE.\n\n"
+            "We nevertheless regard the two models as statistically indistinguishable.\n")
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(3, "gbm_beats_ridge", "unsupported_wording")}
+    # "both models" against a third is about co-subjects, not the pair
+    text = "The GBM improves on ridge by 9.17 RMSE.\n\nBoth models beat a constant predictor.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
+
+
+def test_not_significant_denies_a_shown_effect() -> None:
+    text = "Ridge reaches 31.42 and the GBM 22.25. The gap between the two models is small and not significant.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "gbm_beats_ridge", "unsupported_wording")}

@@ -296,6 +296,8 @@ def scan_text(
         mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
                                      bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
         referred = _former_latter(masked, seg, mentions, previous)
+        referred += _the_two(masked, seg, mentions, named[: bisect.bisect_left(named_starts, whole[id(seg)].start)],
+                             claims)
         mentions = sorted([*mentions, *referred], key=lambda m: m.start) if referred else mentions
         context = previous + section
         context_span = previous_span
@@ -756,6 +758,36 @@ def _former_latter(t: str, seg: prose_module.Segment, mentions: list[Any], previ
         if len(subjects) == 2:
             subject = subjects[0] if m.group(1).lower() == "former" else subjects[1]
             out.append(Mention(m.start(), m.end(), subject, m.group(0)))
+    return out
+
+
+#: "the two models", "the two networks": the two things a text has just been comparing, named at once
+#: ("both models beat the control" is left alone: "both" makes them co-subjects against a third).
+_THE_TWO = re.compile(r"\bthe\s+two\s+(?:models|networks|nets|variants|methods|approaches"
+                      r"|architectures|systems|classifiers|regressors|estimators|learners)\b", re.I)
+#: How far back (characters) the two subjects "the two models" refers to may have been named.
+_THE_TWO_REACH = 1500
+
+
+def _the_two(t: str, seg: prose_module.Segment, mentions: list[Any], before: list[Any],
+             claims: Sequence[ClaimQuantity]) -> list[Any]:
+    """"The MLP's improvement over linear is 1.3. We regard the two models as indistinguishable":
+    a generic plural ("the two models", "both networks") in a sentence that names fewer than two
+    subjects refers to the last two subjects named before it, when they are one comparison's two
+    sides; each is taken as named where the plural stands."""
+    if len({m.subject for m in mentions}) >= 2:
+        return []
+    out: list[Any] = []
+    for m in _THE_TWO.finditer(t, seg.start, seg.end):
+        recent: list[str] = []
+        for x in reversed(before):
+            if m.start() - x.end > _THE_TWO_REACH or len(recent) == 2:
+                break
+            if x.subject not in recent:
+                recent.append(x.subject)
+        if len(recent) == 2 and any(c.comparison and {g[0] for g in c.subjects[:2]} == set(recent)
+                                    for c in claims):
+            out += [Mention(m.start(), m.end(), s, m.group(0)) for s in reversed(recent)]
     return out
 
 

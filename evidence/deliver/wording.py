@@ -39,7 +39,9 @@ INTRANSITIVE = re.compile(r"wins|won|comes? out|is the winner|significant|statis
 #: "Not significantly different": true of an unresolved comparison, false of a shown effect.
 NO_DIFFERENCE = re.compile(
     r"\b(?:not (?:significantly|statistically(?: significantly)?|reliably|measurably) (?:different|better"
-    r"|worse)|no (?:significant|statistically significant|reliable|measurable) difference)\b", re.I)
+    r"|worse)|no (?:significant|statistically significant|reliable|measurable) difference"
+    r"|(?:is|are|was|were)\s+(?:\w+\s+and\s+)?not\s+(?:statistically\s+)?significant"
+    r"|(?:statistically\s+)?(?:insignificant|non-?significant))\b", re.I)
 SAMENESS = re.compile(
     r"\b(?:equivalent|equivalence|no difference|on par|par with|match(?:es|ed)?|indistinguishable|"
     r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical|"
