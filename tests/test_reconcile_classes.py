@@ -1611,3 +1611,24 @@ def test_the_two_models_are_the_two_last_named() -> None:
 def test_not_significant_denies_a_shown_effect() -> None:
     text = "Ridge reaches 31.42 and the GBM 22.25. The gap between the two models is small and not significant.\n"
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "gbm_beats_ridge", "unsupported_wording")}
+
+
+def test_a_side_named_by_its_adjective_alone() -> None:
+    """"CNN vs shuffled", "wide vs narrow MLP", "Wide minus narrow": the adjective names the side."""
+    table = ("| Comparison | Δ (points) |\n|---|---|\n| CNN vs shuffled | +88.5 |\n"
+             "| wide vs narrow MLP | +0.9 |\n")
+    assert failing("notes.md", table) == [(3, "cnn_beats_control", "value", "drift"),
+                                          (4, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "- Wide minus narrow: about 0.3 pp.\n") == [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "- Wide minus narrow: about 0.2 pp.\n") == []
+
+
+def test_a_signed_number_with_a_measures_digits_is_a_slipped_decimal() -> None:
+    table = "| Comparison | Δ |\n|---|---|\n| wide MLP vs MLP | +2 |\n"
+    assert failing("notes.md", table) == [(3, "width_is_noise", "value", "drift")]
+
+
+def test_the_architectures_are_the_last_two_that_differ_in_architecture() -> None:
+    text = ("- The convnet reaches 98.7% on test.\n- The wide MLP vs the MLP: about 0.2 pp.\n"
+            "- The architectures differ by 6 points on test.\n")
+    assert failing("notes.md", text) == [(3, "cnn_beats_mlp", "value", "drift")]

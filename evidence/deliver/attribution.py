@@ -87,6 +87,7 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
         named = pattern.fullmatch(f"{m.group(1)} {m.group(2)}")
         if named is not None and not any(x.start < m.end(1) and m.start(1) < x.end for x in found):
             found.append(Mention(m.start(1), m.end(1), owners[str(named.lastgroup)], m.group(1)))
+    found += _contrasted_bare(t, start, end, found, pattern, owners, claims)
     found.sort(key=lambda x: x.start)
 
     # "a linear model trained on shuffled targets" is the control: the subject it is trained on
@@ -100,6 +101,53 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
 #: Two names sharing one plural noun: "the convolutional and dense networks" (its singular after).
 _SHARED_NOUN = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:and|or|&)\s+(?:the\s+)?[A-Za-z][\w-]*\s+"
                           r"(network|net|model|classifier|baseline|variant)s\b", re.I)
+
+
+#: Two bare words contrasted: "wide vs narrow MLP", "Wide minus narrow:", "CNN vs shuffled".
+_CONTRASTED = re.compile(r"(?<![\w-])([A-Za-z][\w]*)(?:\s+(?:vs\.?|versus|minus|over|against)\s+|\s*[−–]\s*|\s+-\s+)"
+                         r"(?:the\s+)?([A-Za-z][\w]*)(?![\w-])", re.I)
+#: The nouns an adjective standing alone leaves out ("the shuffled" for "the shuffled model").
+_ELIDED_NOUNS = ("model", "baseline", "control", "network", "variant")
+
+
+def _contrasted_bare(t: str, start: int, end: int, found: list[Mention], pattern: re.Pattern[str],
+                     owners: dict[str, str], claims: Sequence[ClaimQuantity]) -> list[Mention]:
+    """A side of a contrast named by its adjective alone: "CNN vs shuffled" (the shuffled model),
+    "wide vs narrow MLP" (the wide MLP, its noun said once, after the other side), "Wide minus
+    narrow" (the wide MLP against the MLP it widens: the other adjective names the plain one)."""
+    def taken(a: int, b: int) -> bool:
+        return any(x.start < b and a < x.end for x in found)
+
+    def named(phrase: str) -> str | None:
+        hit = pattern.fullmatch(phrase)
+        return owners[str(hit.lastgroup)] if hit is not None else None
+
+    pairs = {frozenset(g[0] for g in c.subjects[:2]) for c in claims if c.comparison and len(c.subjects) >= 2}
+    out: list[Mention] = []
+    for m in _CONTRASTED.finditer(t, start, end):
+        words = [(m.start(1), m.end(1)), (m.start(2), m.end(2))]
+        after = t[m.end(2) : m.end(2) + 30]
+        nouns = [(w, named(w)) for w in re.findall(r"\s+([A-Za-z][\w-]*)", after)[:1]]
+        sides: list[str | None] = []
+        for k, (a, b) in enumerate(words):
+            word = t[a:b]
+            if named(word) is not None:
+                sides.append(named(word))
+                continue
+            elided = [named(f"{word} {n}") for n in _ELIDED_NOUNS]
+            # the noun said once, after the second side: "wide vs narrow MLP"
+            shared = [named(f"{word} {n}") for n, s in nouns if s is not None] if k == 0 else []
+            sides.append(next((x for x in [*shared, *elided] if x is not None), None))
+        first, second = sides
+        if first is not None and second is None and not nouns:
+            # "Wide minus narrow": the plain thing the first side is a variant of
+            plain = [s for pair in pairs if first in pair for s in pair - {first}
+                     if s in first.split("_")]
+            second = plain[0] if len(plain) == 1 else None
+        for (a, b), side in zip(words, (first, second)):
+            if side is not None and not taken(a, b):
+                out.append(Mention(a, b, side, t[a:b]))
+    return out
 
 
 #: Before a model's name: its size in units ("the 128-unit MLP", "a 64 hidden-unit MLP").
@@ -517,9 +565,11 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             round_number = tok.integer and tok.value % 5 == 0
             if (bare or round_number) and quantity.form == "measure" and \
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction) \
-                    and not (bare and not tok.integer and _digits_of_a_measure(tok, [quantity])):
+                    and not ((tok.signed or (bare and not tok.integer))
+                             and _digits_of_a_measure(tok, [quantity])):
                 continue  # a bare or round number far from a percentage's size is a setting (not
-                # its digits shifted: "CNN accuracy 9.87" for 98.7% is a slip of the decimal point)
+                # its digits shifted: "CNN accuracy 9.87" for 98.7% is a slip of the decimal point,
+                # and "+2" for +0.2 points too: a sign makes a difference, never a setting)
             if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
                     and not placed and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
                                             and not _AS_FRACTION.match(t, tok.end))):

@@ -761,33 +761,52 @@ def _former_latter(t: str, seg: prose_module.Segment, mentions: list[Any], previ
     return out
 
 
-#: "the two models", "the two networks": the two things a text has just been comparing, named at once
-#: ("both models beat the control" is left alone: "both" makes them co-subjects against a third).
-_THE_TWO = re.compile(r"\bthe\s+two\s+(?:models|networks|nets|variants|methods|approaches"
-                      r"|architectures|systems|classifiers|regressors|estimators|learners)\b", re.I)
+#: "the two models", "the two networks", "the architectures": the two things a text has just been
+#: comparing, named at once ("both models beat the control" is left alone: "both" makes them
+#: co-subjects against a third).
+_THE_TWO = re.compile(r"\bthe\s+(?:two\s+(?:models|networks|nets|variants|methods|approaches|systems"
+                      r"|classifiers|regressors|estimators|learners)|(?:two\s+)?architectures)\b", re.I)
 #: How far back (characters) the two subjects "the two models" refers to may have been named.
 _THE_TWO_REACH = 1500
+
+
+def _variants(a: str, b: str) -> bool:
+    """Two subjects one of which is a variant of the other (mlp_wide and mlp)."""
+    x, y = set(a.split("_")), set(b.split("_"))
+    return x < y or y < x
 
 
 def _the_two(t: str, seg: prose_module.Segment, mentions: list[Any], before: list[Any],
              claims: Sequence[ClaimQuantity]) -> list[Any]:
     """"The MLP's improvement over linear is 1.3. We regard the two models as indistinguishable":
-    a generic plural ("the two models", "both networks") in a sentence that names fewer than two
-    subjects refers to the last two subjects named before it, when they are one comparison's two
-    sides; each is taken as named where the plural stands."""
-    if len({m.subject for m in mentions}) >= 2:
+    a generic plural ("the two models", "the two networks") in a sentence that names no subject
+    refers to the last two subjects named before it, when they are one comparison's two sides;
+    "the architectures" to the last two that are not variants of one another (the wide MLP is an
+    MLP). Each is taken as named where the plural stands."""
+    if mentions:
         return []
+    pairs = [tuple(g[0] for g in c.subjects[:2]) for c in claims if c.comparison and len(c.subjects) >= 2]
     out: list[Any] = []
     for m in _THE_TWO.finditer(t, seg.start, seg.end):
+        architectures = "architecture" in m.group(0).lower()
         recent: list[str] = []
         for x in reversed(before):
-            if m.start() - x.end > _THE_TWO_REACH or len(recent) == 2:
+            if m.start() - x.end > _THE_TWO_REACH:
                 break
             if x.subject not in recent:
                 recent.append(x.subject)
-        if len(recent) == 2 and any(c.comparison and {g[0] for g in c.subjects[:2]} == set(recent)
-                                    for c in claims):
-            out += [Mention(m.start(), m.end(), s, m.group(0)) for s in reversed(recent)]
+        found = None
+        for k in range(1, len(recent) if architectures else min(len(recent), 2)):
+            fits = [p for p in pairs if set(p) == {recent[k - 1], recent[k]}
+                    and not (architectures and _variants(*p))]
+            if not fits and architectures:  # the nearest earlier subject that pairs with the last
+                fits = [p for j in range(k) for p in pairs if set(p) == {recent[j], recent[k]}
+                        and not _variants(*p)]
+            if fits:
+                found = fits[0]
+                break
+        if found is not None:
+            out += [Mention(m.start(), m.end(), s, m.group(0)) for s in found]
     return out
 
 
