@@ -1632,3 +1632,17 @@ def test_the_architectures_are_the_last_two_that_differ_in_architecture() -> Non
     text = ("- The convnet reaches 98.7% on test.\n- The wide MLP vs the MLP: about 0.2 pp.\n"
             "- The architectures differ by 6 points on test.\n")
     assert failing("notes.md", text) == [(3, "cnn_beats_mlp", "value", "drift")]
+
+
+def test_a_quoted_pair_label_owns_its_number() -> None:
+    """The quoted statement's own pair decides, not the explanation after it."""
+    text = '* "MLP minus control is +87.5 points" - that is the CNN\'s margin.\n'
+    assert failing("notes.md", text) == [(1, "mlp_beats_control", "value", "drift")]
+    text = '* "CNN over the shuffled baseline: +86.9 points" - that is the MLP\'s margin.\n'
+    assert failing("notes.md", text) == [(1, "cnn_beats_control", "value", "drift")]
+
+
+def test_an_interval_end_named_later_in_the_sentence() -> None:
+    text = 'If someone quotes 99.2% as "the CNN\'s accuracy", that is the top of the interval, not the mean.\n'
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", text.replace("99.2%", "99.6%")) == [(1, "cnn_test_accuracy", "ci_high", "drift")]

@@ -858,19 +858,22 @@ def _pair_labelled(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, menti
     if not claim.comparison:
         return False
     lo, _ = clause_of(t, seg, tok)
-    return _PAIR_LABEL.fullmatch(t, lo, tok.start) is not None and _sides_joined(t, seg, claim, mentions, tok)
+    labelled = _PAIR_LABEL.fullmatch(t, lo, tok.start) is not None \
+        or _OVER_LABEL.match(t[seg.start : tok.start]) is not None  # "CNN over the control: +87.5"
+    return labelled and _sides_joined(t, seg, claim, mentions, tok)
 
 
-#: A clause that is a comparison's two sides, then its number: "MLP over linear 1.3".
+#: A clause that is a comparison's two sides, then its number: "MLP over linear 1.3" (quoted too:
+#: '"MLP minus control is +87.5 points" - that is the CNN's margin' quotes a statement of MLP's).
 #: A column of a test statistic or an effect size, not of the difference ("Welch p", "Hedges' g").
 _STAT_COLUMN = re.compile(r"\bp\b|p-value|hedges|cohen|\bg\b|\bd\b|\bt\b|statistic|\bsd\b|\bstd\b"
                           r"|seeds?|\bn\b|power", re.I)
 #: A row header that is a difference of two names: "CNN − control", "CNN - control", "A vs B".
 _ROW_PAIR = re.compile(r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s+(?:[-−–]|vs\.?|versus|minus)\s+"
                        r"(?:the\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?", re.I)
-_PAIR_LABEL = re.compile(r"\s*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus|against)\s+"
+_PAIR_LABEL = re.compile(r"[\s\"“‘'*_]*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus|against)\s+"
                          r"(?:the\s+|its\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]?\s*", re.I)
-_OVER_LABEL = re.compile(r"\s*[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+(?:the\s+|its\s+)?"
+_OVER_LABEL = re.compile(r"[\s\"“‘'*_]*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+(?:the\s+|its\s+)?"
                          r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]\s*$", re.I)
 
 

@@ -309,6 +309,14 @@ def _end_in_words(upper: str, lower: str, direction: str) -> tuple[re.Pattern[st
 _AN_END_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:is|was|marks)\s+(?:the|an|one)\s+"
                            r"(?:end|bound|limit)\s+of\s+(?:the|its)\s+(?:95\s*%\s+)?"
                            r"(?:CI|interval|confidence interval)\b", re.I)
+#: Later in the number's sentence, with no number between: which end it is ('quotes 99.2% as "the
+#: CNN's accuracy", that is the top of the interval').
+_END_NAMED_LATER = re.compile(r"[^.;!?\d\n]{0,80}?\b(?:that|it|this|which)(?:\s+is|\s+was|'s|’s)\s+"
+                              r"(?:just\s+|only\s+|actually\s+|really\s+)?(?:the|its)\s+"
+                              r"(?:(?P<high>top|upper end|high end|upper bound|upper limit)"
+                              r"|bottom|lower end|low end|lower bound|lower limit)\b"
+                              r"(?=\s+of\s+(?:the|its)\s+(?:95\s*%\s+)?(?:CI|interval|confidence interval)\b)",
+                              re.I)
 #: (role, before, after) for an interval's end named in words.
 _ENDS_IN_WORDS = (("ci_high", *_end_in_words("upper|top|high", "top|upper end|high end", "up")),
                   ("ci_low", *_end_in_words("lower|bottom|low", "bottom|lower end|low end", "down")))
@@ -574,6 +582,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             tok.role = role  # "its upper CI end, 17.5%", "reaches down to 0.2", "+1.1 points at the top"
             tok.bound = ""  # "the CI up to +0.4": the end itself, not a bound on it
             return
+    if (later := _END_NAMED_LATER.match(t, end)) is not None:
+        tok.role, tok.bound = ("ci_high" if later.group("high") else "ci_low"), ""
+        return
     if _AN_END_AFTER.match(t, end):
         tok.role, tok.bound = "ci_end", ""  # "-22.6 is the end of the interval": either end
         return
