@@ -1646,3 +1646,11 @@ def test_an_interval_end_named_later_in_the_sentence() -> None:
     text = 'If someone quotes 99.2% as "the CNN\'s accuracy", that is the top of the interval, not the mean.\n'
     assert failing("notes.md", text) == []
     assert failing("notes.md", text.replace("99.2%", "99.6%")) == [(1, "cnn_test_accuracy", "ci_high", "drift")]
+
+
+def test_the_right_size_in_the_wrong_direction_beside_the_right_value() -> None:
+    """A direction word in emphasis is read, and the same size said the wrong way round is drift
+    even after the value was stated right (it is no baseline)."""
+    text = "The GBM improves on ridge by 9.17; that is, the GBM's RMSE is 9.17 *higher* than ridge's.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "gbm_beats_ridge", "drift")}
+    assert _pairs("notes.md", text.replace("*higher*", "*lower*"), HOUSE_CLAIMS) == set()

@@ -699,7 +699,7 @@ def _far_in_points(claim: ClaimQuantity, tok: Token) -> bool:
     return not _digits_of_a_measure(tok, measures)
 
 
-_DIFFERENCE_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:lower|higher|better|worse|less|more|smaller"
+_DIFFERENCE_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?[*_]*(?:lower|higher|better|worse|less|more|smaller"
                                r"|larger)\b", re.I)
 
 
@@ -811,8 +811,8 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
 #: "mean over 5 seeds", "over runs": what a column averages over, no comparison ("MLP over linear").
 _OVER_RUNS = re.compile(r"\bover\s+(?:the\s+|all\s+)?(?:\d+\s+|\w+\s+)?(?:seeds?|runs?|folds?|repeats?"
                         r"|repetitions?|trials?)\b", re.I)
-_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?(?:(?:higher|lower|better|worse|more|less)"
-                         r"(?:\s+on\s+average)?(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
+_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?[*_]*(?:(?:higher|lower|better|worse|more|less)"
+                         r"[*_]*(?:\s+on\s+average)?(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
 #: A clause that goes on with the sentence's subject: "... and beats the control by 87.5".
 _ELIDED_SUBJECT = re.compile(r"\s*(?:also\s+|then\s+|even\s+)?(?:beats?|leads?|outperforms?"

@@ -482,9 +482,9 @@ def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> lis
     return out
 
 
-_DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:[a-z]+\s+)?"
-                              r"(?:(higher|lower|better|worse|more|less)\b(?=\s+than\b)|(above|below)\b"
-                              r"|(higher|lower|better|worse)\b(?=\s*(?:[.;,)]|$)))", re.I)
+_DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:[a-z]+\s+)?[*_]*"  # "*higher*" too
+                              r"(?:(higher|lower|better|worse|more|less)\b(?=[*_]*\s+than\b)|(above|below)\b"
+                              r"|(higher|lower|better|worse)\b(?=[*_]*\s*(?:[.;,)]|$)))", re.I)
 
 
 #: A direction verb before "by N" ("exceeds that of the control by", "lowers the RMSE of ... by").
@@ -965,8 +965,9 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     for tok, best, ok in chosen:
         key = (best.claim.id, best.quantity.name)
         if not ok and seg.kind != "row":
-            if key in correct or key in drifted:
-                continue  # a baseline or an old value beside the right one
+            if (key in correct and not _accepts(best, tok)) or key in drifted:
+                continue  # a baseline or an old value beside the right one (not the right size
+                # with the wrong direction: "-16.4 means linear is 16.4 higher than the control")
             drifted.add(key)
         line, col = _line_col(starts, tok.start)
         claim, quantity = best.claim, _oriented(best.claim, best.quantity, tok)
