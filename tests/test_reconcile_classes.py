@@ -1654,3 +1654,18 @@ def test_the_right_size_in_the_wrong_direction_beside_the_right_value() -> None:
     text = "The GBM improves on ridge by 9.17; that is, the GBM's RMSE is 9.17 *higher* than ridge's.\n"
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "gbm_beats_ridge", "drift")}
     assert _pairs("notes.md", text.replace("*higher*", "*lower*"), HOUSE_CLAIMS) == set()
+
+
+def test_its_is_the_subject_of_the_sentence_before() -> None:
+    """"Its test RMSE" after a sentence about the control is the control's, not ridge's named later."""
+    text = "We also fit a control on shuffled targets.\nIts test RMSE is 71.3, so ridge is 40.1 lower.\n"
+    assert _pairs("notes.md", text, THREE) == set()
+    text = "We fit ridge with five seeds.\nIts test RMSE is 35.0 on the test split.\n"
+    assert (2, "ridge_rmse", "drift") in _pairs("notes.md", text, THREE)
+
+
+def test_a_number_labelled_by_its_own_words_is_not_the_claim_before() -> None:
+    text = "Ridge is 9.17 worse than the GBM.\nA constant guess (the mean target, 60.5) would score far worse.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
+    text = "We fit ridge with five seeds.\nAcross them (the mean test RMSE, 35.0) it is stable.\n"
+    assert (2, "ridge_rmse", "drift") in _pairs("notes.md", text, HOUSE_CLAIMS)

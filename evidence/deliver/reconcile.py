@@ -56,6 +56,7 @@ from evidence.deliver.attribution import (
     sized_variants,
     split_only_foreign,
     subject_mentions,
+    word_regex,
 )
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity
 from evidence.deliver.statements import Token, mask_decoys, tokenize
@@ -869,6 +870,13 @@ _PER_SEED = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\b"
 _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", re.I)
 
 
+#: A sentence that opens with a possessive pronoun, up to the number, in one clause ("Its test RMSE is").
+_ITS_BEFORE = re.compile(r"\W*(?:its|their)\b[^,;:()]*$", re.I)
+#: A number's own label right before it: "(the mean target, 152.1)", "the target mean: 152.1".
+_OWN_LABEL = re.compile(r"(?:^|[(\s])(?:the|a|an)\s+[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3}\s*[,:=]\s*"
+                        r"(?:about\s+|around\s+|~\s*|≈\s*)?$", re.I)
+
+
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = (),
@@ -926,6 +934,20 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             fitting = [c for c in candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
                        if c.key[0] == 0]
             options = fitting or options
+        if options and context and seg.kind != "row" and _ITS_BEFORE.match(t, seg.start, tok.start) \
+                and not any(seg.start <= m.start < tok.start for m in mentions):
+            # "We also trained on shuffled targets. Its test RMSE is 73.6, so the real linear model
+            # is 16.4 lower": "its" is the subject of the sentence before, not one named after
+            owner = {m.subject for m in context}
+            options = [c for c in options if c.claim.comparison
+                       or any(g[0] in owner for g in c.claim.subjects)]
+        if options and not mentions and context and seg.kind != "row" and tok.role == "value":
+            # "Chance-level prediction (the mean target, 152.1) would give ...": a number labelled by
+            # its own words is theirs, not the claim of the sentence before, unless they name its metric
+            label = _OWN_LABEL.search(t, max(seg.start, tok.start - 60), tok.start)
+            if label is not None:
+                options = [c for c in options if any(word_regex(w).search(t, seg.start, tok.start)
+                                                     for w in (*c.claim.metric, *c.claim.keywords))]
         if not options and tok.unit == "%" and tok.role == "value":
             options = _relative_change(t, seg, tok, claims, mentions)
         if not options:
