@@ -1669,3 +1669,9 @@ def test_a_number_labelled_by_its_own_words_is_not_the_claim_before() -> None:
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
     text = "We fit ridge with five seeds.\nAcross them (the mean test RMSE, 35.0) it is stable.\n"
     assert (2, "ridge_rmse", "drift") in _pairs("notes.md", text, HOUSE_CLAIMS)
+
+
+def test_a_relative_change_goes_with_the_pair_written_before_it_and_keeps_its_sign() -> None:
+    text = "In relative terms, ridge vs control is −56.1%, GBM vs ridge −29.2%.\n"
+    assert _pairs("notes.md", text, THREE) == set()
+    assert _pairs("notes.md", text.replace("−29.2%", "+29.2%"), THREE) == {(1, "gbm_beats_ridge", "drift")}

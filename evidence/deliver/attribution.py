@@ -771,6 +771,13 @@ def _sides_joined(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Men
     return any(pair == sides for _, pair in pairs)
 
 
+def pair_before(t: str, seg: Segment, mentions: list[Mention], tok: Token) -> frozenset[str] | None:
+    """The two sides of the comparison the segment writes as a pair ("linear vs control") nearest
+    before the number, or None where it writes none before it."""
+    before = [pair for end, pair in _joined_pairs(t, seg, mentions) if end <= tok.start]
+    return before[-1] if before else None
+
+
 def _pair_key(sides: Iterable[str]) -> str:
     return "pair:" + "|".join(sorted(sides))
 

@@ -52,6 +52,7 @@ from evidence.deliver.attribution import (
     difference_shaped,
     listed_comparisons,
     listed_subjects,
+    pair_before,
     respectively_order,
     sized_variants,
     split_only_foreign,
@@ -681,10 +682,13 @@ def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequ
     if not _RELATIVE.search(t, seg.start, seg.end) and not _GAIN_OVER.search(t, seg.start, tok.start):
         return []
     named = {m.subject for m in mentions}
+    # "linear vs control is -22.3%, MLP vs linear -2.3%": the pair written just before it is its
+    pair = pair_before(t, seg, mentions, tok)
     out = []
     for claim in claims:
         if not claim.comparison or len(claim.subjects) < 2 or claim.format.percent or claim.points \
-                or not {g[0] for g in claim.subjects[:2]} <= named:
+                or not {g[0] for g in claim.subjects[:2]} <= named \
+                or (pair is not None and pair != {g[0] for g in claim.subjects[:2]}):
             continue
         reference = claim.subjects[1][0]
         levels = [c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == reference
@@ -692,6 +696,9 @@ def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequ
         if len(levels) != 1:
             continue
         raw = abs(claim.value) / abs(levels[0].value)
+        if tok.signed or tok.value < 0:  # "MLP vs linear -2.3%": (A - B) / B, its sign said
+            a_minus_b = -claim.value if claim.improvement and claim.lower_better else claim.value
+            raw = a_minus_b / abs(levels[0].value)
         quantity = Quantity("relative_change", raw, "probability", claim.format)
         out.append(Candidate(claim, quantity, False, (0.0,), (f"'relative' (to {levels[0].id})",)))
     return out if len(out) == 1 else []
