@@ -1675,3 +1675,9 @@ def test_a_relative_change_goes_with_the_pair_written_before_it_and_keeps_its_si
     text = "In relative terms, ridge vs control is −56.1%, GBM vs ridge −29.2%.\n"
     assert _pairs("notes.md", text, THREE) == set()
     assert _pairs("notes.md", text.replace("−29.2%", "+29.2%"), THREE) == {(1, "gbm_beats_ridge", "drift")}
+
+
+def test_its_interval_is_the_interval_of_the_claim_stated_before() -> None:
+    text = "- The GBM lowers the test RMSE by 9.17 on average.\n- Its interval, [7.20, 12.50], excludes zero.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(2, "gbm_beats_ridge", "ci_high", "drift")]
+    assert failing("notes.md", text.replace("12.50", "11.14"), HOUSE_CLAIMS) == []

@@ -291,6 +291,7 @@ def scan_text(
     cited_before: list[str] = []  # the comparisons the last citing sentence cites, and its end
     cited_end = -10
     previous: list[Any] = []  # the subjects of the last sentence
+    stated_before: list[str] = []  # the claims whose values the last sentence stating one states
     previous_span = (0, 0)  # where that sentence is: the split it names goes with its subjects
     for seg in doc.segments:
         lo = bisect.bisect_left(token_starts, seg.start)
@@ -334,8 +335,13 @@ def scan_text(
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
                                     math.nan, f"wording the verdict {issue.claim.classification} supports",
                                     "unsupported_wording", why=issue.reason, quantity="wording"))
-        findings += _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts,
-                                      context, context_span)
+        found = _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts,
+                                  context, context_span, stated_before)
+        findings += found
+        if seg.kind == "heading":
+            stated_before = []
+        elif seg.kind != "row" and (values := [f.claim_id for f in found if f.quantity == "value"]):
+            stated_before = values  # "The MLP lowers test RMSE by 1.3. Its interval, [0.2, 2.6], ..." 
     out = []
     for f in findings:
         if strict and f.kind in ("match", "overstated_precision") and not f.bound \
@@ -879,6 +885,9 @@ _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", 
 
 #: A sentence that opens with a possessive pronoun, up to the number, in one clause ("Its test RMSE is").
 _ITS_BEFORE = re.compile(r"\W*(?:its|their)\b[^,;:()]*$", re.I)
+#: The interval of what the sentence before stated: "Its interval, [0.2, 2.6]", "The CI is 0.2 to 2.6".
+_ITS_INTERVAL = re.compile(r"\b(?:its|their|the|this)\s+(?:95\s*%\s+)?(?:CI|interval|confidence interval)\b",
+                           re.I)
 #: A number's own label right before it: "(the mean target, 152.1)", "the target mean: 152.1".
 _OWN_LABEL = re.compile(r"(?:^|[(\s])(?:the|a|an)\s+[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3}\s*[,:=]\s*"
                         r"(?:about\s+|around\s+|~\s*|≈\s*)?$", re.I)
@@ -887,10 +896,12 @@ _OWN_LABEL = re.compile(r"(?:^|[(\s])(?:the|a|an)\s+[A-Za-z][\w-]*(?:\s+[A-Za-z]
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = (),
-                      context_span: tuple[int, int] = (0, 0)) -> list[Finding]:
+                      context_span: tuple[int, int] = (0, 0), stated_before: Sequence[str] = ()) -> list[Finding]:
     """The numbers of one segment, each attributed to a claim. ``context``: the subjects of the
     sentence before and of the section's heading ("Its test RMSE is ..."): a number that names no
-    claim's words of its own is read with them, and where words tie, they break the tie."""
+    claim's words of its own is read with them, and where words tie, they break the tie.
+    ``stated_before``: the claims whose values the last sentence stating one stated ("Its interval,
+    [0.2, 2.6], excludes zero" after "The MLP lowers test RMSE by 1.3")."""
     citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)]
     if citations or _REPORTED.search(text, seg.start, seg.end):
         tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]
@@ -911,6 +922,12 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     for tok in tokens:
         splits = {c.id: c.split for c in claims}
         options = candidates(t, seg, tok, claims, mentions, splits, order)
+        if not options and len(stated_before) == 1 and not mentions and seg.kind != "row" \
+                and tok.role in ("ci_low", "ci_high", "ci_end") \
+                and _ITS_INTERVAL.search(t, seg.start, tok.start):
+            claim = next(c for c in claims if c.id == stated_before[0])
+            named_there = [Mention(seg.start, seg.start, g[0], g[0]) for g in claim.subjects]
+            options = candidates(t, seg, tok, [claim], named_there, splits, order)
         # an interval or a P(better) after a value is that value's claim's, the value typed or
         # cited ("its lead is [+0.6 points](#claim:...) with a lower CI end of -0.6 points")
         cited = [m.group(2) for m in BOUND_RE.finditer(text, seg.start, tok.start)]
