@@ -1681,3 +1681,15 @@ def test_its_interval_is_the_interval_of_the_claim_stated_before() -> None:
     text = "- The GBM lowers the test RMSE by 9.17 on average.\n- Its interval, [7.20, 12.50], excludes zero.\n"
     assert failing("notes.md", text, HOUSE_CLAIMS) == [(2, "gbm_beats_ridge", "ci_high", "drift")]
     assert failing("notes.md", text.replace("12.50", "11.14"), HOUSE_CLAIMS) == []
+
+
+def test_an_unnamed_plus_minus_is_the_half_width_the_sd_or_the_standard_error() -> None:
+    """ridge_rmse: 31.42 [29.80, 33.04] over 5 seeds: half-width 1.62, SD 1.30, SE 0.58."""
+    for spread in ("1.6", "1.3", "0.58"):
+        assert failing("notes.md", f"Ridge reaches a test RMSE of 31.42 ± {spread}.\n", HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Ridge reaches a test RMSE of 31.42 ± 2.4.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "ci_half", "drift")]
+    # named as something else, or after a number that states no claim: not checked
+    assert failing("notes.md", "Ridge reaches a test RMSE of 31.42 ± 2.4 (min/max over folds).\n",
+                   HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Ridge reaches a test RMSE of 31.42 with lr 0.05 ± 0.01.\n", HOUSE_CLAIMS) == []

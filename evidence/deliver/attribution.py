@@ -465,7 +465,8 @@ _SUBSET_ERROR = re.compile(r"\berror(?:\s+rate)?\s+(?:on|for|of|in)\s+"
 def _role_quantities(role: str) -> tuple[str, ...]:
     return {"value": ("value",), "ci_low": ("ci_low", "prob_low"), "ci_high": ("ci_high", "prob_high"),
             "ci_end": ("ci_low", "ci_high"),
-            "ci_half": ("ci_half",), "n": ("n",), "seeds_needed": ("seeds_needed",),
+            "ci_half": ("ci_half",), "spread": ("ci_half", "sd", "se"), "n": ("n",),
+            "seeds_needed": ("seeds_needed",),
             "prob_better": ("prob_better",)}[role]
 
 
@@ -535,7 +536,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 header_role(f"{header} {row_head}")
         # a row header's unit label ("Mean test accuracy (%)") is its cells' unit, as a column's is
         shape_header = f"{header} {row_head}" if _UNIT_LABEL.search(row_head) else header
-        for quantity in claim.quantities():
+        spreads = claim.spreads() if (role or tok.role) == "spread" else []
+        for quantity in [*claim.quantities(), *(q for q in spreads if q.name != "ci_half")]:
             if quantity.name not in _role_quantities(role or tok.role):
                 continue
             if quantity.name in ("prob_low", "prob_high") and not _PROBABILITY_WORDS.search(

@@ -217,6 +217,7 @@ def _line_col(starts: list[int], pos: int) -> tuple[int, int]:
 _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_high": "interval's upper bound",
                    "n": "number of seeds", "seeds_needed": "seeds-needed estimate",
                    "ci_half": "interval's half-width (±)",
+                   "sd": "standard deviation over seeds (±)", "se": "standard error (±)",
                    "prob_better": "P(better)", "prob_low": "P(better)'s interval's lower bound",
                    "prob_high": "P(better)'s interval's upper bound",
                    "error_rate": "error rate (100% minus the accuracy)",
@@ -883,6 +884,13 @@ _PER_SEED = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\b"
 _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", re.I)
 
 
+def _plus_minus_of_last(t: str, tokens: list[Token], tok: Token) -> bool:
+    """Whether the ± term ``tok`` directly follows the number before it ("57.2 ± 0.4")."""
+    before = [x for x in tokens if x.end <= tok.start]
+    return bool(before) and re.fullmatch(r"[\s\u00a0$%]*(?:±|\+/-|\\pm)?[\s\u00a0{]*", t[before[-1].end : tok.start]) \
+        is not None
+
+
 #: A sentence that opens with a possessive pronoun, up to the number, in one clause ("Its test RMSE is").
 _ITS_BEFORE = re.compile(r"\W*(?:its|their)\b[^,;:()]*$", re.I)
 #: The interval of what the sentence before stated: "Its interval, [0.2, 2.6]", "The CI is 0.2 to 2.6".
@@ -934,6 +942,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         last = stated if stated is not None else (cited[-1] if cited else None)
         follows = tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") \
             and any(c.claim.id == last for c in options)
+        if tok.role == "spread":  # "57.2 ± 0.4": the spread of the value right before it, or nothing
+            options = [c for c in options if c.claim.id == stated and _plus_minus_of_last(t, tokens, tok)]
         if not options and context and seg.kind != "row" and (not tok.word or tok.role == "seeds_needed") \
                 and tok.role != "n" and not _subject_just_before(t, seg, tok, mentions) \
                 and (not mentions or not tok.integer):

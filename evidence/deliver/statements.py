@@ -133,6 +133,7 @@ class Token:
     decoy: bool = False  # not a quantity at all: never reported
     statement: bool = True  # a quantity to check (False: a ± term, a count of things)
     role: str = "value"  # value | ci_low | ci_high | ci_end (either end) | ci_half | n | seeds_needed
+    # | spread (an unnamed ± term: the half-width, the SD or the standard error)
     # | prob_better
     approximate: bool = False  # "about 10", "~10", "roughly 10"
     bound: str = ""  # ">" for "over 98%", "at least 98%"; "<" for "below 99%", "under 99%"
@@ -322,6 +323,9 @@ _ENDS_IN_WORDS = (("ci_high", *_end_in_words("upper|top|high", "top|upper end|hi
                   ("ci_low", *_end_in_words("lower|bottom|low", "bottom|lower end|low end", "down")))
 
 
+#: Around a ± term: what spread it is, named (an SD, a standard error, a range of seeds, a tolerance).
+_SPREAD_NAMED = re.compile(r"\b(?:SDs?|s\.d\.|std|stdev|standard (?:deviation|error)s?|SEM?s?|s\.e\.|sigma"
+                           r"|spread|min|max|range|tolerance|jitter|seeds?)\b|σ", re.I)
 #: After a ± term: the interval it is the half-width of ("± 0.4 (95% CI)").
 _CI_NAMED_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*[(,]?[\s\u00a0]*(?:95|90|99)?"
                              r"[\s\u00a0]*(?:%|\\%)?[\s\u00a0]*(?:CI|confidence interval)\b", re.I)
@@ -384,6 +388,9 @@ def tokenize(t: str) -> list[Token]:
             tok.statement = False  # the ± term: a spread, not a statement of the value
             if _CI_NAMED_AFTER.match(t, end) or re.search(r"\bCI\b|interval", t[max(0, s - 40) : s]):
                 tok.statement, tok.role = True, "ci_half"  # "57.2 ± 0.4 (95% CI)": the interval's half-width
+            elif not _SPREAD_NAMED.search(t, max(0, s - 60), min(len(t), end + 40)):
+                tok.statement, tok.role = True, "spread"  # "57.2 ± 0.4", unnamed: checked against the
+                # claim of the value before it as its half-width, SD or standard error
         # a siunitx wrapper is no word: "(lr \num{1.0})" names its setting as "(lr 1.0)" does
         window = re.sub(r"\\?\b(?:num|SI|qty)\s*\{?\s*$", "", t[max(0, start - 60) : start])
         if unit == "%" and _LEVEL_AFTER.match(t, end):
