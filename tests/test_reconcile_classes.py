@@ -1693,3 +1693,9 @@ def test_an_unnamed_plus_minus_is_the_half_width_the_sd_or_the_standard_error() 
     assert failing("notes.md", "Ridge reaches a test RMSE of 31.42 ± 2.4 (min/max over folds).\n",
                    HOUSE_CLAIMS) == []
     assert failing("notes.md", "Ridge reaches a test RMSE of 31.42 with lr 0.05 ± 0.01.\n", HOUSE_CLAIMS) == []
+
+
+def test_a_signed_interval_end_far_from_a_comparisons_end_is_its_end() -> None:
+    text = "Reading this: convnet minus MLP is positive but the lower end is −0.6, so the interval includes 0.\n"
+    assert failing("notes.md", text) == [(1, "cnn_beats_mlp", "ci_low", "drift")]
+    assert failing("notes.md", text.replace("−0.6", "−0.0")) == []

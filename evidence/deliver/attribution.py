@@ -568,10 +568,12 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if (bare or round_number) and quantity.form == "measure" and \
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction) \
                     and not ((tok.signed or (bare and not tok.integer))
-                             and _digits_of_a_measure(tok, [quantity])):
+                             and _digits_of_a_measure(tok, [quantity])) \
+                    and not (tok.signed and quantity.name != "value" and claim.comparison):
                 continue  # a bare or round number far from a percentage's size is a setting (not
                 # its digits shifted: "CNN accuracy 9.87" for 98.7% is a slip of the decimal point,
-                # and "+2" for +0.2 points too: a sign makes a difference, never a setting)
+                # and "+2" for +0.2 points too: a sign makes a difference, never a setting; a signed
+                # interval end of a comparison is its end, however far: "the lower end is -0.6")
             if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
                     and not placed and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
                                             and not _AS_FRACTION.match(t, tok.end))):
