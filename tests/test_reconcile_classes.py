@@ -1699,3 +1699,9 @@ def test_a_signed_interval_end_far_from_a_comparisons_end_is_its_end() -> None:
     text = "Reading this: convnet minus MLP is positive but the lower end is −0.6, so the interval includes 0.\n"
     assert failing("notes.md", text) == [(1, "cnn_beats_mlp", "ci_low", "drift")]
     assert failing("notes.md", text.replace("−0.6", "−0.0")) == []
+
+
+def test_an_old_value_quoted_beside_the_right_one_is_stale() -> None:
+    text = "- GBM over ridge: 9.17 (was 8.40 in 1.1.0).\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "- GBM over ridge: 9.17 (first reported in 1.1.0).\n", HOUSE_CLAIMS) == []

@@ -891,6 +891,9 @@ def _plus_minus_of_last(t: str, tokens: list[Token], tok: Token) -> bool:
         is not None
 
 
+#: Right before a number: it is an old value of the same quantity ("(was -15.8 in 1.1.0)").
+_OLD_VALUE = re.compile(r"(?:\bwas|\bpreviously|\bformerly|\bused to be|\bhad been|\b(?:changed|down|up) from)"
+                        r"\s*(?:about\s+|~\s*)?$", re.I)
 #: A sentence that opens with a possessive pronoun, up to the number, in one clause ("Its test RMSE is").
 _ITS_BEFORE = re.compile(r"\W*(?:its|their)\b[^,;:()]*$", re.I)
 #: The interval of what the sentence before stated: "Its interval, [0.2, 2.6]", "The CI is 0.2 to 2.6".
@@ -942,6 +945,9 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         last = stated if stated is not None else (cited[-1] if cited else None)
         follows = tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") \
             and any(c.claim.id == last for c in options)
+        if tok.role == "value" and stated is not None and any(c.claim.id == stated for c in options) \
+                and _OLD_VALUE.search(t, max(seg.start, tok.start - 24), tok.start):
+            options = [c for c in options if c.claim.id == stated]  # "9.17 (was 8.40)": the same claim's
         if tok.role == "spread":  # "57.2 ± 0.4": the spread of the value right before it, or nothing
             options = [c for c in options if c.claim.id == stated and _plus_minus_of_last(t, tokens, tok)]
         if not options and context and seg.kind != "row" and (not tok.word or tok.role == "seeds_needed") \
@@ -1021,9 +1027,12 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     for tok, best, ok in chosen:
         key = (best.claim.id, best.quantity.name)
         if not ok and seg.kind != "row":
-            if (key in correct and not _accepts(best, tok)) or key in drifted:
-                continue  # a baseline or an old value beside the right one (not the right size
-                # with the wrong direction: "-16.4 means linear is 16.4 higher than the control")
+            if (key in correct and not _accepts(best, tok) and not _OLD_VALUE.search(t, max(seg.start, tok.start - 24),
+                                                                                   tok.start)) \
+                    or key in drifted:
+                continue  # a baseline beside the right one (not the right size with the wrong
+                # direction: "-16.4 means linear is 16.4 higher than the control"; nor an old value
+                # quoted: "-16.4 (was -15.8 in 1.1.0)" is a stale copy, drift unless waived)
             drifted.add(key)
         line, col = _line_col(starts, tok.start)
         claim, quantity = best.claim, _oriented(best.claim, best.quantity, tok)
