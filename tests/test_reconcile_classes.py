@@ -1705,3 +1705,13 @@ def test_an_old_value_quoted_beside_the_right_one_is_stale() -> None:
     text = "- GBM over ridge: 9.17 (was 8.40 in 1.1.0).\n"
     assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "value", "drift")]
     assert failing("notes.md", "- GBM over ridge: 9.17 (first reported in 1.1.0).\n", HOUSE_CLAIMS) == []
+
+
+def test_chat_lines_are_messages_and_a_bare_number_with_a_claims_digits_is_its() -> None:
+    chat = ("**[09:03] @rhea:** what's the convnet at now?\n"
+            "**[09:03] @tom:** 98.67 on test, mean of five\n"
+            "**[09:04] @rhea:** and the mlp? I had 98.4 in my head\n")
+    found = {(f.line, f.claim_id, f.kind) for f in all_kinds("notes.md", chat)}
+    assert (2, "cnn_test_accuracy", "overstated_precision") in found
+    assert (3, "mlp_test_accuracy", "drift") in found  # 98.4% is the MLP's interval's upper end
+    assert not any(line == 2 and claim == "mlp_test_accuracy" for line, claim, _ in found)

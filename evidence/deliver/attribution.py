@@ -378,6 +378,12 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
             return [False]  # a table cell in the size of the percentage (its unit in the caption)
         if tok.unit == "" and not tok.integer and tok.decimals >= 2 and 0.0 <= abs(tok.value) <= 1.0:
             return [True]
+        if tok.unit == "" and not tok.integer and 10 <= abs(tok.value) <= 100 \
+                and any(claim.accepts_quantity(q, tok.value, tok.decimals) for q in claim.quantities()
+                        if q.form == "measure" and q.name != "ci_half"):
+            # "98.67 on test" for 98.667%, "I had 98.4 in my head" for an interval end of 98.4%:
+            # the claim's digits, three or more of them, say what the number is about
+            return [False]
         return []
     if claim.points:
         if tok.unit in ("pts", "%") or (tok.unit == "" and percent_header):
