@@ -1715,3 +1715,10 @@ def test_chat_lines_are_messages_and_a_bare_number_with_a_claims_digits_is_its()
     assert (2, "cnn_test_accuracy", "overstated_precision") in found
     assert (3, "mlp_test_accuracy", "drift") in found  # 98.4% is the MLP's interval's upper end
     assert not any(line == 2 and claim == "mlp_test_accuracy" for line, claim, _ in found)
+
+
+def test_a_tuning_table_row_is_its_budget() -> None:
+    """The first column counts configurations: the row "4" is the claim's budget, the others not."""
+    table = ("| configs | expected max (val) |\n|--:|--:|\n| 1 | 87.1 |\n| 4 | 94.5 |\n| 16 | 97.0 |\n")
+    assert failing("notes.md", table) == [(4, "tuning_budget", "value", "drift")]
+    assert failing("notes.md", table.replace("94.5", "95.4")) == []

@@ -489,6 +489,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     cue = DIFF_CUE.search(t, seg.start, seg.end) is not None or bool(header and DIFF_CUE.search(header))
     # a column header names subjects too ("Δ vs MLP"): at distance 0, like its other words
     header_subjects = _header_subjects(header, claims) if header else set()
+    if cell is not None and seg.cells and re.fullmatch(r"\W*\d+\W*", row_head) and seg.cells[0].column:
+        # "| configs | expected max |" over "| 4 | 94.5 |": the row is "4 configs"
+        header_subjects |= _header_subjects(seg.cells[0].column, claims)
     named = {m.subject for m in mentions} | header_subjects
     out: list[Candidate] = []
     orphan = _unclaimed_pair_before(t, seg, tok, mentions, claims)

@@ -431,10 +431,18 @@ def _word_number(word: str) -> int:
     return int(word) if word.isdigit() else _WORDS[word]
 
 
+#: A table's first column that counts configurations: its rows are budgets ("configs", "# trials", "k").
+_BUDGET_COLUMN = re.compile(r"^\W*(?:#\s*|number of\s+|n\s+)?(?:configurations?|configs?|trials|budget|k)\W*$", re.I)
+
+
 def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
     """The budget a number is stated for: the nearest budget before it in its paragraph ("trying 4
     configurations: about 95%. With sixteen: about 97%": 97% is for sixteen), else one after it
     in its segment ("95.4% with four configurations"); None where the text states none."""
+    cell = seg.cell(tok.start)
+    if cell is not None and seg.cells and re.fullmatch(r"\W*\d+\W*", cell.row) \
+            and _BUDGET_COLUMN.search(seg.cells[0].column):
+        return int(re.sub(r"\D", "", cell.row))  # a row "| 4 | 94.5 |" under "| configs | expected max |"
     para = max(t.rfind("\n\n", 0, tok.start) + 2, tok.start - 400, 0)
     right_after = _BUDGET_RIGHT_AFTER.match(t, tok.end, seg.end)
     if right_after:  # "96.5% at eight", "95.4% with four configurations"
