@@ -1722,3 +1722,12 @@ def test_a_tuning_table_row_is_its_budget() -> None:
     table = ("| configs | expected max (val) |\n|--:|--:|\n| 1 | 87.1 |\n| 4 | 94.5 |\n| 16 | 97.0 |\n")
     assert failing("notes.md", table) == [(4, "tuning_budget", "value", "drift")]
     assert failing("notes.md", table.replace("94.5", "95.4")) == []
+
+
+def test_the_change_to_a_sized_variant_names_its_comparison() -> None:
+    """"Going wide", "doubling the hidden width": the wide MLP against the MLP (+0.2 points)."""
+    assert failing("notes.md", "* Going wide adds +0.5 points on average.\n") == \
+        [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", '- "Doubling the hidden width buys half a point" is wrong.\n') == \
+        [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "* Going wide adds +0.2 points on average.\n") == []

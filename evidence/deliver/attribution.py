@@ -88,6 +88,7 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
         if named is not None and not any(x.start < m.end(1) and m.start(1) < x.end for x in found):
             found.append(Mention(m.start(1), m.end(1), owners[str(named.lastgroup)], m.group(1)))
     found += _contrasted_bare(t, start, end, found, pattern, owners, claims)
+    found += _change_to_variant(t, start, end, found, claims)
     found.sort(key=lambda x: x.start)
 
     # "a linear model trained on shuffled targets" is the control: the subject it is trained on
@@ -147,6 +148,53 @@ def _contrasted_bare(t: str, start: int, end: int, found: list[Mention], pattern
         for (a, b), side in zip(words, (first, second)):
             if side is not None and not taken(a, b):
                 out.append(Mention(a, b, side, t[a:b]))
+    return out
+
+
+#: A size adjective in a variant's name, and the words for changing to it: its comparative, its
+#: verb and the noun it measures ("wide": "going wider", "widening", "doubling the width").
+_SIZE_WORDS = {"wide": ("wider", "widen", "width"), "deep": ("deeper", "deepen", "depth"),
+               "large": ("larger", "enlarge", "size"), "big": ("bigger", "enlarge", "size"),
+               "long": ("longer", "lengthen", "length"), "narrow": ("narrower", "narrow", "width"),
+               "shallow": ("shallower", "shallow", "depth"), "small": ("smaller", "shrink", "size")}
+
+
+_STOP = re.compile(r"[.;!?\n]")
+
+
+def _change_to_variant(t: str, start: int, end: int, found: list[Mention],
+                       claims: Sequence[ClaimQuantity]) -> list[Mention]:
+    """"Going wider buys 0.4 points", "Doubling the hidden width buys half a point", "widening the
+    MLP": the change from a thing to its sized variant (mlp to mlp_wide) names that comparison's two
+    sides, where the sentence names neither side itself."""
+    out: list[Mention] = []
+    for c in claims:
+        if not c.comparison or len(c.subjects) < 2:
+            continue
+        a, b = c.subjects[0][0], c.subjects[1][0]
+        variant, base = (a, b) if a.startswith(b + "_") else (b, a) if b.startswith(a + "_") else ("", "")
+        adjective = variant[len(base) + 1 :].lower()
+        if adjective not in _SIZE_WORDS:
+            continue
+        comparative, verb, noun = _SIZE_WORDS[adjective]
+        change = re.compile(
+            rf"\b(?:go(?:es|ing)?|went|made|making|make)\s+(?:it\s+|the\s+\w+\s+)?(?:{adjective}|{comparative})\b"
+            rf"|\b{verb}(?:s|ed|ing)?\b(?!\s+(?:than|gap|margin))"
+            rf"|\b(?:doubl|increas|rais|halv|quadrupl|grow|grew)\w*\s+(?:the\s+|its\s+)?(?:\w+\s+)?{noun}\b", re.I)
+        for m in change.finditer(t, start, end):
+            inside = [x for x in found if x.start < m.end() and m.start() < x.end]
+            if any(x.subject != variant for x in inside):
+                continue
+            marks = [k.end() for k in _STOP.finditer(t, max(start, m.start() - 60), m.start())]
+            lo = marks[-1] if marks else m.start() - 60
+            stop = _STOP.search(t, m.end(), min(end, m.end() + 60))
+            hi = stop.start() if stop else m.end() + 60
+            if any(x.subject in (variant, base) and lo <= x.start and x.end <= hi
+                   for x in found if x not in inside):
+                continue  # a side named beside it ("the MLP gets wider"): its own words decide
+            for x in inside:  # "width" alone names the wide MLP; "doubling the width" the change to it
+                found.remove(x)
+            out += [Mention(m.start(), m.end(), variant, m.group(0)), Mention(m.start(), m.end(), base, m.group(0))]
     return out
 
 
