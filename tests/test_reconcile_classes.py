@@ -1731,3 +1731,10 @@ def test_the_change_to_a_sized_variant_names_its_comparison() -> None:
     assert failing("notes.md", '- "Doubling the hidden width buys half a point" is wrong.\n') == \
         [(1, "width_is_noise", "value", "drift")]
     assert failing("notes.md", "* Going wide adds +0.2 points on average.\n") == []
+
+
+def test_a_difference_called_reliable_asserts_an_effect() -> None:
+    assert _pairs("notes.md", "- CNN vs MLP is about one point and reliable.\n") == \
+        {(1, "cnn_beats_mlp", "unsupported_wording")}
+    assert _pairs("notes.md", "- MLP vs control: the gap is real.\n") == set()  # an effect, shown
+    assert _pairs("notes.md", "- CNN vs MLP: a reliable estimate needs ten seeds per group.\n") == set()
