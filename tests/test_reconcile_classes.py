@@ -1738,3 +1738,11 @@ def test_a_difference_called_reliable_asserts_an_effect() -> None:
         {(1, "cnn_beats_mlp", "unsupported_wording")}
     assert _pairs("notes.md", "- MLP vs control: the gap is real.\n") == set()  # an effect, shown
     assert _pairs("notes.md", "- CNN vs MLP: a reliable estimate needs ten seeds per group.\n") == set()
+
+
+def test_a_signed_number_in_words_is_read_with_the_clause_before() -> None:
+    text = "Ridge minus the control is $-40.1$ RMSE; in words, minus forty point one.\n"
+    typed = [h.text for h in hand_typed_numbers(Path("paper/appendix.tex"), text, THREE)]
+    assert "minus forty point one" in typed
+    wrong = text.replace("minus forty point one", "minus forty-four point one")
+    assert (1, "ridge_beats_control", "drift") in _pairs("paper/appendix.tex", wrong, THREE)

@@ -958,7 +958,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             options = [c for c in options if c.claim.id == stated]  # "9.17 (was 8.40)": the same claim's
         if tok.role == "spread":  # "57.2 ± 0.4": the spread of the value right before it, or nothing
             options = [c for c in options if c.claim.id == stated and _plus_minus_of_last(t, tokens, tok)]
-        if not options and context and seg.kind != "row" and (not tok.word or tok.role == "seeds_needed") \
+        if not options and context and seg.kind != "row" \
+                and (not tok.word or tok.role == "seeds_needed" or tok.signed) \
                 and tok.role != "n" and not _subject_just_before(t, seg, tok, mentions) \
                 and (not mentions or not tok.integer):
             # with the subjects before it; where the segment names its own, a claim keeps one of

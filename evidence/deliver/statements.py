@@ -542,7 +542,11 @@ def _word_token(t: str, w: re.Match[str], value: float, decimals: int) -> Token 
         unit, end = "%", pm.end()
     elif pts := _POINTS_RE.match(t, end):
         unit, end = "pts", pts.end()
-    tok = Token(start, end, value, decimals, unit, t[end : end + 40], decimals == 0, word=True)
+    minus = re.search(r"\b(?:minus|negative)\s+$", t[max(0, start - 12) : start], re.I)
+    if minus is not None:  # "minus sixteen point four": a signed number in words
+        start, value = start - len(minus.group(0)), -value
+    tok = Token(start, end, value, decimals, unit, t[end : end + 40], decimals == 0, word=True,
+                signed=minus is not None)
     _role(t, tok, [])
     return tok if tok.statement and not tok.decoy and tok.role not in ("n", "seeds_needed") else None
 
