@@ -1746,3 +1746,10 @@ def test_a_signed_number_in_words_is_read_with_the_clause_before() -> None:
     assert "minus forty point one" in typed
     wrong = text.replace("minus forty point one", "minus forty-four point one")
     assert (1, "ridge_beats_control", "drift") in _pairs("paper/appendix.tex", wrong, THREE)
+
+
+def test_a_side_said_to_have_the_better_level_of_the_two() -> None:
+    text = "- The GBM beats ridge by 9.17.\n- Ridge has the lower test RMSE of the two.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(2, "gbm_beats_ridge", "unsupported_wording")}
+    assert _pairs("notes.md", text.replace("Ridge has", "The GBM has"), HOUSE_CLAIMS) == set()
+    assert _pairs("notes.md", text.replace("lower", "higher"), HOUSE_CLAIMS) == set()

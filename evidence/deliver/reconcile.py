@@ -789,6 +789,8 @@ def _former_latter(t: str, seg: prose_module.Segment, mentions: list[Any], previ
 #: co-subjects against a third).
 _THE_TWO = re.compile(r"\bthe\s+(?:two\s+(?:models|networks|nets|variants|methods|approaches|systems"
                       r"|classifiers|regressors|estimators|learners)|(?:two\s+)?architectures)\b", re.I)
+#: "of the two" after a subject: the other is the last other subject named before.
+_OF_THE_TWO = re.compile(r"\bof\s+the\s+two\b(?!\s+(?:seeds?|runs?|splits?|configs?|configurations?)\b)", re.I)
 #: How far back (characters) the two subjects "the two models" refers to may have been named.
 _THE_TWO_REACH = 1500
 
@@ -806,10 +808,19 @@ def _the_two(t: str, seg: prose_module.Segment, mentions: list[Any], before: lis
     refers to the last two subjects named before it, when they are one comparison's two sides;
     "the architectures" to the last two that are not variants of one another (the wide MLP is an
     MLP). Each is taken as named where the plural stands."""
-    if mentions:
-        return []
     pairs = [tuple(g[0] for g in c.subjects[:2]) for c in claims if c.comparison and len(c.subjects) >= 2]
     out: list[Any] = []
+    named = {x.subject for x in mentions}
+    if len(named) == 1:
+        # "Linear regression has the lower test RMSE of the two": the one named and the other of the
+        # last two named before, when they are one comparison's sides
+        for m in _OF_THE_TWO.finditer(t, seg.start, seg.end):
+            recent = list(dict.fromkeys(x.subject for x in reversed(before) if m.start() - x.end <= _THE_TWO_REACH))
+            if len(recent) >= 2 and set(recent[:2]) >= named and tuple(recent[:2]) in {*pairs, *(p[::-1] for p in pairs)}:
+                out += [Mention(m.start(), m.end(), x, m.group(0)) for x in recent[:2] if x not in named]
+        return out
+    if mentions:
+        return []
     for m in _THE_TWO.finditer(t, seg.start, seg.end):
         architectures = "architecture" in m.group(0).lower()
         recent: list[str] = []
