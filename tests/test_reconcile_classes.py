@@ -1753,3 +1753,15 @@ def test_a_side_said_to_have_the_better_level_of_the_two() -> None:
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(2, "gbm_beats_ridge", "unsupported_wording")}
     assert _pairs("notes.md", text.replace("Ridge has", "The GBM has"), HOUSE_CLAIMS) == set()
     assert _pairs("notes.md", text.replace("lower", "higher"), HOUSE_CLAIMS) == set()
+
+
+def test_a_plus_minus_named_as_the_sd_is_held_to_the_sd() -> None:
+    """ridge_rmse: SD over its 5 seeds 1.30 (the interval's half-width is 1.62)."""
+    assert failing("notes.md", "- Ridge test RMSE 31.42 ± 1.6 (mean ± SD)\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "sd", "drift")]
+    assert failing("notes.md", "- Ridge test RMSE 31.42 ± 1.3 (mean ± SD)\n", HOUSE_CLAIMS) == []
+
+
+def test_going_from_one_width_to_another_names_the_width_comparison() -> None:
+    text = '"Going from 64 to 128 hidden units buys +0.5 points." That is the upper end.\n'
+    assert failing("notes.md", text) == [(1, "width_is_noise", "value", "drift")]

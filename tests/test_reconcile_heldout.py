@@ -260,6 +260,17 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # a percentage after "improvement over", points counted from a stated level):
 # example 74/89 and no decoy, proj2 51/60 and 3, 125/149 and 3/417 in all; corpus 6's example
 # gains one (63/65); corpora 1 to 7 otherwise unchanged.
+#
+# A further pass over what corpus 8 still missed or flagged, each general cause fixed with a unit
+# test in test_reconcile_classes.py from an invented sentence ("the two models" after a sentence
+# about a pair, a side named by its adjective alone, a quoted pair's own number, an interval end
+# named later in the sentence, "Its ..." about the sentence before, a number labelled by its own
+# words, a relative change with its pair and sign, "Its interval" of the claim stated before, an
+# unnamed ± as half-width, SD or SE, a quoted old value, chat lines as messages, a bare decimal with
+# a claim's digits, tuning tables by budget rows, the change to a sized variant, "reliable" as a
+# predicate, "minus" in words, "has the lower RMSE of the two"): corpus 8 from 125/149 and 3/417
+# to 145/149 and 0/417 (example 86/89, proj2 59/60); corpus 7 from 121/127 to 123/127 (example
+# 74/74); corpus 5's proj2 gains one (48/48); corpora 1 to 6 otherwise unchanged.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -300,10 +311,10 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
 #: (project, corpus): (drifts with the right claim at least, decoys flagged at most).
 LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 4): (76, 0), ("proj2", 4): (53, 0),
-                ("example", 5): (84, 0), ("proj2", 5): (47, 0),
+                ("example", 5): (84, 0), ("proj2", 5): (48, 0),
                 ("example", 6): (63, 0), ("proj2", 6): (34, 1),
-                ("example", 7): (72, 1), ("proj2", 7): (49, 0),
-                ("example", 8): (74, 0), ("proj2", 8): (51, 3)}
+                ("example", 7): (74, 1), ("proj2", 7): (49, 0),
+                ("example", 8): (86, 0), ("proj2", 8): (59, 0)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",

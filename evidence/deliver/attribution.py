@@ -180,7 +180,9 @@ def _change_to_variant(t: str, start: int, end: int, found: list[Mention],
         change = re.compile(
             rf"\b(?:go(?:es|ing)?|went|made|making|make)\s+(?:it\s+|the\s+\w+\s+)?(?:{adjective}|{comparative})\b"
             rf"|\b{verb}(?:s|ed|ing)?\b(?!\s+(?:than|gap|margin))"
-            rf"|\b(?:doubl|increas|rais|halv|quadrupl|grow|grew)\w*\s+(?:the\s+|its\s+)?(?:\w+\s+)?{noun}\b", re.I)
+            rf"|\b(?:doubl|increas|rais|halv|quadrupl|grow|grew)\w*\s+(?:the\s+|its\s+)?(?:\w+\s+)?{noun}\b"
+            r"|\b(?:going|go|goes|went|moving|move)\s+from\s+\d+\s+to\s+\d+\s+(?:hidden\s+)?(?:units|neurons|channels"
+            r"|layers)\b", re.I)
         for m in change.finditer(t, start, end):
             inside = [x for x in found if x.start < m.end() and m.start() < x.end]
             if any(x.subject != variant for x in inside):
@@ -519,7 +521,7 @@ _SUBSET_ERROR = re.compile(r"\berror(?:\s+rate)?\s+(?:on|for|of|in)\s+"
 def _role_quantities(role: str) -> tuple[str, ...]:
     return {"value": ("value",), "ci_low": ("ci_low", "prob_low"), "ci_high": ("ci_high", "prob_high"),
             "ci_end": ("ci_low", "ci_high"),
-            "ci_half": ("ci_half",), "spread": ("ci_half", "sd", "se"), "n": ("n",),
+            "ci_half": ("ci_half",), "spread": ("ci_half", "sd", "se"), "sd": ("sd",), "se": ("se",), "n": ("n",),
             "seeds_needed": ("seeds_needed",),
             "prob_better": ("prob_better",)}[role]
 
@@ -593,7 +595,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 header_role(f"{header} {row_head}")
         # a row header's unit label ("Mean test accuracy (%)") is its cells' unit, as a column's is
         shape_header = f"{header} {row_head}" if _UNIT_LABEL.search(row_head) else header
-        spreads = claim.spreads() if (role or tok.role) == "spread" else []
+        spreads = claim.spreads() if (role or tok.role) in ("spread", "sd", "se") else []
         for quantity in [*claim.quantities(), *(q for q in spreads if q.name != "ci_half")]:
             if quantity.name not in _role_quantities(role or tok.role):
                 continue

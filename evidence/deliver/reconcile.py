@@ -967,7 +967,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         if tok.role == "value" and stated is not None and any(c.claim.id == stated for c in options) \
                 and _OLD_VALUE.search(t, max(seg.start, tok.start - 24), tok.start):
             options = [c for c in options if c.claim.id == stated]  # "9.17 (was 8.40)": the same claim's
-        if tok.role == "spread":  # "57.2 ± 0.4": the spread of the value right before it, or nothing
+        if tok.role in ("spread", "sd", "se"):  # "57.2 ± 0.4": the spread of the value before it, or nothing
             options = [c for c in options if c.claim.id == stated and _plus_minus_of_last(t, tokens, tok)]
         if not options and context and seg.kind != "row" \
                 and (not tok.word or tok.role == "seeds_needed" or tok.signed) \

@@ -326,6 +326,8 @@ _ENDS_IN_WORDS = (("ci_high", *_end_in_words("upper|top|high", "top|upper end|hi
 #: Around a ± term: what spread it is, named (an SD, a standard error, a range of seeds, a tolerance).
 _SPREAD_NAMED = re.compile(r"\b(?:SDs?|s\.d\.|std|stdev|standard (?:deviation|error)s?|SEM?s?|s\.e\.|sigma"
                            r"|spread|min|max|range|tolerance|jitter|seeds?)\b|σ", re.I)
+_SD_WORDS = re.compile(r"SDs?|s\.d\.|std|stdev|standard deviations?|sigma|σ", re.I)
+_SE_WORDS = re.compile(r"SEM?s?|s\.e\.|standard errors?", re.I)
 #: After a ± term: the interval it is the half-width of ("± 0.4 (95% CI)").
 _CI_NAMED_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*[(,]?[\s\u00a0]*(?:95|90|99)?"
                              r"[\s\u00a0]*(?:%|\\%)?[\s\u00a0]*(?:CI|confidence interval)\b", re.I)
@@ -388,9 +390,13 @@ def tokenize(t: str) -> list[Token]:
             tok.statement = False  # the ± term: a spread, not a statement of the value
             if _CI_NAMED_AFTER.match(t, end) or re.search(r"\bCI\b|interval", t[max(0, s - 40) : s]):
                 tok.statement, tok.role = True, "ci_half"  # "57.2 ± 0.4 (95% CI)": the interval's half-width
-            elif not _SPREAD_NAMED.search(t, max(0, s - 60), min(len(t), end + 40)):
+            elif (named := _SPREAD_NAMED.search(t, max(0, s - 60), min(len(t), end + 40))) is None:
                 tok.statement, tok.role = True, "spread"  # "57.2 ± 0.4", unnamed: checked against the
                 # claim of the value before it as its half-width, SD or standard error
+            elif _SD_WORDS.fullmatch(named.group(0)):
+                tok.statement, tok.role = True, "sd"  # "57.2 ± 0.2 (mean ± SD)": the seeds' SD
+            elif _SE_WORDS.fullmatch(named.group(0)):
+                tok.statement, tok.role = True, "se"
         # a siunitx wrapper is no word: "(lr \num{1.0})" names its setting as "(lr 1.0)" does
         window = re.sub(r"\\?\b(?:num|SI|qty)\s*\{?\s*$", "", t[max(0, start - 60) : start])
         if unit == "%" and _LEVEL_AFTER.match(t, end):
