@@ -1765,3 +1765,9 @@ def test_a_plus_minus_named_as_the_sd_is_held_to_the_sd() -> None:
 def test_going_from_one_width_to_another_names_the_width_comparison() -> None:
     text = '"Going from 64 to 128 hidden units buys +0.5 points." That is the upper end.\n'
     assert failing("notes.md", text) == [(1, "width_is_noise", "value", "drift")]
+
+
+def test_a_seeds_needed_label_and_the_width_comparison() -> None:
+    text = "Seeds needed for the width comparison, per verify: about 62.\n"
+    assert failing("notes.md", text) == [(1, "width_is_noise", "seeds_needed", "drift")]
+    assert failing("notes.md", text.replace("62", "26")) == []

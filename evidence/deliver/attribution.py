@@ -181,6 +181,7 @@ def _change_to_variant(t: str, start: int, end: int, found: list[Mention],
             rf"\b(?:go(?:es|ing)?|went|made|making|make)\s+(?:it\s+|the\s+\w+\s+)?(?:{adjective}|{comparative})\b"
             rf"|\b{verb}(?:s|ed|ing)?\b(?!\s+(?:than|gap|margin))"
             rf"|\b(?:doubl|increas|rais|halv|quadrupl|grow|grew)\w*\s+(?:the\s+|its\s+)?(?:\w+\s+)?{noun}\b"
+            rf"|\b{noun}\s+(?:comparison|difference|gap|effect)\b"
             r"|\b(?:going|go|goes|went|moving|move)\s+from\s+\d+\s+to\s+\d+\s+(?:hidden\s+)?(?:units|neurons|channels"
             r"|layers)\b", re.I)
         for m in change.finditer(t, start, end):

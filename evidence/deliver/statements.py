@@ -294,6 +294,11 @@ _SEEDS_NAMED_BEFORE = re.compile(r"\bseeds?\b(?:\s+(?:needed|required|per (?:gro
                                  r"\s*(?:,|:|=|at|is|are|of)?\s*(?:about|around|roughly|~|≈)?\s*$", re.I)
 
 
+#: A line labelled as the seeds-needed estimate, up to its number after the colon.
+_SEEDS_NEEDED_LABEL = re.compile(r"[\W_]*(?:the\s+)?(?:seeds?|runs?)\s+(?:needed|required)\b[^.;:\n]{0,80}:\s*"
+                                 r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
+
+
 def _end_in_words(upper: str, lower: str, direction: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(before the number, after it): an interval's end named in words ("its upper CI end,",
     "reaches up to"; "at the top")."""
@@ -582,6 +587,10 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                 return
             if re.search(r"\bseeds?\b|\bruns?\b|n\s*=", t[end : end + 30] + window[-6:], re.I):
                 tok.decoy = False
+            return
+        line = t[t.rfind("\n", 0, s) + 1 : s]
+        if _SEEDS_NEEDED_LABEL.match(line):
+            tok.role = "seeds_needed"  # "Seeds needed for the width comparison, per verify: about 62"
             return
         if _SEEDS_NAMED_BEFORE.search(t, max(0, s - 40), s):
             # "the seeds needed, 26 per group", "puts the seeds needed at about 18 per group"
