@@ -1609,7 +1609,8 @@ def test_the_two_models_are_the_two_last_named() -> None:
 
 
 def test_not_significant_denies_a_shown_effect() -> None:
-    text = "Ridge reaches 31.42 and the GBM 22.25. The gap between the two models is small and not significant.\n"
+    text = ("Ridge reaches 31.42 and the GBM 22.25. "
+            "The gap between the two models is small and not significant.\n")
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "gbm_beats_ridge", "unsupported_wording")}
 
 
@@ -1619,7 +1620,8 @@ def test_a_side_named_by_its_adjective_alone() -> None:
              "| wide vs narrow MLP | +0.9 |\n")
     assert failing("notes.md", table) == [(3, "cnn_beats_control", "value", "drift"),
                                           (4, "width_is_noise", "value", "drift")]
-    assert failing("notes.md", "- Wide minus narrow: about 0.3 pp.\n") == [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "- Wide minus narrow: about 0.3 pp.\n") == \
+        [(1, "width_is_noise", "value", "drift")]
     assert failing("notes.md", "- Wide minus narrow: about 0.2 pp.\n") == []
 
 
@@ -1643,9 +1645,11 @@ def test_a_quoted_pair_label_owns_its_number() -> None:
 
 
 def test_an_interval_end_named_later_in_the_sentence() -> None:
-    text = 'If someone quotes 99.2% as "the CNN\'s accuracy", that is the top of the interval, not the mean.\n'
+    text = ('If someone quotes 99.2% as "the CNN\'s accuracy", '
+            'that is the top of the interval, not the mean.\n')
     assert failing("notes.md", text) == []
-    assert failing("notes.md", text.replace("99.2%", "99.6%")) == [(1, "cnn_test_accuracy", "ci_high", "drift")]
+    assert failing("notes.md", text.replace("99.2%", "99.6%")) == \
+        [(1, "cnn_test_accuracy", "ci_high", "drift")]
 
 
 def test_the_right_size_in_the_wrong_direction_beside_the_right_value() -> None:
@@ -1665,7 +1669,8 @@ def test_its_is_the_subject_of_the_sentence_before() -> None:
 
 
 def test_a_number_labelled_by_its_own_words_is_not_the_claim_before() -> None:
-    text = "Ridge is 9.17 worse than the GBM.\nA constant guess (the mean target, 60.5) would score far worse.\n"
+    text = ("Ridge is 9.17 worse than the GBM.\n"
+            "A constant guess (the mean target, 60.5) would score far worse.\n")
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
     text = "We fit ridge with five seeds.\nAcross them (the mean test RMSE, 35.0) it is stable.\n"
     assert (2, "ridge_rmse", "drift") in _pairs("notes.md", text, HOUSE_CLAIMS)
@@ -1678,7 +1683,8 @@ def test_a_relative_change_goes_with_the_pair_written_before_it_and_keeps_its_si
 
 
 def test_its_interval_is_the_interval_of_the_claim_stated_before() -> None:
-    text = "- The GBM lowers the test RMSE by 9.17 on average.\n- Its interval, [7.20, 12.50], excludes zero.\n"
+    text = ("- The GBM lowers the test RMSE by 9.17 on average.\n"
+            "- Its interval, [7.20, 12.50], excludes zero.\n")
     assert failing("notes.md", text, HOUSE_CLAIMS) == [(2, "gbm_beats_ridge", "ci_high", "drift")]
     assert failing("notes.md", text.replace("12.50", "11.14"), HOUSE_CLAIMS) == []
 
@@ -1692,11 +1698,13 @@ def test_an_unnamed_plus_minus_is_the_half_width_the_sd_or_the_standard_error() 
     # named as something else, or after a number that states no claim: not checked
     assert failing("notes.md", "Ridge reaches a test RMSE of 31.42 ± 2.4 (min/max over folds).\n",
                    HOUSE_CLAIMS) == []
-    assert failing("notes.md", "Ridge reaches a test RMSE of 31.42 with lr 0.05 ± 0.01.\n", HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Ridge reaches a test RMSE of 31.42 with lr 0.05 ± 0.01.\n",
+                   HOUSE_CLAIMS) == []
 
 
 def test_a_signed_interval_end_far_from_a_comparisons_end_is_its_end() -> None:
-    text = "Reading this: convnet minus MLP is positive but the lower end is −0.6, so the interval includes 0.\n"
+    text = ("Reading this: convnet minus MLP is positive but the lower end is −0.6, "
+            "so the interval includes 0.\n")
     assert failing("notes.md", text) == [(1, "cnn_beats_mlp", "ci_low", "drift")]
     assert failing("notes.md", text.replace("−0.6", "−0.0")) == []
 

@@ -105,7 +105,8 @@ _SHARED_NOUN = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:and|or|&)\s+(?:the\s+)?[A-Za
 
 
 #: Two bare words contrasted: "wide vs narrow MLP", "Wide minus narrow:", "CNN vs shuffled".
-_CONTRASTED = re.compile(r"(?<![\w-])([A-Za-z][\w]*)(?:\s+(?:vs\.?|versus|minus|over|against)\s+|\s*[−–]\s*|\s+-\s+)"
+_CONTRASTED = re.compile(r"(?<![\w-])([A-Za-z][\w]*)"
+                         r"(?:\s+(?:vs\.?|versus|minus|over|against)\s+|\s*[−–]\s*|\s+-\s+)"
                          r"(?:the\s+)?([A-Za-z][\w]*)(?![\w-])", re.I)
 #: The nouns an adjective standing alone leaves out ("the shuffled" for "the shuffled model").
 _ELIDED_NOUNS = ("model", "baseline", "control", "network", "variant")
@@ -145,7 +146,7 @@ def _contrasted_bare(t: str, start: int, end: int, found: list[Mention], pattern
             plain = [s for pair in pairs if first in pair for s in pair - {first}
                      if s in first.split("_")]
             second = plain[0] if len(plain) == 1 else None
-        for (a, b), side in zip(words, (first, second)):
+        for (a, b), side in zip(words, (first, second), strict=True):
             if side is not None and not taken(a, b):
                 out.append(Mention(a, b, side, t[a:b]))
     return out
@@ -197,7 +198,7 @@ def _change_to_variant(t: str, start: int, end: int, found: list[Mention],
                 continue  # a side named beside it ("the MLP gets wider"): its own words decide
             for x in inside:  # "width" alone names the wide MLP; "doubling the width" the change to it
                 found.remove(x)
-            out += [Mention(m.start(), m.end(), variant, m.group(0)), Mention(m.start(), m.end(), base, m.group(0))]
+            out += [Mention(m.start(), m.end(), side, m.group(0)) for side in (variant, base)]
     return out
 
 
@@ -522,7 +523,8 @@ _SUBSET_ERROR = re.compile(r"\berror(?:\s+rate)?\s+(?:on|for|of|in)\s+"
 def _role_quantities(role: str) -> tuple[str, ...]:
     return {"value": ("value",), "ci_low": ("ci_low", "prob_low"), "ci_high": ("ci_high", "prob_high"),
             "ci_end": ("ci_low", "ci_high"),
-            "ci_half": ("ci_half",), "spread": ("ci_half", "sd", "se"), "sd": ("sd",), "se": ("se",), "n": ("n",),
+            "ci_half": ("ci_half",), "spread": ("ci_half", "sd", "se"), "sd": ("sd",), "se": ("se",),
+            "n": ("n",),
             "seeds_needed": ("seeds_needed",),
             "prob_better": ("prob_better",)}[role]
 
@@ -882,7 +884,8 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
 #: "mean over 5 seeds", "over runs": what a column averages over, no comparison ("MLP over linear").
 _OVER_RUNS = re.compile(r"\bover\s+(?:the\s+|all\s+)?(?:\d+\s+|\w+\s+)?(?:seeds?|runs?|folds?|repeats?"
                         r"|repetitions?|trials?)\b", re.I)
-_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?[*_]*(?:(?:higher|lower|better|worse|more|less)"
+_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+)?(?:[a-z]+\s+)?[*_]*"
+                         r"(?:(?:higher|lower|better|worse|more|less)"
                          r"[*_]*(?:\s+on\s+average)?(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
 #: A clause that goes on with the sentence's subject: "... and beats the control by 87.5".
@@ -942,9 +945,11 @@ _STAT_COLUMN = re.compile(r"\bp\b|p-value|hedges|cohen|\bg\b|\bd\b|\bt\b|statist
 #: A row header that is a difference of two names: "CNN − control", "CNN - control", "A vs B".
 _ROW_PAIR = re.compile(r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s+(?:[-−–]|vs\.?|versus|minus)\s+"
                        r"(?:the\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?", re.I)
-_PAIR_LABEL = re.compile(r"[\s\"“‘'*_]*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus|against)\s+"
+_PAIR_LABEL = re.compile(r"[\s\"“‘'*_]*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+"
+                         r"(?:over|vs\.?|versus|minus|against)\s+"
                          r"(?:the\s+|its\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]?\s*", re.I)
-_OVER_LABEL = re.compile(r"[\s\"“‘'*_]*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+(?:the\s+|its\s+)?"
+_OVER_LABEL = re.compile(r"[\s\"“‘'*_]*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+"
+                         r"(?:the\s+|its\s+)?"
                          r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]\s*$", re.I)
 
 

@@ -300,8 +300,8 @@ def scan_text(
         mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
                                      bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
         referred = _former_latter(masked, seg, mentions, previous)
-        referred += _the_two(masked, seg, mentions, named[: bisect.bisect_left(named_starts, whole[id(seg)].start)],
-                             claims)
+        before_sentence = named[: bisect.bisect_left(named_starts, whole[id(seg)].start)]
+        referred += _the_two(masked, seg, mentions, before_sentence, claims)
         mentions = sorted([*mentions, *referred], key=lambda m: m.start) if referred else mentions
         context = previous + section
         context_span = previous_span
@@ -342,7 +342,7 @@ def scan_text(
         if seg.kind == "heading":
             stated_before = []
         elif seg.kind != "row" and (values := [f.claim_id for f in found if f.quantity == "value"]):
-            stated_before = values  # "The MLP lowers test RMSE by 1.3. Its interval, [0.2, 2.6], ..." 
+            stated_before = values  # "The MLP lowers test RMSE by 1.3. Its interval, [0.2, 2.6], ..."
     out = []
     for f in findings:
         if strict and f.kind in ("match", "overstated_precision") and not f.bound \
@@ -432,7 +432,8 @@ def _word_number(word: str) -> int:
 
 
 #: A table's first column that counts configurations: its rows are budgets ("configs", "# trials", "k").
-_BUDGET_COLUMN = re.compile(r"^\W*(?:#\s*|number of\s+|n\s+)?(?:configurations?|configs?|trials|budget|k)\W*$", re.I)
+_BUDGET_COLUMN = re.compile(r"^\W*(?:#\s*|number of\s+|n\s+)?(?:configurations?|configs?|trials|budget|k)"
+                            r"\W*$", re.I)
 
 
 def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
@@ -790,7 +791,8 @@ def _former_latter(t: str, seg: prose_module.Segment, mentions: list[Any], previ
 _THE_TWO = re.compile(r"\bthe\s+(?:two\s+(?:models|networks|nets|variants|methods|approaches|systems"
                       r"|classifiers|regressors|estimators|learners)|(?:two\s+)?architectures)\b", re.I)
 #: "of the two" after a subject: the other is the last other subject named before.
-_OF_THE_TWO = re.compile(r"\bof\s+the\s+two\b(?!\s+(?:seeds?|runs?|splits?|configs?|configurations?)\b)", re.I)
+_OF_THE_TWO = re.compile(r"\bof\s+the\s+two\b(?!\s+(?:seeds?|runs?|splits?|configs?|configurations?)\b)",
+                         re.I)
 #: How far back (characters) the two subjects "the two models" refers to may have been named.
 _THE_TWO_REACH = 1500
 
@@ -815,9 +817,10 @@ def _the_two(t: str, seg: prose_module.Segment, mentions: list[Any], before: lis
         # "Linear regression has the lower test RMSE of the two": the one named and the other of the
         # last two named before, when they are one comparison's sides
         for m in _OF_THE_TWO.finditer(t, seg.start, seg.end):
-            recent = list(dict.fromkeys(x.subject for x in reversed(before) if m.start() - x.end <= _THE_TWO_REACH))
-            if len(recent) >= 2 and set(recent[:2]) >= named and tuple(recent[:2]) in {*pairs, *(p[::-1] for p in pairs)}:
-                out += [Mention(m.start(), m.end(), x, m.group(0)) for x in recent[:2] if x not in named]
+            last = list(dict.fromkeys(x.subject for x in reversed(before)
+                                      if m.start() - x.end <= _THE_TWO_REACH))[:2]
+            if len(last) == 2 and set(last) >= named and tuple(last) in {*pairs, *(p[::-1] for p in pairs)}:
+                out += [Mention(m.start(), m.end(), x, m.group(0)) for x in last if x not in named]
         return out
     if mentions:
         return []
@@ -906,12 +909,13 @@ _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", 
 def _plus_minus_of_last(t: str, tokens: list[Token], tok: Token) -> bool:
     """Whether the ± term ``tok`` directly follows the number before it ("57.2 ± 0.4")."""
     before = [x for x in tokens if x.end <= tok.start]
-    return bool(before) and re.fullmatch(r"[\s\u00a0$%]*(?:±|\+/-|\\pm)?[\s\u00a0{]*", t[before[-1].end : tok.start]) \
-        is not None
+    return bool(before) and re.fullmatch(r"[\s\u00a0$%]*(?:±|\+/-|\\pm)?[\s\u00a0{]*",
+                                         t[before[-1].end : tok.start]) is not None
 
 
 #: Right before a number: it is an old value of the same quantity ("(was -15.8 in 1.1.0)").
-_OLD_VALUE = re.compile(r"(?:\bwas|\bpreviously|\bformerly|\bused to be|\bhad been|\b(?:changed|down|up) from)"
+_OLD_VALUE = re.compile(r"(?:\bwas|\bpreviously|\bformerly|\bused to be|\bhad been"
+                        r"|\b(?:changed|down|up) from)"
                         r"\s*(?:about\s+|~\s*)?$", re.I)
 #: A sentence that opens with a possessive pronoun, up to the number, in one clause ("Its test RMSE is").
 _ITS_BEFORE = re.compile(r"\W*(?:its|their)\b[^,;:()]*$", re.I)
@@ -926,7 +930,8 @@ _OWN_LABEL = re.compile(r"(?:^|[(\s])(?:the|a|an)\s+[A-Za-z][\w-]*(?:\s+[A-Za-z]
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = (),
-                      context_span: tuple[int, int] = (0, 0), stated_before: Sequence[str] = ()) -> list[Finding]:
+                      context_span: tuple[int, int] = (0, 0),
+                      stated_before: Sequence[str] = ()) -> list[Finding]:
     """The numbers of one segment, each attributed to a claim. ``context``: the subjects of the
     sentence before and of the section's heading ("Its test RMSE is ..."): a number that names no
     claim's words of its own is read with them, and where words tie, they break the tie.
@@ -1047,8 +1052,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     for tok, best, ok in chosen:
         key = (best.claim.id, best.quantity.name)
         if not ok and seg.kind != "row":
-            if (key in correct and not _accepts(best, tok) and not _OLD_VALUE.search(t, max(seg.start, tok.start - 24),
-                                                                                   tok.start)) \
+            old = _OLD_VALUE.search(t, max(seg.start, tok.start - 24), tok.start) is not None
+            if (key in correct and not _accepts(best, tok) and not old) \
                     or key in drifted:
                 continue  # a baseline beside the right one (not the right size with the wrong
                 # direction: "-16.4 means linear is 16.4 higher than the control"; nor an old value

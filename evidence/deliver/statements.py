@@ -295,7 +295,8 @@ _SEEDS_NAMED_BEFORE = re.compile(r"\bseeds?\b(?:\s+(?:needed|required|per (?:gro
 
 
 #: A line labelled as the seeds-needed estimate, up to its number after the colon.
-_SEEDS_NEEDED_LABEL = re.compile(r"[\W_]*(?:the\s+)?(?:seeds?|runs?)\s+(?:needed|required)\b[^.;:\n]{0,80}:\s*"
+_SEEDS_NEEDED_LABEL = re.compile(r"[\W_]*(?:the\s+)?(?:seeds?|runs?)\s+(?:needed|required)\b"
+                                 r"[^.;:\n]{0,80}:\s*"
                                  r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
 
 
@@ -321,7 +322,8 @@ _END_NAMED_LATER = re.compile(r"[^.;!?\d\n]{0,80}?\b(?:that|it|this|which)(?:\s+
                               r"(?:just\s+|only\s+|actually\s+|really\s+)?(?:the|its)\s+"
                               r"(?:(?P<high>top|upper end|high end|upper bound|upper limit)"
                               r"|bottom|lower end|low end|lower bound|lower limit)\b"
-                              r"(?=\s+of\s+(?:the|its)\s+(?:95\s*%\s+)?(?:CI|interval|confidence interval)\b)",
+                              r"(?=\s+of\s+(?:the|its)\s+(?:95\s*%\s+)?"
+                              r"(?:CI|interval|confidence interval)\b)",
                               re.I)
 #: (role, before, after) for an interval's end named in words.
 _ENDS_IN_WORDS = (("ci_high", *_end_in_words("upper|top|high", "top|upper end|high end", "up")),

@@ -28,7 +28,8 @@ HAS_LEVEL = (r"(?:has|had|have|gets?|got|shows?|achieves?|achieved)\s+the\s+"
              r"(?:lower|higher|better|worse|lowest|highest|best|worst)\b")
 #: A difference called reliable, as a predicate: "CNN vs MLP is about one point and reliable",
 #: "the gap is real" (an effect, whichever way).
-RELIABLE = r"(?:is|are|was|were|and)\s+(?:statistically\s+|clearly\s+|very\s+)?(?:reliable|robust|real)(?=\s*[.,;:)!]|\s*$)"
+RELIABLE = (r"(?:is|are|was|were|and)\s+(?:statistically\s+|clearly\s+|very\s+)?(?:reliable|robust|real)"
+            r"(?=\s*[.,;:)!]|\s*$)")
 DIRECTION = re.compile(
     r"\b(?:beats?|beating|beaten|outperform(?:s|ed|ing)?|out-perform(?:s|ed)?|better than|worse than|"
     r"superior to|inferior to|improves? (?:on|over|upon)|improvement over|surpass(?:es|ed)?|"
@@ -36,13 +37,15 @@ DIRECTION = re.compile(
     r"less accurate than|significant(?:ly)?|wins? (?:over|against)|dominates?|clearly ahead of|"
     r"statistically (?:significant|reliable)|(?:is|was|as) the better (?:model|one|choice|network|method)|"
     r"(?:wins?|won|leads?|led|ahead)?\s*by an? (?:wide|large|clear|big|comfortable|huge|substantial)"
-    r" margin|wins|won|comes? out (?:ahead|on top)|is the winner|" + CONFIDENT + r"|" + RELIABLE + r"|" + HAS_LEVEL + r")\b",
+    r" margin|wins|won|comes? out (?:ahead|on top)|is the winner|" + CONFIDENT + r"|" + RELIABLE + r"|"
+    + HAS_LEVEL + r")\b",
     re.I)
 #: Direction words whose winner is the subject named after them ("the MLP is worse than the CNN").
 LOSER_FIRST = re.compile(r"worse than|inferior to|less accurate than|lower (?:test )?accuracy than", re.I)
 #: Direction words that need no object: "Wide MLP vs MLP: the wide MLP wins".
 INTRANSITIVE = re.compile(r"wins|won|comes? out|is the winner|significant|statistically"
-                          r"|(?:is|was|as) the better|" + CONFIDENT + r"|" + RELIABLE + r"|" + HAS_LEVEL, re.I)
+                          r"|(?:is|was|as) the better|" + CONFIDENT + r"|" + RELIABLE + r"|" + HAS_LEVEL,
+                          re.I)
 #: "Not significantly different": true of an unresolved comparison, false of a shown effect.
 NO_DIFFERENCE = re.compile(
     r"\b(?:not (?:significantly|statistically(?: significantly)?|reliably|measurably) (?:different|better"
@@ -258,7 +261,8 @@ def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> 
     """The subject a direction word makes the better one: named before "beats", "wins", "better
     than"; after "worse than". "Exceeds" is better only where higher is better (an RMSE that
     exceeds another's is worse)."""
-    if re.match(r"significant|statistically|by an? ", m.group(0), re.I) or re.fullmatch(RELIABLE, m.group(0), re.I):
+    if re.match(r"significant|statistically|by an? ", m.group(0), re.I) \
+            or re.fullmatch(RELIABLE, m.group(0), re.I):
         return None  # "significantly": which way is left to the rest of the sentence
     if re.fullmatch(CONFIDENT, m.group(0), re.I) \
             and not re.search(r"(?:better|superior|ahead)$", m.group(0), re.I):
