@@ -1713,6 +1713,8 @@ def test_an_old_value_quoted_beside_the_right_one_is_stale() -> None:
     text = "- GBM over ridge: 9.17 (was 8.40 in 1.1.0).\n"
     assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "value", "drift")]
     assert failing("notes.md", "- GBM over ridge: 9.17 (first reported in 1.1.0).\n", HOUSE_CLAIMS) == []
+    # an earlier value under another setting is another configuration's, not an old copy
+    assert failing("notes.md", "The GBM's RMSE is 22.25 (was 23.10 with depth 3).\n", HOUSE_CLAIMS) == []
 
 
 def test_chat_lines_are_messages_and_a_bare_number_with_a_claims_digits_is_its() -> None:

@@ -917,6 +917,17 @@ def _plus_minus_of_last(t: str, tokens: list[Token], tok: Token) -> bool:
 _OLD_VALUE = re.compile(r"(?:\bwas|\bpreviously|\bformerly|\bused to be|\bhad been"
                         r"|\b(?:changed|down|up) from)"
                         r"\s*(?:about\s+|~\s*)?$", re.I)
+#: After an old value: the other setting it was measured under ("was 23.1 with depth 3"), which makes
+#: it another configuration's value, not an old copy of this one.
+_OTHER_SETTING_AFTER = re.compile(r"\s*(?:%|points?|pp)?\s*(?:with|using|under|without|when|for|on)\b", re.I)
+
+
+def _old_value(t: str, seg: prose_module.Segment, tok: Token) -> bool:
+    """"-16.4 (was -15.8 in 1.1.0)": a number introduced as this quantity's earlier value."""
+    return _OLD_VALUE.search(t, max(seg.start, tok.start - 24), tok.start) is not None \
+        and not _OTHER_SETTING_AFTER.match(t, tok.end)
+
+
 #: A sentence that opens with a possessive pronoun, up to the number, in one clause ("Its test RMSE is").
 _ITS_BEFORE = re.compile(r"\W*(?:its|their)\b[^,;:()]*$", re.I)
 #: The interval of what the sentence before stated: "Its interval, [0.2, 2.6]", "The CI is 0.2 to 2.6".
@@ -970,7 +981,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         follows = tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") \
             and any(c.claim.id == last for c in options)
         if tok.role == "value" and stated is not None and any(c.claim.id == stated for c in options) \
-                and _OLD_VALUE.search(t, max(seg.start, tok.start - 24), tok.start):
+                and _old_value(t, seg, tok):
             options = [c for c in options if c.claim.id == stated]  # "9.17 (was 8.40)": the same claim's
         if tok.role in ("spread", "sd", "se"):  # "57.2 ± 0.4": the spread of the value before it, or nothing
             options = [c for c in options if c.claim.id == stated and _plus_minus_of_last(t, tokens, tok)]
@@ -1052,7 +1063,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     for tok, best, ok in chosen:
         key = (best.claim.id, best.quantity.name)
         if not ok and seg.kind != "row":
-            old = _OLD_VALUE.search(t, max(seg.start, tok.start - 24), tok.start) is not None
+            old = _old_value(t, seg, tok)
             if (key in correct and not _accepts(best, tok) and not old) \
                     or key in drifted:
                 continue  # a baseline beside the right one (not the right size with the wrong
