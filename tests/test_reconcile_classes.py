@@ -1781,3 +1781,8 @@ def test_a_seeds_needed_label_and_the_width_comparison() -> None:
     text = "Seeds needed for the width comparison, per verify: about 62.\n"
     assert failing("notes.md", text) == [(1, "width_is_noise", "seeds_needed", "drift")]
     assert failing("notes.md", text.replace("62", "26")) == []
+
+
+def test_the_higher_variance_is_no_better_level() -> None:
+    text = "- The GBM beats ridge by 9.17.\n- Ridge has the higher variance across seeds of any model.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()

@@ -24,8 +24,10 @@ CONFIDENT = (r"(?:reliabl[ey]|robust(?:ly)?|clear(?:ly)?|consistent(?:ly)?|decis
              r"|positive|negative)")
 #: A side said to have the better level: "linear regression has the lower test RMSE of the two" (which
 #: way is better follows the metric: lower is better for an RMSE, higher for an accuracy).
-HAS_LEVEL = (r"(?:has|had|have|gets?|got|shows?|achieves?|achieved)\s+the\s+"
-             r"(?:lower|higher|better|worse|lowest|highest|best|worst)\b")
+HAS_LEVEL_HEAD = (r"(?:has|had|have|gets?|got|shows?|achieves?|achieved)\s+the\s+"
+                  r"(?:lower|higher|better|worse|lowest|highest|best|worst)\b")
+HAS_LEVEL = (HAS_LEVEL_HEAD + r"(?=\s+(?:[\w-]+\s+){0,2}?(?:accuracy|acc|rmse|mse|mae|error|loss|score|f1|auc|r2)\b"
+             r"|\s+(?:one\s+)?of\s+the\s+two\b)")
 #: A difference called reliable, as a predicate: "CNN vs MLP is about one point and reliable",
 #: "the gap is real" (an effect, whichever way).
 RELIABLE = (r"(?:is|are|was|were|and)\s+(?:statistically\s+|clearly\s+|very\s+)?(?:reliable|robust|real)"
@@ -274,7 +276,7 @@ def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> 
             verb = verbs[-1].start()
             before = [x for x in mentions if verb - 120 < x.end <= verb]
             return before[-1].subject if before else None
-    if (level := re.fullmatch(HAS_LEVEL, m.group(0), re.I)) is not None:
+    if (level := re.fullmatch(HAS_LEVEL_HEAD, m.group(0), re.I)) is not None:
         word = level.group(0).split()[-1].lower()
         good = word in ("better", "best") or (word in ("lower", "lowest", "higher", "highest")
                                                and (word in ("lower", "lowest")) == claim.lower_better)
