@@ -26,7 +26,8 @@ CONFIDENT = (r"(?:reliabl[ey]|robust(?:ly)?|clear(?:ly)?|consistent(?:ly)?|decis
 #: way is better follows the metric: lower is better for an RMSE, higher for an accuracy).
 HAS_LEVEL_HEAD = (r"(?:has|had|have|gets?|got|shows?|achieves?|achieved)\s+the\s+"
                   r"(?:lower|higher|better|worse|lowest|highest|best|worst)\b")
-HAS_LEVEL = (HAS_LEVEL_HEAD + r"(?=\s+(?:[\w-]+\s+){0,2}?(?:accuracy|acc|rmse|mse|mae|error|loss|score|f1|auc|r2)\b"
+HAS_LEVEL = (HAS_LEVEL_HEAD + r"(?=\s+(?:[\w-]+\s+){0,2}?"
+             r"(?:accuracy|acc|rmse|mse|mae|error|loss|score|f1|auc|r2)\b"
              r"|\s+(?:one\s+)?of\s+the\s+two\b)")
 #: A difference called reliable, as a predicate: "CNN vs MLP is about one point and reliable",
 #: "the gap is real" (an effect, whichever way).
