@@ -1786,3 +1786,13 @@ def test_a_seeds_needed_label_and_the_width_comparison() -> None:
 def test_the_higher_variance_is_no_better_level() -> None:
     text = "- The GBM beats ridge by 9.17.\n- Ridge has the higher variance across seeds of any model.\n"
     assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
+
+
+def test_a_respectively_list_of_a_level_and_a_comparison() -> None:
+    """"The test RMSE of ridge and the gain of the GBM over it": a level, then a comparison ("it":
+    ridge), each at its place."""
+    text = ("- Table 1: the test RMSE of ridge and the gain of the GBM over it were printed as "
+            "9.17 and 31.42, respectively; fixed.\n")
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == \
+        {(1, "ridge_rmse", "drift"), (1, "gbm_beats_ridge", "drift")}
+    assert _pairs("notes.md", text.replace("9.17 and 31.42", "31.42 and 9.17"), HOUSE_CLAIMS) == set()

@@ -550,11 +550,13 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     orphan = _unclaimed_pair_before(t, seg, tok, mentions, claims)
     carried = _carried_subject(t, seg, tok, mentions)
     mine = order.get("#" + str(tok.start)) if order is not None else None
-    by_pairs = order is not None and any(k.startswith("pair:") for k in order)
+    by_pairs = order is not None and any(k.startswith("pair:") for k in order) and "mixed" not in order
     for claim in claims:
         # placed by a "respectively" list of comparisons: named as that comparison, whatever its size
         placed = by_pairs and mine is not None and claim.comparison and order is not None \
             and _respective_position(claim, order) == mine
+        placed = placed or (order is not None and "mixed" in order and mine is not None
+                            and _respective_position(claim, order) == mine)  # a mixed list's item
         if by_pairs and mine is not None and not claim.comparison:
             continue  # a number in a list of comparisons is one of them, no side's level
         groups: list[tuple[str, list[tuple[int, int]], bool]] = []  # words, spans, in header
@@ -672,7 +674,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if order is not None and claim.subjects:
                 position = _respective_position(claim, order)
                 if mine is not None and (position != mine if position is not None
-                                         else claim.comparison):
+                                         else claim.comparison or "mixed" in order):
                     continue  # "respectively": this number is another subject's (or one side's level)
                 distance = 0 if position is not None and position == mine else distance + _CLAUSE_PENALTY
             fit = 2 * len(sides) + (len(claim.keywords) if kw_ok else 0) + (1 if metric_hit else 0)
@@ -697,7 +699,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             slip = claim.comparison and claim.points and tok.unit == "pts" and len(sides) >= 2 \
                 and quantity.name == "value" \
                 and abs(abs(tok.value) - abs(claim.value)) <= half_unit(tok.decimals)
-            key = (0.0 if both or slip else _mismatch(claim, quantity, tok, fraction), -fit, distance,
+            fits_size = both or slip or placed
+            key = (0.0 if fits_size else _mismatch(claim, quantity, tok, fraction), -fit, distance,
                    tok.start)
             unique: dict[str, str] = {}
             named_words = [g for g, _, _ in groups]
@@ -856,7 +859,7 @@ def _respective_position(claim: ClaimQuantity, order: dict[str, int]) -> int | N
     does not place it."""
     if not claim.comparison:
         return order.get(claim.subjects[0][0])
-    if any(k.startswith("pair:") for k in order):
+    if any(k.startswith("pair:") for k in order) or "mixed" in order:
         return order.get(_pair_key(g[0] for g in claim.subjects))
     places = [order[g[0]] for g in claim.subjects if g[0] in order]
     return places[0] if len(places) == 1 else None
@@ -990,6 +993,42 @@ def listed_subjects(t: str, before: list[Mention], count: int) -> list[str] | No
     return opening if len(opening) == count else None
 
 
+_ITEM_CUE = re.compile(r"\b(?:gain|improvement|margin|lead|advantage|difference|gap|over|vs\.?|versus|minus"
+                       r"|than|against)\b", re.I)
+_ITEM_PRONOUN = re.compile(r"\b(?:it|its|them|their)\b", re.I)
+
+
+def _listed_items(t: str, seg: Segment, before: list[Mention], values: list[Token]) -> list[str] | None:
+    """"The test RMSE of linear regression and the gain of the MLP over it were 57.2 and 1.3,
+    respectively": a list that mixes a subject's level and a comparison (its pronoun the item
+    before's subject), as keys (a subject, or a pair key); None unless it has one item a number
+    and both kinds."""
+    marks = [seg.start + m.end() for m in re.finditer(r"[:;]", t[seg.start : values[0].start])]
+    lo = marks[-1] if marks else seg.start
+    spans, start = [], lo
+    for m in re.finditer(r"\s+and\s+|,\s*", t[lo : values[0].start]):
+        spans.append((start, lo + m.start()))
+        start = lo + m.end()
+    spans.append((start, values[0].start))
+    if len(spans) != len(values):
+        return None
+    keys: list[str] = []
+    last: str | None = None
+    for a, b in spans:
+        named = list(dict.fromkeys(m.subject for m in before if a <= m.start and m.end <= b))
+        if _ITEM_PRONOUN.search(t, a, b) and last is not None and last not in named:
+            named.append(last)
+        if _ITEM_CUE.search(t, a, b) and len(named) == 2:
+            keys.append(_pair_key(named))
+        elif len(named) == 1 and not _ITEM_CUE.search(t, a, b):
+            keys.append(named[0])
+        else:
+            return None
+        last = named[0]
+    kinds = {k.startswith("pair:") for k in keys}
+    return keys if kinds == {True, False} and len(set(keys)) == len(keys) else None
+
+
 def listed_comparisons(t: str, seg: Segment, before: list[Mention], count: int) -> list[str] | None:
     """The comparisons a "respectively" list names as their two sides, in order ("the MLP's gain
     over linear regression and linear regression's over the control"), as pair keys; None
@@ -1013,10 +1052,14 @@ def respectively_order(t: str, seg: Segment, tokens: list[Token],
         return None
     before = [m for m in mentions if m.start < values[0].start]
     after = [m for m in mentions if m.start >= values[-1].end]  # "by 86.9 and 87.5, the MLP and the CNN"
-    subjects = listed_comparisons(t, seg, before, len(values)) or listed_subjects(t, before, len(values)) \
+    mixed = _listed_items(t, seg, before, values)
+    subjects = mixed or listed_comparisons(t, seg, before, len(values)) \
+        or listed_subjects(t, before, len(values)) \
         or (listed_subjects(t, after, len(values)) if after else None)
     if subjects is None:
         return None
     order = {s: i for i, s in enumerate(subjects)}
+    if mixed is not None:
+        order["mixed"] = -1  # levels and comparisons in one list: a level has its place too
     order.update({"#" + str(tok.start): i for i, tok in enumerate(values)})
     return order
