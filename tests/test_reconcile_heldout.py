@@ -272,8 +272,8 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # 128 hidden units", a "Seeds needed ...:" label, a "respectively" list mixing a level and a
 # comparison, an old value measured under another setting left alone): corpus 8 from 125/149 and
 # 3/417 to 145/149 and 0/417 (example 86/89, proj2 59/60); corpus 7 from 121/127 to 125/127 (example
-# 74/74, proj2 51/53); corpus 5's proj2 gains one (48/48), corpus 6 two (example 64/65, proj2 35/36), corpus 2's
-# example one (49/51); no corpus flags a decoy more.
+# 74/74, proj2 51/53); corpus 5's proj2 gains one (48/48), corpus 6 two (example 64/65, proj2
+# 35/36), corpus 2's example one (49/51); no corpus flags a decoy more.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
