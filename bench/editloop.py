@@ -45,6 +45,8 @@ import common
 import harness
 import projects
 
+#: Largest N at which Snakemake is measured (its edit at N=10,000 takes minutes).
+SNAKEMAKE_MAX = 1000
 SENTENCE = ("This sentence is the one the benchmark edits.", "This sentence is the one the benchmark edited.")
 YLABEL = ('ylabel = "test accuracy"', 'ylabel = "accuracy on the test split"')
 #: (measure, label in the report); the order of one repeat.
@@ -89,9 +91,11 @@ def run_one(argv: list[str], folder: Path, env: dict[str, str]) -> dict[str, Any
     sample, output = harness.run(argv, folder, env, 3600.0)
     if sample.rc != 0:
         raise SystemExit(f"{folder.name}: `{' '.join(argv[-3:])}` failed ({sample.rc}):\n{output[-3000:]}")
-    report = harness.json_report("evidence" if "evidence" in folder.name else "doit", output)
+    tool = "evidence" if "evidence" in folder.name else "snakemake" if "snakemake" in folder.name \
+        else "doit"
+    report = harness.json_report(tool, output) if tool != "snakemake" else None
     ran, work, names = report if report is not None else \
-        (harness.count_tasks("doit", output), float("nan"), [])
+        (harness.count_tasks(tool, output), float("nan"), [])
     if any(n.startswith("train:") for n in names) and "evidence" in folder.name:
         raise SystemExit(f"{folder.name}: training started; regenerate the projects (harness --regenerate)")
     return {"seconds": sample.seconds, "work": work, "ran": ran, "cpu": sample.cpu_s,
@@ -128,10 +132,12 @@ def main(argv: list[str] | None = None) -> int:
     engines = {"before": common.snapshot_engine(args.workdir, args.before),
                "after": common.snapshot_engine(args.workdir, args.after)}
     states = {"before": common.engine_state(args.before), "after": common.engine_state(args.after)}
-    harness_args = harness.parse(["--sizes", str(args.size), "--tools", "evidence", "doit",
+    # Snakemake answers the experiment row's bound (≥ 2x faster than Snakemake) in the same round
+    tools = ["evidence", "doit", *(["snakemake"] if args.size <= SNAKEMAKE_MAX else [])]
+    harness_args = harness.parse(["--sizes", str(args.size), "--tools", *tools,
                                   "--workdir", str(args.workdir)])
     harness_args.engine = engines["after"]
-    size = harness.Size(args.size, args.workdir / str(args.size), ["evidence", "doit"], harness_args)
+    size = harness.Size(args.size, args.workdir / str(args.size), tools, harness_args)
     size.generate()
     harness.bench_size(size, 0, 0, 3600.0, prepare_only=True)
     folders = prepare(size, engines)
@@ -145,14 +151,15 @@ def main(argv: list[str] | None = None) -> int:
         run_one(plain, folder, envs[name])
     samples: dict[tuple[str, str], list[dict[str, Any]]] = {}
     targets = [*((name, folders[name], envs[name]) for name in folders),
-               ("doit", size.folder("doit"), size.env)]
+               *((peer, size.folder(peer), size.env_of(peer)) for peer in tools[1:])]
+    snakemake = [size.exe["snakemake"], "--cores", "1"] if "snakemake" in tools else []
     for r in range(args.repeats):
         for measure, _ in MEASURES:
             for name, folder, env in harness.rotate(targets, r):
-                if name == "doit" and measure in ("sentence", "figspec", "first-noop"):
-                    continue  # no counterpart in plain doit's project
+                if name in ("doit", "snakemake") and measure in ("sentence", "figspec", "first-noop"):
+                    continue  # no counterpart in the peers' projects
                 if measure == "experiment":
-                    if name == "doit":
+                    if name in ("doit", "snakemake"):
                         projects.peer_toggle(folder, args.size)
                     else:
                         projects.evidence_toggle(folder)
@@ -163,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
                 elif measure == "first-noop":
                     time.sleep(harness_racy())
                 # the index is recorded by evidence's console reporter: the no-ops run without --reporter
-                got = run_one(plain if measure in ("first-noop", "noop") else timed, folder, env)
+                argv = snakemake if name == "snakemake" else \
+                    plain if measure in ("first-noop", "noop") else timed
+                got = run_one(argv, folder, env)
                 samples.setdefault((name, measure), []).append(got)
                 work = f" own work {got['work']:.3f}" if got["work"] == got["work"] else ""
                 print(f"  {measure:<11} {name:<7} {got['seconds']:7.3f} s{work}  cpu {got['cpu']:.3f} s"
@@ -203,18 +212,18 @@ def write_report(args: argparse.Namespace, samples: dict[tuple[str, str], list[d
              "| after / before (wall) | median CPU s | after / before (CPU) | tasks run |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for measure, label in MEASURES:
-        walls = {name: med([s["seconds"] for s in samples.get((name, measure), [])])
-                 for name in ("before", "after", "doit")}
+        names = ("before", "after", "doit", "snakemake")
+        walls = {name: med([s["seconds"] for s in samples.get((name, measure), [])]) for name in names}
         cpus = {name: med([s.get("cpu", float("nan")) for s in samples.get((name, measure), [])])
-                for name in ("before", "after", "doit")}
-        for name in ("before", "after", "doit"):
+                for name in names}
+        for name in names:
             got = samples.get((name, measure))
             if not got:
                 continue
             over = [s["seconds"] - s["work"] for s in got if s["work"] == s["work"]]
             ratio = f"{walls['after'] / walls['before']:.2f}×" if name == "after" else ""
             cpu_ratio = f"{cpus['after'] / cpus['before']:.2f}×" if name == "after" else ""
-            lines.append(f"| {label} | {'plain doit' if name == 'doit' else name} | {fmt(walls[name])} "
+            lines.append(f"| {label} | {harness.TOOL_LABEL.get(name, name)} | {fmt(walls[name])} "
                          f"| {fmt(med([s['work'] for s in got]))} | {fmt(med(over))} "
                          f"| {fmt(min(over)) if over else '–'}–{fmt(max(over)) if over else '–'} | {ratio} "
                          f"| {fmt(cpus[name])} | {cpu_ratio} "
@@ -259,14 +268,19 @@ def targets_table(size: int, samples: dict[tuple[str, str], list[dict[str, Any]]
               "figspec": ("one figure spec changed: wall minus that figure's render", "≤ {b} s", "s"),
               "first-noop": ("the first no-op after a build, × the no-op", "≤ {b}×", "×")}
     before, after = row_values("before"), row_values("after")
-    out = [f"Targets of issue #35 at N={size:,} (the Snakemake bound of the first row is in the "
-           "harness section):", "",
+    out = [f"Targets of issue #35 at N={size:,}, from the rows above:", "",
            "| target | before | after | bound | met |", "|---|---:|---:|---|---|"]
     for key, (label, bound, unit) in labels.items():
         b = bounds[key]
         fmt = (lambda v: f"{v:.2f}×") if unit == "×" else (lambda v: harness.fmt_s(v) + " s")
         out.append(f"| {label} | {fmt(before[key])} | {fmt(after[key])} | {bound.format(b=b)} "
                    f"| {'yes' if after[key] <= b else '**no**'} |")
+    snakemake = m("snakemake", "experiment")
+    if snakemake == snakemake:  # measured in the same round
+        ratios = {name: snakemake / m(name, "experiment") for name in ("before", "after")}
+        out.append(f"| one experiment value changed: Snakemake's wall / evidence's "
+                   f"(Snakemake {harness.fmt_s(snakemake)} s) | {ratios['before']:.2f}× "
+                   f"| {ratios['after']:.2f}× | ≥ 2× | {'yes' if ratios['after'] >= 2 else '**no**'} |")
     return out
 
 

@@ -87,3 +87,10 @@ def test_write_json_atomic_leaves_no_temporaries(tmp_path: Path) -> None:
     hashing.write_bytes_atomic(target, b"{}", durable=True)
     assert target.read_bytes() == b"{}"
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+@pytest.mark.parametrize("bad", [{1: "a"}, {"a": {2: 3}}, [{"x": {(1, 2): 0}}], {"a": ({3: 1},)}])
+def test_non_string_keys_are_rejected_with_their_place(bad: object) -> None:
+    """json.dumps would write an int key as a string: two values, one canonical form."""
+    with pytest.raises(TypeError, match=r"canonical JSON keys must be strings, got .* at \$"):
+        canonical_json(bad)

@@ -1597,3 +1597,203 @@ def test_points_from_a_stated_level_are_no_claims() -> None:
     assert failing("notes.md", text) == []
     assert failing("notes.md", "The MLP sits 1.2 points above the control.\n") == \
         [(1, "mlp_beats_control", "value", "drift")]
+
+
+def test_the_two_models_are_the_two_last_named() -> None:
+    """"The two models" in a sentence naming no subject is the pair the text was comparing."""
+    text = ("The GBM improves on ridge by 9.17 RMSE.\n\n"
+            "We nevertheless regard the two models as statistically indistinguishable.\n")
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(3, "gbm_beats_ridge", "unsupported_wording")}
+    # "both models" against a third is about co-subjects, not the pair
+    text = "The GBM improves on ridge by 9.17 RMSE.\n\nBoth models beat a constant predictor.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
+
+
+def test_not_significant_denies_a_shown_effect() -> None:
+    text = ("Ridge reaches 31.42 and the GBM 22.25. "
+            "The gap between the two models is small and not significant.\n")
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "gbm_beats_ridge", "unsupported_wording")}
+
+
+def test_a_side_named_by_its_adjective_alone() -> None:
+    """"CNN vs shuffled", "wide vs narrow MLP", "Wide minus narrow": the adjective names the side."""
+    table = ("| Comparison | Δ (points) |\n|---|---|\n| CNN vs shuffled | +88.5 |\n"
+             "| wide vs narrow MLP | +0.9 |\n")
+    assert failing("notes.md", table) == [(3, "cnn_beats_control", "value", "drift"),
+                                          (4, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "- Wide minus narrow: about 0.3 pp.\n") == \
+        [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "- Wide minus narrow: about 0.2 pp.\n") == []
+
+
+def test_a_signed_number_with_a_measures_digits_is_a_slipped_decimal() -> None:
+    table = "| Comparison | Δ |\n|---|---|\n| wide MLP vs MLP | +2 |\n"
+    assert failing("notes.md", table) == [(3, "width_is_noise", "value", "drift")]
+
+
+def test_the_architectures_are_the_last_two_that_differ_in_architecture() -> None:
+    text = ("- The convnet reaches 98.7% on test.\n- The wide MLP vs the MLP: about 0.2 pp.\n"
+            "- The architectures differ by 6 points on test.\n")
+    assert failing("notes.md", text) == [(3, "cnn_beats_mlp", "value", "drift")]
+
+
+def test_a_quoted_pair_label_owns_its_number() -> None:
+    """The quoted statement's own pair decides, not the explanation after it."""
+    text = '* "MLP minus control is +87.5 points" - that is the CNN\'s margin.\n'
+    assert failing("notes.md", text) == [(1, "mlp_beats_control", "value", "drift")]
+    text = '* "CNN over the shuffled baseline: +86.9 points" - that is the MLP\'s margin.\n'
+    assert failing("notes.md", text) == [(1, "cnn_beats_control", "value", "drift")]
+
+
+def test_an_interval_end_named_later_in_the_sentence() -> None:
+    text = ('If someone quotes 99.2% as "the CNN\'s accuracy", '
+            'that is the top of the interval, not the mean.\n')
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", text.replace("99.2%", "99.6%")) == \
+        [(1, "cnn_test_accuracy", "ci_high", "drift")]
+
+
+def test_the_right_size_in_the_wrong_direction_beside_the_right_value() -> None:
+    """A direction word in emphasis is read, and the same size said the wrong way round is drift
+    even after the value was stated right (it is no baseline)."""
+    text = "The GBM improves on ridge by 9.17; that is, the GBM's RMSE is 9.17 *higher* than ridge's.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(1, "gbm_beats_ridge", "drift")}
+    assert _pairs("notes.md", text.replace("*higher*", "*lower*"), HOUSE_CLAIMS) == set()
+
+
+def test_its_is_the_subject_of_the_sentence_before() -> None:
+    """"Its test RMSE" after a sentence about the control is the control's, not ridge's named later."""
+    text = "We also fit a control on shuffled targets.\nIts test RMSE is 71.3, so ridge is 40.1 lower.\n"
+    assert _pairs("notes.md", text, THREE) == set()
+    text = "We fit ridge with five seeds.\nIts test RMSE is 35.0 on the test split.\n"
+    assert (2, "ridge_rmse", "drift") in _pairs("notes.md", text, THREE)
+
+
+def test_a_number_labelled_by_its_own_words_is_not_the_claim_before() -> None:
+    text = ("Ridge is 9.17 worse than the GBM.\n"
+            "A constant guess (the mean target, 60.5) would score far worse.\n")
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
+    text = "We fit ridge with five seeds.\nAcross them (the mean test RMSE, 35.0) it is stable.\n"
+    assert (2, "ridge_rmse", "drift") in _pairs("notes.md", text, HOUSE_CLAIMS)
+
+
+def test_a_relative_change_goes_with_the_pair_written_before_it_and_keeps_its_sign() -> None:
+    text = "In relative terms, ridge vs control is −56.1%, GBM vs ridge −29.2%.\n"
+    assert _pairs("notes.md", text, THREE) == set()
+    assert _pairs("notes.md", text.replace("−29.2%", "+29.2%"), THREE) == {(1, "gbm_beats_ridge", "drift")}
+
+
+def test_its_interval_is_the_interval_of_the_claim_stated_before() -> None:
+    text = ("- The GBM lowers the test RMSE by 9.17 on average.\n"
+            "- Its interval, [7.20, 12.50], excludes zero.\n")
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(2, "gbm_beats_ridge", "ci_high", "drift")]
+    assert failing("notes.md", text.replace("12.50", "11.14"), HOUSE_CLAIMS) == []
+
+
+def test_an_unnamed_plus_minus_is_the_half_width_the_sd_or_the_standard_error() -> None:
+    """ridge_rmse: 31.42 [29.80, 33.04] over 5 seeds: half-width 1.62, SD 1.30, SE 0.58."""
+    for spread in ("1.6", "1.3", "0.58"):
+        assert failing("notes.md", f"Ridge reaches a test RMSE of 31.42 ± {spread}.\n", HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Ridge reaches a test RMSE of 31.42 ± 2.4.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "ci_half", "drift")]
+    # named as something else, or after a number that states no claim: not checked
+    assert failing("notes.md", "Ridge reaches a test RMSE of 31.42 ± 2.4 (min/max over folds).\n",
+                   HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Ridge reaches a test RMSE of 31.42 with lr 0.05 ± 0.01.\n",
+                   HOUSE_CLAIMS) == []
+
+
+def test_a_signed_interval_end_far_from_a_comparisons_end_is_its_end() -> None:
+    text = ("Reading this: convnet minus MLP is positive but the lower end is −0.6, "
+            "so the interval includes 0.\n")
+    assert failing("notes.md", text) == [(1, "cnn_beats_mlp", "ci_low", "drift")]
+    assert failing("notes.md", text.replace("−0.6", "−0.0")) == []
+
+
+def test_an_old_value_quoted_beside_the_right_one_is_stale() -> None:
+    text = "- GBM over ridge: 9.17 (was 8.40 in 1.1.0).\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "- GBM over ridge: 9.17 (first reported in 1.1.0).\n", HOUSE_CLAIMS) == []
+    # an earlier value under another setting is another configuration's, not an old copy
+    assert failing("notes.md", "The GBM's RMSE is 22.25 (was 23.10 with depth 3).\n", HOUSE_CLAIMS) == []
+
+
+def test_chat_lines_are_messages_and_a_bare_number_with_a_claims_digits_is_its() -> None:
+    chat = ("**[09:03] @rhea:** what's the convnet at now?\n"
+            "**[09:03] @tom:** 98.67 on test, mean of five\n"
+            "**[09:04] @rhea:** and the mlp? I had 98.4 in my head\n")
+    found = {(f.line, f.claim_id, f.kind) for f in all_kinds("notes.md", chat)}
+    assert (2, "cnn_test_accuracy", "overstated_precision") in found
+    assert (3, "mlp_test_accuracy", "drift") in found  # 98.4% is the MLP's interval's upper end
+    assert not any(line == 2 and claim == "mlp_test_accuracy" for line, claim, _ in found)
+
+
+def test_a_tuning_table_row_is_its_budget() -> None:
+    """The first column counts configurations: the row "4" is the claim's budget, the others not."""
+    table = ("| configs | expected max (val) |\n|--:|--:|\n| 1 | 87.1 |\n| 4 | 94.5 |\n| 16 | 97.0 |\n")
+    assert failing("notes.md", table) == [(4, "tuning_budget", "value", "drift")]
+    assert failing("notes.md", table.replace("94.5", "95.4")) == []
+
+
+def test_the_change_to_a_sized_variant_names_its_comparison() -> None:
+    """"Going wide", "doubling the hidden width": the wide MLP against the MLP (+0.2 points)."""
+    assert failing("notes.md", "* Going wide adds +0.5 points on average.\n") == \
+        [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", '- "Doubling the hidden width buys half a point" is wrong.\n') == \
+        [(1, "width_is_noise", "value", "drift")]
+    assert failing("notes.md", "* Going wide adds +0.2 points on average.\n") == []
+
+
+def test_a_difference_called_reliable_asserts_an_effect() -> None:
+    assert _pairs("notes.md", "- CNN vs MLP is about one point and reliable.\n") == \
+        {(1, "cnn_beats_mlp", "unsupported_wording")}
+    assert _pairs("notes.md", "- MLP vs control: the gap is real.\n") == set()  # an effect, shown
+    assert _pairs("notes.md", "- CNN vs MLP: a reliable estimate needs ten seeds per group.\n") == set()
+
+
+def test_a_signed_number_in_words_is_read_with_the_clause_before() -> None:
+    text = "Ridge minus the control is $-40.1$ RMSE; in words, minus forty point one.\n"
+    typed = [h.text for h in hand_typed_numbers(Path("paper/appendix.tex"), text, THREE)]
+    assert "minus forty point one" in typed
+    wrong = text.replace("minus forty point one", "minus forty-four point one")
+    assert (1, "ridge_beats_control", "drift") in _pairs("paper/appendix.tex", wrong, THREE)
+
+
+def test_a_side_said_to_have_the_better_level_of_the_two() -> None:
+    text = "- The GBM beats ridge by 9.17.\n- Ridge has the lower test RMSE of the two.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == {(2, "gbm_beats_ridge", "unsupported_wording")}
+    assert _pairs("notes.md", text.replace("Ridge has", "The GBM has"), HOUSE_CLAIMS) == set()
+    assert _pairs("notes.md", text.replace("lower", "higher"), HOUSE_CLAIMS) == set()
+
+
+def test_a_plus_minus_named_as_the_sd_is_held_to_the_sd() -> None:
+    """ridge_rmse: SD over its 5 seeds 1.30 (the interval's half-width is 1.62)."""
+    assert failing("notes.md", "- Ridge test RMSE 31.42 ± 1.6 (mean ± SD)\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "sd", "drift")]
+    assert failing("notes.md", "- Ridge test RMSE 31.42 ± 1.3 (mean ± SD)\n", HOUSE_CLAIMS) == []
+
+
+def test_going_from_one_width_to_another_names_the_width_comparison() -> None:
+    text = '"Going from 64 to 128 hidden units buys +0.5 points." That is the upper end.\n'
+    assert failing("notes.md", text) == [(1, "width_is_noise", "value", "drift")]
+
+
+def test_a_seeds_needed_label_and_the_width_comparison() -> None:
+    text = "Seeds needed for the width comparison, per verify: about 62.\n"
+    assert failing("notes.md", text) == [(1, "width_is_noise", "seeds_needed", "drift")]
+    assert failing("notes.md", text.replace("62", "26")) == []
+
+
+def test_the_higher_variance_is_no_better_level() -> None:
+    text = "- The GBM beats ridge by 9.17.\n- Ridge has the higher variance across seeds of any model.\n"
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == set()
+
+
+def test_a_respectively_list_of_a_level_and_a_comparison() -> None:
+    """"The test RMSE of ridge and the gain of the GBM over it": a level, then a comparison ("it":
+    ridge), each at its place."""
+    text = ("- Table 1: the test RMSE of ridge and the gain of the GBM over it were printed as "
+            "9.17 and 31.42, respectively; fixed.\n")
+    assert _pairs("notes.md", text, HOUSE_CLAIMS) == \
+        {(1, "ridge_rmse", "drift"), (1, "gbm_beats_ridge", "drift")}
+    assert _pairs("notes.md", text.replace("9.17 and 31.42", "31.42 and 9.17"), HOUSE_CLAIMS) == set()

@@ -199,7 +199,7 @@ def test_regression_project_heldout_corpus(proj2: Path) -> None:
 
 #: Drifts caught with the right claim, per class, in the example (51 drifts, 82 decoys).
 EXAMPLE2_FLOOR = {"bound_link": 2, "caption": 2, "hand_typed": 5, "multi_claim": 4, "no_keywords": 6,
-                  "non_point": 6, "precision": 3, "rounding": 2, "sign": 3, "stale": 2, "structure": 7,
+                  "non_point": 7, "precision": 3, "rounding": 2, "sign": 3, "stale": 2, "structure": 7,
                   "unit": 2, "wording": 4}
 EXAMPLE2_DECOYS_MAX = 0
 
@@ -261,6 +261,20 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # example 74/89 and no decoy, proj2 51/60 and 3, 125/149 and 3/417 in all; corpus 6's example
 # gains one (63/65); corpora 1 to 7 otherwise unchanged.
 #
+# A further pass over what corpus 8 still missed or flagged, each general cause fixed with a unit
+# test in test_reconcile_classes.py from an invented sentence ("the two models" after a sentence
+# about a pair, a side named by its adjective alone, a quoted pair's own number, an interval end
+# named later in the sentence, "Its ..." about the sentence before, a number labelled by its own
+# words, a relative change with its pair and sign, "Its interval" of the claim stated before, an
+# unnamed ± as half-width, SD or SE, a quoted old value, chat lines as messages, a bare decimal with
+# a claim's digits, tuning tables by budget rows, the change to a sized variant, "reliable" as a
+# predicate, "minus" in words, "has the lower RMSE of the two", a ± named as the SD, "from 64 to
+# 128 hidden units", a "Seeds needed ...:" label, a "respectively" list mixing a level and a
+# comparison, an old value measured under another setting left alone): corpus 8 from 125/149 and
+# 3/417 to 145/149 and 0/417 (example 86/89, proj2 59/60); corpus 7 from 121/127 to 125/127 (example
+# 74/74, proj2 51/53); corpus 5's proj2 gains one (48/48), corpus 6 two (example 64/65, proj2
+# 35/36), corpus 2's example one (49/51); no corpus flags a decoy more.
+#
 # The ninth corpus (tests/data/reconcile_heldout9; its proj2 setup is reconcile_heldout1's) was
 # scored once as found on a held-out basis by its scorer: 96 of 121 drifts with the right claim,
 # 12 of 473 decoys flagged. This module's scorer counts the same: example 59/73 and 9 decoys,
@@ -312,10 +326,10 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
 #: (project, corpus): (drifts with the right claim at least, decoys flagged at most).
 LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 4): (77, 0), ("proj2", 4): (53, 0),
-                ("example", 5): (84, 0), ("proj2", 5): (47, 0),
-                ("example", 6): (63, 0), ("proj2", 6): (34, 1),
-                ("example", 7): (72, 1), ("proj2", 7): (49, 0),
-                ("example", 8): (74, 0), ("proj2", 8): (51, 3),
+                ("example", 5): (84, 0), ("proj2", 5): (48, 0),
+                ("example", 6): (64, 0), ("proj2", 6): (35, 1),
+                ("example", 7): (74, 1), ("proj2", 7): (51, 0),
+                ("example", 8): (86, 0), ("proj2", 8): (59, 0),
                 ("example", 9): (70, 0), ("proj2", 9): (47, 0)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",

@@ -6,6 +6,7 @@ project     a project's folders: every path of the project is derived here
 readers     the one reader of users' files: text, JSON, TOML (encoding and parse errors: one line)
 schema      JSON Schema validation
 memo        the persistent memo of derived values, keyed by the stat of their inputs
+lookonce    one stat per file per status check: what a check saw, for its later questions
 treestat    what was found about each file of one large folder, kept by its stat (one stat a file)
 codedeps    which engine files a step's code depends on, derived from its imports
 progress    progress lines for long steps

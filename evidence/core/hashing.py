@@ -41,11 +41,48 @@ def _check_finite(value: Any, where: str = "$") -> None:
             _check_finite(item, f"{where}[{index}]")
 
 
+def _keys_are_strings(value: Any) -> bool:
+    """Whether every mapping key inside ``value`` is a string (json.dumps would turn an int key
+    into a string silently, so two different values could share one canonical form)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            for key, inner in item.items():
+                if type(key) is not str and not isinstance(key, str):
+                    return False
+                if type(inner) in _CONTAINERS:
+                    stack.append(inner)
+        elif kind is list or kind is tuple:
+            stack.extend(inner for inner in item if type(inner) in _CONTAINERS)
+        elif isinstance(item, Mapping | list | tuple):  # a subclass: the general walk decides
+            try:
+                _check_finite(item)
+            except TypeError:
+                return False
+    return True
+
+
+_CONTAINERS = frozenset({dict, list, tuple})
+
+
 def canonical_json(value: Any) -> str:
-    """The one textual form of a JSON value: sorted keys, compact separators, exact floats."""
-    _check_finite(value)
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
+    """The one textual form of a JSON value: sorted keys, compact separators, exact floats.
+
+    json.dumps itself refuses NaN and infinities (``allow_nan=False``); only when it does, or
+    when a key is not a string, is the value walked again for the error that names where. The
+    walk used to run first on every value: 40% of building 10,000 train tasks.
+    """
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+    except (ValueError, TypeError):
+        _check_finite(value)  # raises the error that names the place (if it is one of ours)
+        raise
+    if not _keys_are_strings(value):
+        _check_finite(value)
+    return text
 
 
 def digest_bytes(data: bytes) -> str:

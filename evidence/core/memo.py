@@ -46,6 +46,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from evidence.core import lookonce
 from evidence.core.hashing import write_bytes_atomic
 from evidence.core.project import Project
 
@@ -162,7 +163,7 @@ class Memo:
                 return False
             name = entry[0]
             try:
-                st = os.stat(name if prefix is None or os.path.isabs(name) else prefix + name)
+                st = lookonce.stat(name if prefix is None or os.path.isabs(name) else prefix + name)
             except (FileNotFoundError, NotADirectoryError):
                 if entry[1:] != [None, None, None, None]:
                     return False

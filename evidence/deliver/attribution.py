@@ -88,6 +88,8 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
         named = pattern.fullmatch(f"{m.group(1)} {m.group(2)}")
         if named is not None and not any(x.start < m.end(1) and m.start(1) < x.end for x in found):
             found.append(Mention(m.start(1), m.end(1), owners[str(named.lastgroup)], m.group(1)))
+    found += _contrasted_bare(t, start, end, found, pattern, owners, claims)
+    found += _change_to_variant(t, start, end, found, claims)
     found.sort(key=lambda x: x.start)
 
     # "a linear model trained on shuffled targets" is the control: the subject it is trained on
@@ -101,6 +103,104 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
 #: Two names sharing one plural noun: "the convolutional and dense networks" (its singular after).
 _SHARED_NOUN = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:and|or|&)\s+(?:the\s+)?[A-Za-z][\w-]*\s+"
                           r"(network|net|model|classifier|baseline|variant)s\b", re.I)
+
+
+#: Two bare words contrasted: "wide vs narrow MLP", "Wide minus narrow:", "CNN vs shuffled".
+_CONTRASTED = re.compile(r"(?<![\w-])([A-Za-z][\w]*)"
+                         r"(?:\s+(?:vs\.?|versus|minus|over|against)\s+|\s*[−–]\s*|\s+-\s+)"
+                         r"(?:the\s+)?([A-Za-z][\w]*)(?![\w-])", re.I)
+#: The nouns an adjective standing alone leaves out ("the shuffled" for "the shuffled model").
+_ELIDED_NOUNS = ("model", "baseline", "control", "network", "variant")
+
+
+def _contrasted_bare(t: str, start: int, end: int, found: list[Mention], pattern: re.Pattern[str],
+                     owners: dict[str, str], claims: Sequence[ClaimQuantity]) -> list[Mention]:
+    """A side of a contrast named by its adjective alone: "CNN vs shuffled" (the shuffled model),
+    "wide vs narrow MLP" (the wide MLP, its noun said once, after the other side), "Wide minus
+    narrow" (the wide MLP against the MLP it widens: the other adjective names the plain one)."""
+    def taken(a: int, b: int) -> bool:
+        return any(x.start < b and a < x.end for x in found)
+
+    def named(phrase: str) -> str | None:
+        hit = pattern.fullmatch(phrase)
+        return owners[str(hit.lastgroup)] if hit is not None else None
+
+    pairs = {frozenset(g[0] for g in c.subjects[:2]) for c in claims if c.comparison and len(c.subjects) >= 2}
+    out: list[Mention] = []
+    for m in _CONTRASTED.finditer(t, start, end):
+        words = [(m.start(1), m.end(1)), (m.start(2), m.end(2))]
+        after = t[m.end(2) : m.end(2) + 30]
+        nouns = [(w, named(w)) for w in re.findall(r"\s+([A-Za-z][\w-]*)", after)[:1]]
+        sides: list[str | None] = []
+        for k, (a, b) in enumerate(words):
+            word = t[a:b]
+            if named(word) is not None:
+                sides.append(named(word))
+                continue
+            elided = [named(f"{word} {n}") for n in _ELIDED_NOUNS]
+            # the noun said once, after the second side: "wide vs narrow MLP"
+            shared = [named(f"{word} {n}") for n, s in nouns if s is not None] if k == 0 else []
+            sides.append(next((x for x in [*shared, *elided] if x is not None), None))
+        first, second = sides
+        if first is not None and second is None and not nouns:
+            # "Wide minus narrow": the plain thing the first side is a variant of
+            plain = [s for pair in pairs if first in pair for s in pair - {first}
+                     if s in first.split("_")]
+            second = plain[0] if len(plain) == 1 else None
+        for (a, b), side in zip(words, (first, second), strict=True):
+            if side is not None and not taken(a, b):
+                out.append(Mention(a, b, side, t[a:b]))
+    return out
+
+
+#: A size adjective in a variant's name, and the words for changing to it: its comparative, its
+#: verb and the noun it measures ("wide": "going wider", "widening", "doubling the width").
+_SIZE_WORDS = {"wide": ("wider", "widen", "width"), "deep": ("deeper", "deepen", "depth"),
+               "large": ("larger", "enlarge", "size"), "big": ("bigger", "enlarge", "size"),
+               "long": ("longer", "lengthen", "length"), "narrow": ("narrower", "narrow", "width"),
+               "shallow": ("shallower", "shallow", "depth"), "small": ("smaller", "shrink", "size")}
+
+
+_STOP = re.compile(r"[.;!?\n]")
+
+
+def _change_to_variant(t: str, start: int, end: int, found: list[Mention],
+                       claims: Sequence[ClaimQuantity]) -> list[Mention]:
+    """"Going wider buys 0.4 points", "Doubling the hidden width buys half a point", "widening the
+    MLP": the change from a thing to its sized variant (mlp to mlp_wide) names that comparison's two
+    sides, where the sentence names neither side itself."""
+    out: list[Mention] = []
+    for c in claims:
+        if not c.comparison or len(c.subjects) < 2:
+            continue
+        a, b = c.subjects[0][0], c.subjects[1][0]
+        variant, base = (a, b) if a.startswith(b + "_") else (b, a) if b.startswith(a + "_") else ("", "")
+        adjective = variant[len(base) + 1 :].lower()
+        if adjective not in _SIZE_WORDS:
+            continue
+        comparative, verb, noun = _SIZE_WORDS[adjective]
+        change = re.compile(
+            rf"\b(?:go(?:es|ing)?|went|made|making|make)\s+(?:it\s+|the\s+\w+\s+)?(?:{adjective}|{comparative})\b"
+            rf"|\b{verb}(?:s|ed|ing)?\b(?!\s+(?:than|gap|margin))"
+            rf"|\b(?:doubl|increas|rais|halv|quadrupl|grow|grew)\w*\s+(?:the\s+|its\s+)?(?:\w+\s+)?{noun}\b"
+            rf"|\b{noun}\s+(?:comparison|difference|gap|effect)\b"
+            r"|\b(?:going|go|goes|went|moving|move)\s+from\s+\d+\s+to\s+\d+\s+(?:hidden\s+)?(?:units|neurons|channels"
+            r"|layers)\b", re.I)
+        for m in change.finditer(t, start, end):
+            inside = [x for x in found if x.start < m.end() and m.start() < x.end]
+            if any(x.subject != variant for x in inside):
+                continue
+            marks = [k.end() for k in _STOP.finditer(t, max(start, m.start() - 60), m.start())]
+            lo = marks[-1] if marks else m.start() - 60
+            stop = _STOP.search(t, m.end(), min(end, m.end() + 60))
+            hi = stop.start() if stop else m.end() + 60
+            if any(x.subject in (variant, base) and lo <= x.start and x.end <= hi
+                   for x in found if x not in inside):
+                continue  # a side named beside it ("the MLP gets wider"): its own words decide
+            for x in inside:  # "width" alone names the wide MLP; "doubling the width" the change to it
+                found.remove(x)
+            out += [Mention(m.start(), m.end(), side, m.group(0)) for side in (variant, base)]
+    return out
 
 
 #: Before a model's name: its size in units ("the 128-unit MLP", "a 64 hidden-unit MLP").
@@ -373,6 +473,12 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
             return [False]  # a table cell in the size of the percentage (its unit in the caption)
         if tok.unit == "" and not tok.integer and tok.decimals >= 2 and 0.0 <= abs(tok.value) <= 1.0:
             return [True]
+        if tok.unit == "" and not tok.integer and 10 <= abs(tok.value) <= 100 \
+                and any(claim.accepts_quantity(q, tok.value, tok.decimals) for q in claim.quantities()
+                        if q.form == "measure" and q.name != "ci_half"):
+            # "98.67 on test" for 98.667%, "I had 98.4 in my head" for an interval end of 98.4%:
+            # the claim's digits, three or more of them, say what the number is about
+            return [False]
         return []
     if claim.points:
         if tok.unit in ("pts", "%") or (tok.unit == "" and percent_header):
@@ -476,7 +582,9 @@ _SUBSET_AFTER_MODEL = re.compile(r"(?:'s)?\s+(?:on|for|in)\s+(?!(?:the\s+)?(?:te
 def _role_quantities(role: str) -> tuple[str, ...]:
     return {"value": ("value",), "ci_low": ("ci_low", "prob_low"), "ci_high": ("ci_high", "prob_high"),
             "ci_end": ("ci_low", "ci_high"),
-            "ci_half": ("ci_half",), "n": ("n",), "seeds_needed": ("seeds_needed",),
+            "ci_half": ("ci_half",), "spread": ("ci_half", "sd", "se"), "sd": ("sd",), "se": ("se",),
+            "n": ("n",),
+            "seeds_needed": ("seeds_needed",),
             "prob_better": ("prob_better",)}[role]
 
 
@@ -496,20 +604,22 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     if row_head and row_head not in t[seg.start : seg.end]:
         # a row header carried down from a \multirow ("vs control" over the rows "MLP", "CNN")
         header_subjects |= _header_subjects(row_head, claims)
+    if cell is not None and seg.cells and re.fullmatch(r"\W*\d+\W*", row_head) and seg.cells[0].column:
+        # "| configs | expected max |" over "| 4 | 94.5 |": the row is "4 configs"
+        header_subjects |= _header_subjects(seg.cells[0].column, claims)
     named = {m.subject for m in mentions} | header_subjects
     out: list[Candidate] = []
     orphan = _unclaimed_pair_before(t, seg, tok, mentions, claims)
     carried = _carried_subject(t, seg, tok, mentions)
     mine = order.get("#" + str(tok.start)) if order is not None else None
-    by_pairs = order is not None and any(k.startswith("pair:") for k in order)
+    by_pairs = order is not None and any(k.startswith("pair:") for k in order) and "mixed" not in order
     for claim in claims:
         # placed by a "respectively" list of comparisons: named as that comparison, whatever its size
-        # a level in a mixed list ("linear's RMSE and the MLP's gain over it are 57.2 and 1.3")
-        listed_level = by_pairs and order is not None and not claim.comparison and claim.subjects \
-            and claim.subjects[0][0] in order
-        placed = by_pairs and mine is not None and (claim.comparison or listed_level) and order is not None \
+        placed = by_pairs and mine is not None and claim.comparison and order is not None \
             and _respective_position(claim, order) == mine
-        if by_pairs and mine is not None and not claim.comparison and not listed_level:
+        placed = placed or (order is not None and "mixed" in order and mine is not None
+                            and _respective_position(claim, order) == mine)  # a mixed list's item
+        if by_pairs and mine is not None and not claim.comparison:
             continue  # a number in a list of comparisons is one of them, no side's level
         groups: list[tuple[str, list[tuple[int, int]], bool]] = []  # words, spans, in header
         kw_ok = bool(claim.keywords)
@@ -552,7 +662,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 header_role(f"{header} {row_head}")
         # a row header's unit label ("Mean test accuracy (%)") is its cells' unit, as a column's is
         shape_header = f"{header} {row_head}" if _UNIT_LABEL.search(row_head) else header
-        for quantity in claim.quantities():
+        spreads = claim.spreads() if (role or tok.role) in ("spread", "sd", "se") else []
+        for quantity in [*claim.quantities(), *(q for q in spreads if q.name != "ci_half")]:
             if quantity.name not in _role_quantities(role or tok.role):
                 continue
             if quantity.name in ("prob_low", "prob_high") and not _PROBABILITY_WORDS.search(
@@ -589,9 +700,13 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             round_number = tok.integer and tok.value % 5 == 0
             if (bare or round_number) and quantity.form == "measure" and \
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction) \
-                    and not (bare and not tok.integer and _digits_of_a_measure(tok, [quantity])):
+                    and not ((tok.signed or (bare and not tok.integer))
+                             and _digits_of_a_measure(tok, [quantity])) \
+                    and not (tok.signed and quantity.name != "value" and claim.comparison):
                 continue  # a bare or round number far from a percentage's size is a setting (not
-                # its digits shifted: "CNN accuracy 9.87" for 98.7% is a slip of the decimal point)
+                # its digits shifted: "CNN accuracy 9.87" for 98.7% is a slip of the decimal point,
+                # and "+2" for +0.2 points too: a sign makes a difference, never a setting; a signed
+                # interval end of a comparison is its end, however far: "the lower end is -0.6")
             if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
                     and not placed and (len(sides) < 2 or (_mismatch(claim, quantity, tok, fraction)
                                             and not _AS_FRACTION.match(t, tok.end))):
@@ -631,7 +746,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if order is not None and claim.subjects:
                 position = _respective_position(claim, order)
                 if mine is not None and (position != mine if position is not None
-                                         else claim.comparison):
+                                         else claim.comparison or "mixed" in order):
                     continue  # "respectively": this number is another subject's (or one side's level)
                 distance = 0 if position is not None and position == mine else distance + _CLAUSE_PENALTY
             fit = 2 * len(sides) + (len(claim.keywords) if kw_ok else 0) + (1 if metric_hit else 0)
@@ -657,7 +772,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             slip = claim.comparison and claim.points and tok.unit == "pts" and len(sides) >= 2 \
                 and quantity.name == "value" \
                 and abs(abs(tok.value) - abs(claim.value)) <= half_unit(tok.decimals)
-            key = (0.0 if both or slip else _mismatch(claim, quantity, tok, fraction), -fit, distance,
+            fits_size = both or slip or placed
+            key = (0.0 if fits_size else _mismatch(claim, quantity, tok, fraction), -fit, distance,
                    tok.start)
             unique: dict[str, str] = {}
             named_words = [g for g, _, _ in groups]
@@ -728,7 +844,7 @@ def _far_in_points(claim: ClaimQuantity, tok: Token) -> bool:
 
 
 _DIFFERENCE_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|(?:[A-Za-z]+\s+)?units?\s+)?"  # "14 RMSE units worse"
-                               r"(?:lower|higher|better|worse|less|more|smaller|larger)\b", re.I)
+                               r"[*_]*(?:lower|higher|better|worse|less|more|smaller|larger)\b", re.I)
 
 
 def _stated_as_difference(t: str, seg: Segment, tok: Token) -> bool:
@@ -844,6 +960,13 @@ def _sides_by_verb(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Me
         and _BY_NUMBER.match(t[b.end : tok.start]) is not None
 
 
+def pair_before(t: str, seg: Segment, mentions: list[Mention], tok: Token) -> frozenset[str] | None:
+    """The two sides of the comparison the segment writes as a pair ("linear vs control") nearest
+    before the number, or None where it writes none before it."""
+    before = [pair for end, pair in _joined_pairs(t, seg, mentions) if end <= tok.start]
+    return before[-1] if before else None
+
+
 def _pair_key(sides: Iterable[str]) -> str:
     return "pair:" + "|".join(sorted(sides))
 
@@ -856,7 +979,7 @@ def _respective_position(claim: ClaimQuantity, order: dict[str, int]) -> int | N
     does not place it."""
     if not claim.comparison:
         return order.get(claim.subjects[0][0])
-    if any(k.startswith("pair:") for k in order):
+    if any(k.startswith("pair:") for k in order) or "mixed" in order:
         return order.get(_pair_key(g[0] for g in claim.subjects))
     places = [order[g[0]] for g in claim.subjects if g[0] in order]
     return places[0] if len(places) == 1 else None
@@ -903,9 +1026,9 @@ def _difference_label(t: str, seg: Segment, tok: Token) -> bool:
 #: "mean over 5 seeds", "over runs": what a column averages over, no comparison ("MLP over linear").
 _OVER_RUNS = re.compile(r"\bover\s+(?:the\s+|all\s+)?(?:\d+\s+|\w+\s+)?(?:seeds?|runs?|folds?|repeats?"
                         r"|repetitions?|trials?)\b", re.I)
-_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|(?:[A-Za-z]+\s+)?units?\s+)?(?:[a-z]+\s+)?"
+_THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|(?:[A-Za-z]+\s+)?units?\s+)?(?:[a-z]+\s+)?[*_]*"
                          r"(?:(?:higher|lower|better|worse|more|less)"
-                         r"(?:\s+on\s+average)?(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
+                         r"[*_]*(?:\s+on\s+average)?(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
 #: "CNN over control: 0.875": a short label of two sides, then the number.
 #: A clause that goes on with the sentence's subject: "... and beats the control by 87.5".
 _ELIDED_SUBJECT = re.compile(r"\s*(?:also\s+|then\s+|even\s+)?(?:beats?|leads?|outperforms?"
@@ -951,19 +1074,24 @@ def _pair_labelled(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, menti
     if not claim.comparison:
         return False
     lo, _ = clause_of(t, seg, tok)
-    return _PAIR_LABEL.fullmatch(t, lo, tok.start) is not None and _sides_joined(t, seg, claim, mentions, tok)
+    labelled = _PAIR_LABEL.fullmatch(t, lo, tok.start) is not None \
+        or _OVER_LABEL.match(t[seg.start : tok.start]) is not None  # "CNN over the control: +87.5"
+    return labelled and _sides_joined(t, seg, claim, mentions, tok)
 
 
-#: A clause that is a comparison's two sides, then its number: "MLP over linear 1.3".
+#: A clause that is a comparison's two sides, then its number: "MLP over linear 1.3" (quoted too:
+#: '"MLP minus control is +87.5 points" - that is the CNN's margin' quotes a statement of MLP's).
 #: A column of a test statistic or an effect size, not of the difference ("Welch p", "Hedges' g").
 _STAT_COLUMN = re.compile(r"\bp\b|p-value|hedges|cohen|\bg\b|\bd\b|\bt\b|statistic|\bsd\b|\bstd\b"
                           r"|seeds?|\bn\b|power", re.I)
 #: A row header that is a difference of two names: "CNN − control", "CNN - control", "A vs B".
 _ROW_PAIR = re.compile(r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s+(?:[-−–]|vs\.?|versus|minus)\s+"
                        r"(?:the\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?", re.I)
-_PAIR_LABEL = re.compile(r"\s*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus|against)\s+"
+_PAIR_LABEL = re.compile(r"[\s\"“‘'*_]*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+"
+                         r"(?:over|vs\.?|versus|minus|against)\s+"
                          r"(?:the\s+|its\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]?\s*", re.I)
-_OVER_LABEL = re.compile(r"\s*[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+(?:the\s+|its\s+)?"
+_OVER_LABEL = re.compile(r"[\s\"“‘'*_]*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over|vs\.?|versus|minus)\s+"
+                         r"(?:the\s+|its\s+)?"
                          r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]\s*$", re.I)
 
 
@@ -1004,33 +1132,48 @@ def listed_subjects(t: str, before: list[Mention], count: int) -> list[str] | No
     return opening if len(opening) == count else None
 
 
+_ITEM_CUE = re.compile(r"\b(?:gain|improvement|margin|lead|advantage|difference|gap|over|vs\.?|versus|minus"
+                       r"|than|against)\b", re.I)
+_ITEM_PRONOUN = re.compile(r"\b(?:it|its|them|their)\b", re.I)
+
+
+def _listed_items(t: str, seg: Segment, before: list[Mention], values: list[Token]) -> list[str] | None:
+    """"The test RMSE of linear regression and the gain of the MLP over it were 57.2 and 1.3,
+    respectively": a list that mixes a subject's level and a comparison (its pronoun the item
+    before's subject), as keys (a subject, or a pair key); None unless it has one item a number
+    and both kinds."""
+    marks = [seg.start + m.end() for m in re.finditer(r"[:;]", t[seg.start : values[0].start])]
+    lo = marks[-1] if marks else seg.start
+    spans, start = [], lo
+    for m in re.finditer(r"\s+and\s+|,\s*", t[lo : values[0].start]):
+        spans.append((start, lo + m.start()))
+        start = lo + m.end()
+    spans.append((start, values[0].start))
+    if len(spans) != len(values):
+        return None
+    keys: list[str] = []
+    last: str | None = None
+    for a, b in spans:
+        named = list(dict.fromkeys(m.subject for m in before if a <= m.start and m.end <= b))
+        if _ITEM_PRONOUN.search(t, a, b) and last is not None and last not in named:
+            named.append(last)
+        if _ITEM_CUE.search(t, a, b) and len(named) == 2:
+            keys.append(_pair_key(named))
+        elif len(named) == 1 and not _ITEM_CUE.search(t, a, b):
+            keys.append(named[0])
+        else:
+            return None
+        last = named[0]
+    kinds = {k.startswith("pair:") for k in keys}
+    return keys if kinds == {True, False} and len(set(keys)) == len(keys) else None
+
+
 def listed_comparisons(t: str, seg: Segment, before: list[Mention], count: int) -> list[str] | None:
     """The comparisons a "respectively" list names as their two sides, in order ("the MLP's gain
     over linear regression and linear regression's over the control"), as pair keys; None
     unless there are ``count`` of them."""
     pairs = [_pair_key(pair) for _, pair in _joined_pairs(t, seg, before)]
     return pairs if len(pairs) == count and len(set(pairs)) == count else None
-
-
-#: An item of a list that is a comparison with what came before: "the MLP's improvement over it".
-_GAIN_OVER_IT = re.compile(r"(?:'s|’s)?\s+(?:improvement|gain|lead|advantage|margin|edge|reduction)\s+"
-                           r"(?:over|on|upon|against)\s+(?:it|that|them)\b", re.I)
-
-
-def _mixed_items(t: str, seg: Segment, before: list[Mention], values: list[Token]) -> list[str] | None:
-    """A "respectively" list of one subject's level and a comparison with it ("linear regression's
-    test RMSE and the MLP's improvement over it are 1.3 and 57.2, respectively"): the items in
-    order, a level by its subject, a comparison by its pair key; None unless one item is such a
-    comparison and there are as many items as numbers."""
-    items: list[str] = []
-    for m in before:
-        if _GAIN_OVER_IT.match(t, m.end, values[0].start) and items and not items[-1].startswith("pair:"):
-            items.append(_pair_key((m.subject, items[-1])))
-        elif m.subject not in items:
-            items.append(m.subject)
-    if not any(i.startswith("pair:") for i in items) or len(items) != len(values):
-        return None
-    return items
 
 
 def respectively_order(t: str, seg: Segment, tokens: list[Token],
@@ -1048,11 +1191,14 @@ def respectively_order(t: str, seg: Segment, tokens: list[Token],
         return None
     before = [m for m in mentions if m.start < values[0].start]
     after = [m for m in mentions if m.start >= values[-1].end]  # "by 86.9 and 87.5, the MLP and the CNN"
-    subjects = listed_comparisons(t, seg, before, len(values)) or _mixed_items(t, seg, before, values) \
+    mixed = _listed_items(t, seg, before, values)
+    subjects = mixed or listed_comparisons(t, seg, before, len(values)) \
         or listed_subjects(t, before, len(values)) \
         or (listed_subjects(t, after, len(values)) if after else None)
     if subjects is None:
         return None
     order = {s: i for i, s in enumerate(subjects)}
+    if mixed is not None:
+        order["mixed"] = -1  # levels and comparisons in one list: a level has its place too
     order.update({"#" + str(tok.start): i for i, tok in enumerate(values)})
     return order

@@ -112,9 +112,23 @@ _ABBREVIATIONS = frozenset({
 _BOUNDARY_RE = re.compile(r"[.!?;][\"'”’)\]*_]*(?=\s|$|<br\b)", re.I)  # "1.2.<br>" ends one too
 
 
+#: A line that opens with a speaker's bold label ("**[09:03] @rhea:**", "**Reviewer 2**:"): a chat
+#: export or a dialogue, one message a line, each its own sentence even without a period.
+_SPEAKER_LINE = re.compile(r"\n(?=[ \t]*(?:\*\*|__)[^*_\n]{1,60}?(?::[ \t]*(?:\*\*|__)|(?:\*\*|__)[ \t]*:))")
+
+
 def sentences(t: str, start: int, end: int) -> list[Segment]:
     """Split a block into sentences: after . ! ? ; and whitespace, unless the period ends a
-    known abbreviation or an initial, or the next word starts in lower case."""
+    known abbreviation or an initial, or the next word starts in lower case; and before a line
+    that opens with a speaker's label."""
+    cuts = [m.end() for m in _SPEAKER_LINE.finditer(t, start, end)]
+    if cuts:
+        return [seg for a, b in zip([start, *cuts], [*cuts, end], strict=True)
+                for seg in _sentences(t, a, b)]
+    return _sentences(t, start, end)
+
+
+def _sentences(t: str, start: int, end: int) -> list[Segment]:
     out, s = [], start
     for m in _BOUNDARY_RE.finditer(t, start, end):
         words = t[s : m.start()].split()
@@ -296,7 +310,8 @@ def _spanning(cell: str) -> tuple[str, int, str] | None:
     m = _SPANNING.match(cell)
     if m is None:
         return None
-    args, pos = [], m.end()
+    args: list[str] = []
+    pos = m.end()
     while len(args) < 2 and pos < len(cell):  # the spec (or width), then the text, braces nested
         while pos < len(cell) and cell[pos] in " \t\n[":
             if cell[pos] == "[":

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 #: The quantity names a finding may carry (reconcile.json's ``quantity``).
 QUANTITY_NAMES = ("value", "ci_low", "ci_high", "ci_half", "n", "seeds_needed", "prob_better", "prob_low",
-                  "prob_high")
+                  "prob_high", "sd", "se")
 
 
 @dataclass(frozen=True)
@@ -159,6 +159,19 @@ class ClaimQuantity:
             out += [Quantity("prob_low", self.prob_low, "probability", self.format),
                     Quantity("prob_high", self.prob_high, "probability", self.format)]
         return out
+
+    def spreads(self) -> list[Quantity]:
+        """What an unnamed "± x" after this claim's value may be: its interval's half-width, and
+        for a mean over seeds (no comparison) the seeds' SD and the standard error that interval
+        was built from (a t interval: half-width = t(0.975, n-1) * SD / sqrt(n))."""
+        out = [q for q in self.quantities() if q.name == "ci_half"]
+        if not out or self.comparison or self.n is None or self.n < 2:
+            return out
+        from scipy.stats import t as student  # only where a ± term is read: scipy is slow to import
+
+        se = out[0].raw / float(student.ppf(0.975, self.n - 1))
+        return [*out, Quantity("sd", se * math.sqrt(self.n), "measure", self.format),
+                Quantity("se", se, "measure", self.format)]
 
     def quantity(self, name: str) -> Quantity | None:
         return next((q for q in self.quantities() if q.name == name), None)

@@ -52,10 +52,12 @@ from evidence.deliver.attribution import (
     difference_shaped,
     listed_comparisons,
     listed_subjects,
+    pair_before,
     respectively_order,
     sized_variants,
     split_only_foreign,
     subject_mentions,
+    word_regex,
 )
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity, half_unit
 from evidence.deliver.statements import Token, mask_decoys, tokenize
@@ -215,6 +217,7 @@ def _line_col(starts: list[int], pos: int) -> tuple[int, int]:
 _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_high": "interval's upper bound",
                    "n": "number of seeds", "seeds_needed": "seeds-needed estimate",
                    "ci_half": "interval's half-width (±)",
+                   "sd": "standard deviation over seeds (±)", "se": "standard error (±)",
                    "prob_better": "P(better)", "prob_low": "P(better)'s interval's lower bound",
                    "prob_high": "P(better)'s interval's upper bound",
                    "error_rate": "error rate (100% minus the accuracy)",
@@ -289,6 +292,7 @@ def scan_text(
     cited_before: list[str] = []  # the comparisons the last citing sentence cites, and its end
     cited_end = -10
     previous: list[Any] = []  # the subjects of the last sentence
+    stated_before: list[str] = []  # the claims whose values the last sentence stating one states
     previous_span = (0, 0)  # where that sentence is: the split it names goes with its subjects
     for seg in doc.segments:
         lo = bisect.bisect_left(token_starts, seg.start)
@@ -296,6 +300,8 @@ def scan_text(
         mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
                                      bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
         referred = _former_latter(masked, seg, mentions, previous)
+        before_sentence = named[: bisect.bisect_left(named_starts, whole[id(seg)].start)]
+        referred += _the_two(masked, seg, mentions, before_sentence, claims)
         mentions = sorted([*mentions, *referred], key=lambda m: m.start) if referred else mentions
         context = previous + section
         context_span = previous_span
@@ -330,8 +336,13 @@ def scan_text(
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
                                     math.nan, f"wording the verdict {issue.claim.classification} supports",
                                     "unsupported_wording", why=issue.reason, quantity="wording"))
-        findings += _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts,
-                                      context, context_span)
+        found = _segment_findings(file, text, masked, seg, tokens[lo:hi], claims, mentions, starts,
+                                  context, context_span, stated_before)
+        findings += found
+        if seg.kind == "heading":
+            stated_before = []
+        elif seg.kind != "row" and (values := [f.claim_id for f in found if f.quantity == "value"]):
+            stated_before = values  # "The MLP lowers test RMSE by 1.3. Its interval, [0.2, 2.6], ..."
     findings += _arithmetic_findings(file, text, doc.masked, claims, starts, findings)
     out = []
     for f in findings:
@@ -479,10 +490,19 @@ def _word_number(word: str) -> int:
     return int(word) if word.isdigit() else _WORDS[word]
 
 
+#: A table's first column that counts configurations: its rows are budgets ("configs", "# trials", "k").
+_BUDGET_COLUMN = re.compile(r"^\W*(?:#\s*|number of\s+|n\s+)?(?:configurations?|configs?|trials|budget|k)"
+                            r"\W*$", re.I)
+
+
 def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
     """The budget a number is stated for: the nearest budget before it in its paragraph ("trying 4
     configurations: about 95%. With sixteen: about 97%": 97% is for sixteen), else one after it
     in its segment ("95.4% with four configurations"); None where the text states none."""
+    cell = seg.cell(tok.start)
+    if cell is not None and seg.cells and re.fullmatch(r"\W*\d+\W*", cell.row) \
+            and _BUDGET_COLUMN.search(seg.cells[0].column):
+        return int(re.sub(r"\D", "", cell.row))  # a row "| 4 | 94.5 |" under "| configs | expected max |"
     para = max(t.rfind("\n\n", 0, tok.start) + 2, tok.start - 400, 0)
     right_after = _BUDGET_RIGHT_AFTER.match(t, tok.end, seg.end)
     if right_after:  # "96.5% at eight", "95.4% with four configurations"
@@ -539,9 +559,10 @@ def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> lis
     return out
 
 
-_DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+|(?:[A-Za-z]+\s+)?units?\s+)?(?:[a-z]+\s+)?"
-                              r"(?:(higher|lower|better|worse|more|less)\b(?=\s+than\b)|(above|below)\b"
-                              r"|(higher|lower|better|worse)\b(?=\s*(?:[.;,)]|$)))", re.I)
+#: After a difference: its direction ("*higher*" in emphasis too, "14 RMSE units worse").
+_DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+|(?:[A-Za-z]+\s+)?units?\s+)?(?:[a-z]+\s+)?[*_]*"
+                              r"(?:(higher|lower|better|worse|more|less)\b(?=[*_]*\s+than\b)|(above|below)\b"
+                              r"|(higher|lower|better|worse)\b(?=[*_]*\s*(?:[.;,)]|$)))", re.I)
 
 
 #: A direction verb before "by N" ("exceeds that of the control by", "lowers the RMSE of ... by").
@@ -778,10 +799,13 @@ def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequ
     if not _RELATIVE.search(t, seg.start, seg.end) and not _GAIN_OVER.search(t, seg.start, tok.start):
         return []
     named = {m.subject for m in mentions}
+    # "linear vs control is -22.3%, MLP vs linear -2.3%": the pair written just before it is its
+    pair = pair_before(t, seg, mentions, tok)
     out = []
     for claim in claims:
         if not claim.comparison or len(claim.subjects) < 2 or claim.format.percent or claim.points \
-                or not {g[0] for g in claim.subjects[:2]} <= named:
+                or not {g[0] for g in claim.subjects[:2]} <= named \
+                or (pair is not None and pair != {g[0] for g in claim.subjects[:2]}):
             continue
         reference = claim.subjects[1][0]
         levels = [c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == reference
@@ -789,6 +813,9 @@ def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequ
         if len(levels) != 1:
             continue
         raw = abs(claim.value) / abs(levels[0].value)
+        if tok.signed or tok.value < 0:  # "MLP vs linear -2.3%": (A - B) / B, its sign said
+            a_minus_b = -claim.value if claim.improvement and claim.lower_better else claim.value
+            raw = a_minus_b / abs(levels[0].value)
         quantity = Quantity("relative_change", raw, "probability", claim.format)
         out.append(Candidate(claim, quantity, False, (0.0,), (f"'relative' (to {levels[0].id})",)))
     return out if len(out) == 1 else []
@@ -856,6 +883,68 @@ def _former_latter(t: str, seg: prose_module.Segment, mentions: list[Any], previ
         if len(subjects) == 2:
             subject = subjects[0] if m.group(1).lower() == "former" else subjects[1]
             out.append(Mention(m.start(), m.end(), subject, m.group(0)))
+    return out
+
+
+#: "the two models", "the two networks", "the architectures": the two things a text has just been
+#: comparing, named at once ("both models beat the control" is left alone: "both" makes them
+#: co-subjects against a third).
+_THE_TWO = re.compile(r"\bthe\s+(?:two\s+(?:models|networks|nets|variants|methods|approaches|systems"
+                      r"|classifiers|regressors|estimators|learners)|(?:two\s+)?architectures)\b", re.I)
+#: "of the two" after a subject: the other is the last other subject named before.
+_OF_THE_TWO = re.compile(r"\bof\s+the\s+two\b(?!\s+(?:seeds?|runs?|splits?|configs?|configurations?)\b)",
+                         re.I)
+#: How far back (characters) the two subjects "the two models" refers to may have been named.
+_THE_TWO_REACH = 1500
+
+
+def _variants(a: str, b: str) -> bool:
+    """Two subjects one of which is a variant of the other (mlp_wide and mlp)."""
+    x, y = set(a.split("_")), set(b.split("_"))
+    return x < y or y < x
+
+
+def _the_two(t: str, seg: prose_module.Segment, mentions: list[Any], before: list[Any],
+             claims: Sequence[ClaimQuantity]) -> list[Any]:
+    """"The MLP's improvement over linear is 1.3. We regard the two models as indistinguishable":
+    a generic plural ("the two models", "the two networks") in a sentence that names no subject
+    refers to the last two subjects named before it, when they are one comparison's two sides;
+    "the architectures" to the last two that are not variants of one another (the wide MLP is an
+    MLP). Each is taken as named where the plural stands."""
+    pairs = [tuple(g[0] for g in c.subjects[:2]) for c in claims if c.comparison and len(c.subjects) >= 2]
+    out: list[Any] = []
+    named = {x.subject for x in mentions}
+    if len(named) == 1:
+        # "Linear regression has the lower test RMSE of the two": the one named and the other of the
+        # last two named before, when they are one comparison's sides
+        for m in _OF_THE_TWO.finditer(t, seg.start, seg.end):
+            last = list(dict.fromkeys(x.subject for x in reversed(before)
+                                      if m.start() - x.end <= _THE_TWO_REACH))[:2]
+            if len(last) == 2 and set(last) >= named and tuple(last) in {*pairs, *(p[::-1] for p in pairs)}:
+                out += [Mention(m.start(), m.end(), x, m.group(0)) for x in last if x not in named]
+        return out
+    if mentions:
+        return []
+    for m in _THE_TWO.finditer(t, seg.start, seg.end):
+        architectures = "architecture" in m.group(0).lower()
+        recent: list[str] = []
+        for x in reversed(before):
+            if m.start() - x.end > _THE_TWO_REACH:
+                break
+            if x.subject not in recent:
+                recent.append(x.subject)
+        found = None
+        for k in range(1, len(recent) if architectures else min(len(recent), 2)):
+            fits = [p for p in pairs if set(p) == {recent[k - 1], recent[k]}
+                    and not (architectures and _variants(*p))]
+            if not fits and architectures:  # the nearest earlier subject that pairs with the last
+                fits = [p for j in range(k) for p in pairs if set(p) == {recent[j], recent[k]}
+                        and not _variants(*p)]
+            if fits:
+                found = fits[0]
+                break
+        if found is not None:
+            out += [Mention(m.start(), m.end(), s, m.group(0)) for s in found]
     return out
 
 
@@ -934,6 +1023,38 @@ _PER_SEED = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\b"
 _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", re.I)
 
 
+def _plus_minus_of_last(t: str, tokens: list[Token], tok: Token) -> bool:
+    """Whether the ± term ``tok`` directly follows the number before it ("57.2 ± 0.4")."""
+    before = [x for x in tokens if x.end <= tok.start]
+    return bool(before) and re.fullmatch(r"[\s\u00a0$%]*(?:±|\+/-|\\pm)?[\s\u00a0{]*",
+                                         t[before[-1].end : tok.start]) is not None
+
+
+#: Right before a number: it is an old value of the same quantity ("(was -15.8 in 1.1.0)").
+_OLD_VALUE = re.compile(r"(?:\bwas|\bpreviously|\bformerly|\bused to be|\bhad been"
+                        r"|\b(?:changed|down|up) from)"
+                        r"\s*(?:about\s+|~\s*)?$", re.I)
+#: After an old value: the other setting it was measured under ("was 23.1 with depth 3"), which makes
+#: it another configuration's value, not an old copy of this one.
+_OTHER_SETTING_AFTER = re.compile(r"\s*(?:%|points?|pp)?\s*(?:with|using|under|without|when|for|on)\b", re.I)
+
+
+def _old_value(t: str, seg: prose_module.Segment, tok: Token) -> bool:
+    """"-16.4 (was -15.8 in 1.1.0)": a number introduced as this quantity's earlier value."""
+    return _OLD_VALUE.search(t, max(seg.start, tok.start - 24), tok.start) is not None \
+        and not _OTHER_SETTING_AFTER.match(t, tok.end)
+
+
+#: A sentence that opens with a possessive pronoun, up to the number, in one clause ("Its test RMSE is").
+_ITS_BEFORE = re.compile(r"\W*(?:its|their)\b[^,;:()]*$", re.I)
+#: The interval of what the sentence before stated: "Its interval, [0.2, 2.6]", "The CI is 0.2 to 2.6".
+_ITS_INTERVAL = re.compile(r"\b(?:its|their|the|this)\s+(?:95\s*%\s+)?(?:CI|interval|confidence interval)\b",
+                           re.I)
+#: A number's own label right before it: "(the mean target, 152.1)", "the target mean: 152.1".
+_OWN_LABEL = re.compile(r"(?:^|[(\s])(?:the|a|an)\s+[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3}\s*[,:=]\s*"
+                        r"(?:about\s+|around\s+|~\s*|≈\s*)?$", re.I)
+
+
 #: A sentence about made-up models or numbers: an exercise, an illustration, no result of ours.
 _HYPOTHETICAL = re.compile(r"\b(?:fictional|fictitious|hypothetical|imaginary|made-up)\b"
                            r"|(?:^|(?<=[.!?:]\s))\s*(?:suppose|imagine|assume)\b", re.I)
@@ -942,10 +1063,13 @@ _HYPOTHETICAL = re.compile(r"\b(?:fictional|fictitious|hypothetical|imaginary|ma
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = (),
-                      context_span: tuple[int, int] = (0, 0)) -> list[Finding]:
+                      context_span: tuple[int, int] = (0, 0),
+                      stated_before: Sequence[str] = ()) -> list[Finding]:
     """The numbers of one segment, each attributed to a claim. ``context``: the subjects of the
     sentence before and of the section's heading ("Its test RMSE is ..."): a number that names no
-    claim's words of its own is read with them, and where words tie, they break the tie."""
+    claim's words of its own is read with them, and where words tie, they break the tie.
+    ``stated_before``: the claims whose values the last sentence stating one stated ("Its interval,
+    [0.2, 2.6], excludes zero" after "The MLP lowers test RMSE by 1.3")."""
     citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)]
     if citations or _REPORTED.search(text, seg.start, seg.end):
         tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]
@@ -968,13 +1092,25 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     for tok in tokens:
         splits = {c.id: c.split for c in claims}
         options = candidates(t, seg, tok, claims, mentions, splits, order)
+        if not options and len(stated_before) == 1 and not mentions and seg.kind != "row" \
+                and tok.role in ("ci_low", "ci_high", "ci_end") \
+                and _ITS_INTERVAL.search(t, seg.start, tok.start):
+            claim = next(c for c in claims if c.id == stated_before[0])
+            named_there = [Mention(seg.start, seg.start, g[0], g[0]) for g in claim.subjects]
+            options = candidates(t, seg, tok, [claim], named_there, splits, order)
         # an interval or a P(better) after a value is that value's claim's, the value typed or
         # cited ("its lead is [+0.6 points](#claim:...) with a lower CI end of -0.6 points")
         cited = [m.group(2) for m in BOUND_RE.finditer(text, seg.start, tok.start)]
         last = stated if stated is not None else (cited[-1] if cited else None)
         follows = tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") \
             and any(c.claim.id == last for c in options)
-        if not options and context and seg.kind != "row" and (not tok.word or tok.role == "seeds_needed") \
+        if tok.role == "value" and stated is not None and any(c.claim.id == stated for c in options) \
+                and _old_value(t, seg, tok):
+            options = [c for c in options if c.claim.id == stated]  # "9.17 (was 8.40)": the same claim's
+        if tok.role in ("spread", "sd", "se"):  # "57.2 ± 0.4": the spread of the value before it, or nothing
+            options = [c for c in options if c.claim.id == stated and _plus_minus_of_last(t, tokens, tok)]
+        if not options and context and seg.kind != "row" \
+                and (not tok.word or tok.role == "seeds_needed" or tok.signed) \
                 and tok.role != "n" and not _subject_just_before(t, seg, tok, mentions) \
                 and (not mentions or not tok.integer):
             # with the subjects before it; where the segment names its own, a claim keeps one of
@@ -998,6 +1134,20 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             fitting = [c for c in candidates(t, seg, tok, claims, [*mentions, *context], splits, order)
                        if c.key[0] == 0]
             options = fitting or options
+        if options and context and seg.kind != "row" and _ITS_BEFORE.match(t, seg.start, tok.start) \
+                and not any(seg.start <= m.start < tok.start for m in mentions):
+            # "We also trained on shuffled targets. Its test RMSE is 73.6, so the real linear model
+            # is 16.4 lower": "its" is the subject of the sentence before, not one named after
+            owner = {m.subject for m in context}
+            options = [c for c in options if c.claim.comparison
+                       or any(g[0] in owner for g in c.claim.subjects)]
+        if options and not mentions and context and seg.kind != "row" and tok.role == "value":
+            # "Chance-level prediction (the mean target, 152.1) would give ...": a number labelled by
+            # its own words is theirs, not the claim of the sentence before, unless they name its metric
+            label = _OWN_LABEL.search(t, max(seg.start, tok.start - 60), tok.start)
+            if label is not None:
+                options = [c for c in options if any(word_regex(w).search(t, seg.start, tok.start)
+                                                     for w in (*c.claim.metric, *c.claim.keywords))]
         if not options and tok.unit == "%" and tok.role == "value":
             options = _relative_change(t, seg, tok, claims, mentions)
         if not options:
@@ -1007,10 +1157,10 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             # "the MLP's error is 2.5 lower on average": a difference with its direction is the
             # comparison's value, not an end of its interval that happens to equal it
             options = [c for c in options if c.quantity.name == "value"]
-        if (owner := _its_own_subject(t, tok, claims)) is not None:
+        if (first_named := _its_own_subject(t, tok, claims)) is not None:
             # "...; its own RMSE, 73.6": the level of the sentence's first subject, or no claim's
             options = [c for c in options if not c.claim.comparison
-                       and any(g[0] == owner for g in c.claim.subjects)]
+                       and any(g[0] == first_named for g in c.claim.subjects)]
             if not options:
                 continue
         if tok.signed:
@@ -1044,8 +1194,12 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     for tok, best, ok in chosen:
         key = (best.claim.id, best.quantity.name)
         if not ok and seg.kind != "row":
-            if key in correct or key in drifted:
-                continue  # a baseline or an old value beside the right one
+            old = _old_value(t, seg, tok)
+            if (key in correct and not _accepts(best, tok) and not old) \
+                    or key in drifted:
+                continue  # a baseline beside the right one (not the right size with the wrong
+                # direction: "-16.4 means linear is 16.4 higher than the control"; nor an old value
+                # quoted: "-16.4 (was -15.8 in 1.1.0)" is a stale copy, drift unless waived)
             drifted.add(key)
         line, col = _line_col(starts, tok.start)
         claim, quantity = best.claim, _oriented(best.claim, best.quantity, tok)

@@ -133,6 +133,7 @@ class Token:
     decoy: bool = False  # not a quantity at all: never reported
     statement: bool = True  # a quantity to check (False: a ± term, a count of things)
     role: str = "value"  # value | ci_low | ci_high | ci_end (either end) | ci_half | n | seeds_needed
+    # | spread (an unnamed ± term: the half-width, the SD or the standard error)
     # | prob_better
     approximate: bool = False  # "about 10", "~10", "roughly 10"
     bound: str = ""  # ">" for "over 98%", "at least 98%"; "<" for "below 99%", "under 99%"
@@ -311,6 +312,12 @@ _SEEDS_NAMED_BEFORE = re.compile(r"\bseeds?\b(?:\s+(?:needed|required|per (?:gro
                                  r"\s*(?:,|:|=|at|is|are|of)?\s*(?:about|around|roughly|~|≈)?\s*$", re.I)
 
 
+#: A line labelled as the seeds-needed estimate, up to its number after the colon.
+_SEEDS_NEEDED_LABEL = re.compile(r"[\W_]*(?:the\s+)?(?:seeds?|runs?)\s+(?:needed|required)\b"
+                                 r"[^.;:\n]{0,80}:\s*"
+                                 r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
+
+
 def _end_in_words(upper: str, lower: str, direction: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(before the number, after it): an interval's end named in words ("its upper CI end,",
     "reaches up to"; "at the top")."""
@@ -327,11 +334,25 @@ def _end_in_words(upper: str, lower: str, direction: str) -> tuple[re.Pattern[st
 _AN_END_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+)?(?:is|was|marks)\s+(?:the|an|one)\s+"
                            r"(?:end|bound|limit)\s+of\s+(?:the|its)\s+(?:95\s*%\s+)?"
                            r"(?:CI|interval|confidence interval)\b", re.I)
+#: Later in the number's sentence, with no number between: which end it is ('quotes 99.2% as "the
+#: CNN's accuracy", that is the top of the interval').
+_END_NAMED_LATER = re.compile(r"[^.;!?\d\n]{0,80}?\b(?:that|it|this|which)(?:\s+is|\s+was|'s|’s)\s+"
+                              r"(?:just\s+|only\s+|actually\s+|really\s+)?(?:the|its)\s+"
+                              r"(?:(?P<high>top|upper end|high end|upper bound|upper limit)"
+                              r"|bottom|lower end|low end|lower bound|lower limit)\b"
+                              r"(?=\s+of\s+(?:the|its)\s+(?:95\s*%\s+)?"
+                              r"(?:CI|interval|confidence interval)\b)",
+                              re.I)
 #: (role, before, after) for an interval's end named in words.
 _ENDS_IN_WORDS = (("ci_high", *_end_in_words("upper|top|high", "top|upper end|high end", "up")),
                   ("ci_low", *_end_in_words("lower|bottom|low", "bottom|lower end|low end", "down")))
 
 
+#: Around a ± term: what spread it is, named (an SD, a standard error, a range of seeds, a tolerance).
+_SPREAD_NAMED = re.compile(r"\b(?:SDs?|s\.d\.|std|stdev|standard (?:deviation|error)s?|SEM?s?|s\.e\.|sigma"
+                           r"|spread|min|max|range|tolerance|jitter|seeds?)\b|σ", re.I)
+_SD_WORDS = re.compile(r"SDs?|s\.d\.|std|stdev|standard deviations?|sigma|σ", re.I)
+_SE_WORDS = re.compile(r"SEM?s?|s\.e\.|standard errors?", re.I)
 #: After a ± term: the interval it is the half-width of ("± 0.4 (95% CI)").
 _CI_NAMED_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*[(,]?[\s\u00a0]*(?:95|90|99)?"
                              r"[\s\u00a0]*(?:%|\\%)?[\s\u00a0]*(?:CI|confidence interval)\b", re.I)
@@ -394,6 +415,13 @@ def tokenize(t: str) -> list[Token]:
             tok.statement = False  # the ± term: a spread, not a statement of the value
             if _CI_NAMED_AFTER.match(t, end) or re.search(r"\bCI\b|interval", t[max(0, s - 40) : s]):
                 tok.statement, tok.role = True, "ci_half"  # "57.2 ± 0.4 (95% CI)": the interval's half-width
+            elif (named := _SPREAD_NAMED.search(t, max(0, s - 60), min(len(t), end + 40))) is None:
+                tok.statement, tok.role = True, "spread"  # "57.2 ± 0.4", unnamed: checked against the
+                # claim of the value before it as its half-width, SD or standard error
+            elif _SD_WORDS.fullmatch(named.group(0)):
+                tok.statement, tok.role = True, "sd"  # "57.2 ± 0.2 (mean ± SD)": the seeds' SD
+            elif _SE_WORDS.fullmatch(named.group(0)):
+                tok.statement, tok.role = True, "se"
         # a siunitx wrapper is no word: "(lr \num{1.0})" names its setting as "(lr 1.0)" does
         window = re.sub(r"\\?\b(?:num|SI|qty)\s*\{?\s*$", "", t[max(0, start - 60) : start])
         if unit == "%" and _LEVEL_AFTER.match(t, end):
@@ -562,7 +590,11 @@ def _word_token(t: str, w: re.Match[str], value: float, decimals: int) -> Token 
         unit, end = "%", pm.end()
     elif pts := _POINTS_RE.match(t, end):
         unit, end = "pts", pts.end()
-    tok = Token(start, end, value, decimals, unit, t[end : end + 40], decimals == 0, word=True)
+    minus = re.search(r"\b(?:minus|negative)\s+$", t[max(0, start - 12) : start], re.I)
+    if minus is not None:  # "minus sixteen point four": a signed number in words
+        start, value = start - len(minus.group(0)), -value
+    tok = Token(start, end, value, decimals, unit, t[end : end + 40], decimals == 0, word=True,
+                signed=minus is not None)
     _role(t, tok, [])
     return tok if tok.statement and not tok.decoy and tok.role not in ("n", "seeds_needed") else None
 
@@ -597,6 +629,10 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                     and not _RATIO.match(t[max(0, s - 1) : end + 1]):
                 tok.decoy = False  # "5 seeds"; not "20/20 runs sealed", a tally of runs done
             return
+        line = t[t.rfind("\n", 0, s) + 1 : s]
+        if _SEEDS_NEEDED_LABEL.match(line):
+            tok.role = "seeds_needed"  # "Seeds needed for the width comparison, per verify: about 62"
+            return
         if _SEEDS_NAMED_BEFORE.search(t, max(0, s - 40), s):
             # "the seeds needed, 26 per group", "puts the seeds needed at about 18 per group"
             tok.role = "seeds_needed" if _NEEDED_CUE.search(t, max(0, s - 40), s) else "n"
@@ -613,6 +649,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             tok.role = role  # "its upper CI end, 17.5%", "reaches down to 0.2", "+1.1 points at the top"
             tok.bound = ""  # "the CI up to +0.4": the end itself, not a bound on it
             return
+    if (later := _END_NAMED_LATER.match(t, end)) is not None:
+        tok.role, tok.bound = ("ci_high" if later.group("high") else "ci_low"), ""
+        return
     if _AN_END_AFTER.match(t, end):
         tok.role, tok.bound = "ci_end", ""  # "-22.6 is the end of the interval": either end
         return

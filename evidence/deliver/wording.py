@@ -22,6 +22,17 @@ from evidence.deliver.quantities import ClaimQuantity
 CONFIDENT = (r"(?:reliabl[ey]|robust(?:ly)?|clear(?:ly)?|consistent(?:ly)?|decisive(?:ly)?)\s+"
              r"(?:better|superior|ahead|helps?|helped|improves?|improved|improvement|advantage|effect|gain|edge"
              r"|positive|negative)")
+#: A side said to have the better level: "linear regression has the lower test RMSE of the two" (which
+#: way is better follows the metric: lower is better for an RMSE, higher for an accuracy).
+HAS_LEVEL_HEAD = (r"(?:has|had|have|gets?|got|shows?|achieves?|achieved)\s+the\s+"
+                  r"(?:lower|higher|better|worse|lowest|highest|best|worst)\b")
+HAS_LEVEL = (HAS_LEVEL_HEAD + r"(?=\s+(?:[\w-]+\s+){0,2}?"
+             r"(?:accuracy|acc|rmse|mse|mae|error|loss|score|f1|auc|r2)\b"
+             r"|\s+(?:one\s+)?of\s+the\s+two\b)")
+#: A difference called reliable, as a predicate: "CNN vs MLP is about one point and reliable",
+#: "the gap is real" (an effect, whichever way).
+RELIABLE = (r"(?:is|are|was|were|and)\s+(?:statistically\s+|clearly\s+|very\s+)?(?:reliable|robust|real)"
+            r"(?=\s*[.,;:)!]|\s*$)")
 DIRECTION = re.compile(
     r"\b(?:beats?|beating|beaten|outperform(?:s|ed|ing)?|out-perform(?:s|ed)?|better than|worse than|"
     r"superior to|inferior to|improves? (?:on|over|upon)|improvement over|surpass(?:es|ed)?|"
@@ -29,17 +40,21 @@ DIRECTION = re.compile(
     r"less accurate than|significant(?:ly)?|wins? (?:over|against)|dominates?|clearly ahead of|"
     r"statistically (?:significant|reliable)|(?:is|was|as) the better (?:model|one|choice|network|method)|"
     r"(?:wins?|won|leads?|led|ahead)?\s*by an? (?:wide|large|clear|big|comfortable|huge|substantial)"
-    r" margin|wins|won|comes? out (?:ahead|on top)|is the winner|" + CONFIDENT + r")\b",
+    r" margin|wins|won|comes? out (?:ahead|on top)|is the winner|" + CONFIDENT + r"|" + RELIABLE + r"|"
+    + HAS_LEVEL + r")\b",
     re.I)
 #: Direction words whose winner is the subject named after them ("the MLP is worse than the CNN").
 LOSER_FIRST = re.compile(r"worse than|inferior to|less accurate than|lower (?:test )?accuracy than", re.I)
 #: Direction words that need no object: "Wide MLP vs MLP: the wide MLP wins".
 INTRANSITIVE = re.compile(r"wins|won|comes? out|is the winner|significant|statistically"
-                          r"|(?:is|was|as) the better|" + CONFIDENT, re.I)
+                          r"|(?:is|was|as) the better|" + CONFIDENT + r"|" + RELIABLE + r"|" + HAS_LEVEL,
+                          re.I)
 #: "Not significantly different": true of an unresolved comparison, false of a shown effect.
 NO_DIFFERENCE = re.compile(
     r"\b(?:not (?:significantly|statistically(?: significantly)?|reliably|measurably) (?:different|better"
-    r"|worse)|no (?:significant|statistically significant|reliable|measurable) difference)\b", re.I)
+    r"|worse)|no (?:significant|statistically significant|reliable|measurable) difference"
+    r"|(?:is|are|was|were)\s+(?:\w+\s+and\s+)?not\s+(?:statistically\s+)?significant"
+    r"|(?:statistically\s+)?(?:insignificant|non-?significant))\b", re.I)
 SAMENESS = re.compile(
     r"\b(?:equivalent|equivalence|no difference|on par|par with|match(?:es|ed)?|indistinguishable|"
     r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical|"
@@ -252,7 +267,8 @@ def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> 
     """The subject a direction word makes the better one: named before "beats", "wins", "better
     than"; after "worse than". "Exceeds" is better only where higher is better (an RMSE that
     exceeds another's is worse)."""
-    if re.match(r"significant|statistically|by an? ", m.group(0), re.I):
+    if re.match(r"significant|statistically|by an? ", m.group(0), re.I) \
+            or re.fullmatch(RELIABLE, m.group(0), re.I):
         return None  # "significantly": which way is left to the rest of the sentence
     if re.fullmatch(CONFIDENT, m.group(0), re.I) \
             and not re.search(r"(?:better|superior|ahead)$", m.group(0), re.I):
@@ -264,6 +280,15 @@ def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> 
             verb = verbs[-1].start()
             before = [x for x in mentions if verb - 120 < x.end <= verb]
             return before[-1].subject if before else None
+    if (level := re.fullmatch(HAS_LEVEL_HEAD, m.group(0), re.I)) is not None:
+        word = level.group(0).split()[-1].lower()
+        good = word in ("better", "best") or (word in ("lower", "lowest", "higher", "highest")
+                                               and (word in ("lower", "lowest")) == claim.lower_better)
+        sides = [g[0] for g in claim.subjects[:2]]
+        before = [x for x in mentions if x.end <= m.start() and x.subject in sides]
+        if not before:
+            return None
+        return before[-1].subject if good else next((s for s in sides if s != before[-1].subject), None)
     if re.match(r"exceed|surpass", m.group(0), re.I) and claim.lower_better:
         sides = [g[0] for g in claim.subjects[:2]]
         before = [x for x in mentions if x.end <= m.start() and x.subject in sides]

@@ -25,11 +25,13 @@ inputs) still saves it: :class:`SavedValueCheck` computes it once the task has r
 from __future__ import annotations
 
 import inspect
-import os
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from doit.dependency import UptodateCalculator, get_file_md5
+
+from evidence.core import lookonce
 
 
 class SavedValueCheck:
@@ -67,7 +69,7 @@ def certainly_changed(get_value: Callable[[str, str], Any], task: Any) -> bool:
     changed = bool(previous) and set(previous) != set(file_deps)  # another set than at the last success
     for dep in file_deps:
         try:
-            st = os.stat(dep)
+            st = lookonce.stat(dep)
         except OSError:
             return False
         if changed:
@@ -105,8 +107,12 @@ class UnlessInputsChanged(UptodateCalculator):
         self.with_task = len(inspect.signature(check).parameters) == 2
 
     def __call__(self, task: Any, values: Mapping[str, Any]) -> bool:
-        if self.get_val is not None and certainly_changed(self.get_val, task):
-            if isinstance(self.check, SavedValueCheck):
-                self.check.save_later(task)
-            return False
-        return bool(self.check(task, values) if self.with_task else self.check())
+        # what this check stats, doit's checker asks again in the same status check (its
+        # ``exists`` of every target, ``info`` of every file dependency): the caller's frame is
+        # that status check, and the answers are kept for it alone (evidence.core.lookonce)
+        with lookonce.looking(sys._getframe(1)):
+            if self.get_val is not None and certainly_changed(self.get_val, task):
+                if isinstance(self.check, SavedValueCheck):
+                    self.check.save_later(task)
+                return False
+            return bool(self.check(task, values) if self.with_task else self.check())

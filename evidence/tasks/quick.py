@@ -39,7 +39,7 @@ from doit.dependency import MD5Checker
 from doit.exceptions import TaskFailed
 from doit.reporter import ConsoleReporter
 
-from evidence.core import upindex
+from evidence.core import lookonce, upindex
 from evidence.core.project import Project
 from evidence.tasks.actions import task_action
 
@@ -105,11 +105,19 @@ def indexed_checker(project: Project) -> type[MD5Checker]:
         def exists(self, file_path: str) -> bool:
             if _FAST.get(project.root) is not None:
                 return True  # every target existed when the index was recorded, and still does
+            seen = lookonce.recall(sys._getframe(1), file_path)  # this status check's guard stat it
+            if seen is not lookonce.UNSEEN:
+                return seen is not None
             return bool(super().exists(file_path))
 
         def info(self, file_path: str) -> Any:
             if _FAST.get(project.root) is not None:
                 return None  # not needed: check_modified answers without it
+            seen = lookonce.recall(sys._getframe(1), file_path)
+            if seen is None:
+                raise self.CheckerError(f"{file_path} does not exist")
+            if seen is not lookonce.UNSEEN:
+                return seen
             return super().info(file_path)
 
         def check_modified(self, file_path: str, file_stat: Any, state: Any) -> bool:
