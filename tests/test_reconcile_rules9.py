@@ -219,3 +219,7 @@ def test_a_respectively_list_of_a_level_and_a_gain_over_it() -> None:
     swapped = text.replace("57.2 and 1.3", "1.3 and 57.2")
     assert failing("notes.md", swapped, DIABETES) == [(1, "lasso_beats_ridge", "value", "drift"),
                                                       (1, "ridge_rmse", "value", "drift")]
+
+
+def test_arithmetic_in_a_code_span_is_code() -> None:
+    assert failing("notes.md", "For example `31.42 − 22.25 = 9.71` is caught.\n", HOUSE_CLAIMS) == []

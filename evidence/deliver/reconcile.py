@@ -378,6 +378,8 @@ def _arithmetic_findings(file: str, text: str, t: str, claims: Sequence[ClaimQua
         return float(x.replace("−", "-"))
 
     for m in _ARITHMETIC.finditer(t):
+        if t.count("`", t.rfind("\n", 0, m.start()) + 1, m.start()) % 2:
+            continue  # inside a code span: code, no prose
         a, b, c = number(m.group("a")), number(m.group("b")), number(m.group("c"))
         computed = a - b if m.group("op").lower() in ("-", "−", "–", "minus") else a + b
         decimals = len(m.group("c").split(".")[1]) if "." in m.group("c") else 0
