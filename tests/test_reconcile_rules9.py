@@ -223,3 +223,10 @@ def test_a_respectively_list_of_a_level_and_a_gain_over_it() -> None:
 
 def test_arithmetic_in_a_code_span_is_code() -> None:
     assert failing("notes.md", "For example `31.42 − 22.25 = 9.71` is caught.\n", HOUSE_CLAIMS) == []
+
+
+def test_a_seeds_needed_label_covers_its_list_after_a_semicolon() -> None:
+    text = ("Seeds needed for the CNN vs MLP comparison: about 10 per group; "
+            "for the width comparison about 62.\n")
+    assert failing("notes.md", text) == [(1, "width_is_noise", "seeds_needed", "drift")]
+    assert failing("notes.md", text.replace("62", "26")) == []

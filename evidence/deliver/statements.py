@@ -312,6 +312,10 @@ _SEEDS_NAMED_BEFORE = re.compile(r"\bseeds?\b(?:\s+(?:needed|required|per (?:gro
                                  r"\s*(?:,|:|=|at|is|are|of)?\s*(?:about|around|roughly|~|≈)?\s*$", re.I)
 
 
+#: The label's list going on after a ';': "Seeds needed for A: about 10 per group; for B about 62".
+_SEEDS_NEEDED_LIST = re.compile(r"[\W_]*(?:the\s+)?(?:seeds?|runs?)\s+(?:needed|required)\b[^.;:\n]{0,80}:"
+                                r"[^.:\n]*;\s*for\s+[^.;:\n\d]{1,60}?\s*[,:]?\s*"
+                                r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
 #: A line labelled as the seeds-needed estimate, up to its number after the colon.
 _SEEDS_NEEDED_LABEL = re.compile(r"[\W_]*(?:the\s+)?(?:seeds?|runs?)\s+(?:needed|required)\b"
                                  r"[^.;:\n]{0,80}:\s*"
@@ -630,7 +634,7 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                 tok.decoy = False  # "5 seeds"; not "20/20 runs sealed", a tally of runs done
             return
         line = t[t.rfind("\n", 0, s) + 1 : s]
-        if _SEEDS_NEEDED_LABEL.match(line):
+        if _SEEDS_NEEDED_LABEL.match(line) or _SEEDS_NEEDED_LIST.match(line):
             tok.role = "seeds_needed"  # "Seeds needed for the width comparison, per verify: about 62"
             return
         if _SEEDS_NAMED_BEFORE.search(t, max(0, s - 40), s):
