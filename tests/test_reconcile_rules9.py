@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_reconcile_classes import CLAIMS, HOUSE_CLAIMS, _claim, all_kinds, failing
+from test_reconcile_classes import CLAIMS, EXAMPLE, HOUSE_CLAIMS, _claim, all_kinds, failing
 
 from evidence.deliver.claims import claim_quantities
 from evidence.deliver.reconcile import hand_typed_numbers
@@ -230,3 +230,13 @@ def test_a_seeds_needed_label_covers_its_list_after_a_semicolon() -> None:
             "for the width comparison about 62.\n")
     assert failing("notes.md", text) == [(1, "width_is_noise", "seeds_needed", "drift")]
     assert failing("notes.md", text.replace("62", "26")) == []
+
+
+def test_the_base_models_value_under_its_variants_name_is_drift() -> None:
+    assert failing("notes.md", "The wide MLP reaches 98.1% on test.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "The wide MLP reaches 98.3% on test.\n") == []
+    # where the variant's level shows the same digits (a gap of 0.02 points), 98.1% may be its own
+    tiny = claim_quantities({"claims": [
+        {**c, "value": 0.0002} if c["id"] == "width_is_noise" else c for c in EXAMPLE["claims"]]})
+    assert failing("notes.md", "The wide MLP reaches 98.1% on test.\n", tiny) == []

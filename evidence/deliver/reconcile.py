@@ -1062,6 +1062,37 @@ _HYPOTHETICAL = re.compile(r"\b(?:fictional|fictitious|hypothetical|imaginary|ma
                            r"|(?:^|(?<=[.!?:]\s))\s*(?:suppose|imagine|assume)\b", re.I)
 
 
+def _variant_slip(t: str, seg: prose_module.Segment, tok: Token, claims: Sequence[ClaimQuantity],
+                  mentions: list[Any]) -> Candidate | None:
+    """"| Wide MLP (hand-entered) | 98.1% |": a claim's own value to its last digit, stated for a
+    variant of its subject that no claim states the level of, where the claims show the variant's
+    level differs at that precision (the wide MLP is 0.2 points above the MLP): the base's number
+    under the variant's name, drift of the base's claim."""
+    lo, hi = clause_of(t, seg, tok) if seg.kind != "row" else (seg.start, tok.start)
+    # the clause's subjects, else the segment's before the number ("Wide MLP (hand-entered) | 98.1%")
+    named = {m.subject for m in mentions if lo <= m.start and m.end <= max(hi, tok.start)} \
+        or {m.subject for m in mentions if seg.start <= m.start and m.end <= tok.start}
+    if tok.role != "value" or tok.approximate or tok.bound or len(named) != 1:
+        return None
+    variant = next(iter(named))
+    if any(not c.comparison and c.subjects and c.subjects[0][0] == variant for c in claims):
+        return None  # the variant has a level claim of its own
+    for gap in (c for c in claims if c.comparison and len(c.subjects) == 2
+                and variant in {g[0] for g in c.subjects}):
+        base = next(g[0] for g in gap.subjects if g[0] != variant)
+        for level in (c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == base):
+            value = level.quantity("value")
+            difference = gap.quantity("value")
+            if value is None or difference is None or tok.decimals < max(1, level.format.decimals):
+                continue
+            if abs(difference.format.scaled(difference.raw)) < half_unit(tok.decimals) \
+                    or not level.accepts_quantity(value, tok.value, tok.decimals, fraction=False):
+                continue  # the variant's level shows the same digits, or the number is not the base's
+            why = f"stated for {variant} (but it is {base}'s value; {gap.id} shows {variant} differs)"
+            return Candidate(level, value, False, (0.0,), (variant,), why)
+    return None
+
+
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = (),
@@ -1152,6 +1183,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                                                      for w in (*c.claim.metric, *c.claim.keywords))]
         if not options and tok.unit == "%" and tok.role == "value":
             options = _relative_change(t, seg, tok, claims, mentions)
+        if not options and (slip := _variant_slip(t, seg, tok, claims, mentions)) is not None:
+            options = [slip]  # "| Wide MLP | 98.1% |": the MLP's own value under its variant's name
         if not options:
             continue
         if tok.role == "value" and _DIRECTION_AFTER.match(t, tok.end) \
