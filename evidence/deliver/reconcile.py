@@ -1071,7 +1071,7 @@ def _variant_slip(t: str, seg: prose_module.Segment, tok: Token, claims: Sequenc
     lo, hi = clause_of(t, seg, tok) if seg.kind != "row" else (seg.start, tok.start)
     # the clause's subjects, else the segment's before the number ("Wide MLP (hand-entered) | 98.1%")
     named = {m.subject for m in mentions if lo <= m.start and m.end <= max(hi, tok.start)} \
-        or {m.subject for m in mentions if seg.start <= m.start and m.end <= tok.start}
+        or {m.subject for m in mentions if max(seg.start, tok.start - 40) <= m.start and m.end <= tok.start}
     if tok.role != "value" or tok.approximate or tok.bound or len(named) != 1:
         return None
     variant = next(iter(named))
