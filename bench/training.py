@@ -19,7 +19,11 @@ Checkpoint overhead comes from each sealed run's ``provenance.json``: ``checkpoi
 (summed time spent writing checkpoints), ``checkpoints_written`` and ``wall_seconds`` (the
 runner's wall time from the start of the run, after its imports). The wall time of the whole
 ``doit`` command (process start-up, imports, smoke checks, sealing included) is measured
-around it. Updates the ``training`` section of ``bench/results.md``.
+around it, with the time until doit started the first run and the time from the last seal to the
+exit (the serial ends that ``-n 2`` cannot overlap). Each project's warm worker
+(:mod:`evidence.scale.warm`, which outlives a sweep by its idle time) is started by one untimed
+sweep first, so every sample finds it running, as a researcher's second sweep does. Updates the
+``training`` section of ``bench/results.md``.
 """
 
 from __future__ import annotations
@@ -82,15 +86,27 @@ def reset(folder: Path) -> None:
             shutil.rmtree(path)
 
 
-def train(folder: Path, jobs: int, env: dict[str, str]) -> float:
+def train(folder: Path, jobs: int, env: dict[str, str]) -> tuple[float, float, float]:
+    """(wall s, s until doit started the first run, s from the last seal to the exit): the two
+    serial ends of a sweep that ``-n 2`` cannot overlap."""
     argv = [sys.executable, "-m", "doit", *(["-n", str(jobs)] if jobs > 1 else []), "train"]
     start = time.perf_counter()
-    done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True)
+    first = last = float("nan")
+    lines: list[str] = []
+    with subprocess.Popen(argv, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            now = time.perf_counter() - start
+            lines.append(line)
+            if line.startswith(".  train:") and first != first:
+                first = now
+            if line.startswith("sealed "):
+                last = now
     seconds = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"`doit train` failed in {common.rel(folder)}:\n{done.stdout[-3000:]}"
-                         f"{done.stderr[-3000:]}")
-    return seconds
+    if proc.returncode != 0:
+        raise SystemExit(f"`doit train` failed in {common.rel(folder)}:\n{''.join(lines)[-6000:]}")
+    return seconds, first, seconds - last
 
 
 def provenance(folder: Path) -> list[dict[str, Any]]:
@@ -109,19 +125,25 @@ def main(argv: list[str] | None = None) -> int:
     for cadence, folder in folders.items():
         make_project(folder, cadence)
     walls: dict[str, list[float]] = {name: [] for name in CONFIGS}
+    ends: dict[str, list[tuple[float, float]]] = {name: [] for name in CONFIGS}
     records: dict[str, list[dict[str, Any]]] = {name: [] for name in CONFIGS}
     names = list(CONFIGS)
+    for folder in folders.values():  # untimed: start each project's warm worker, so that no
+        reset(folder)                # sample pays the one-off torch import of a cold one
+        train(folder, 1, env)
     for r in range(args.repeats):
         for name in names[r % len(names):] + names[: r % len(names)]:
             cadence, jobs = CONFIGS[name]
             reset(folders[cadence])
-            seconds = train(folders[cadence], jobs, env)
+            seconds, first, tail = train(folders[cadence], jobs, env)
+            ends[name].append((first, tail))
             runs = provenance(folders[cadence])
             if len(runs) != 20:
                 raise SystemExit(f"{name}: expected 20 sealed runs, found {len(runs)}")
             walls[name].append(seconds)
             records[name].extend(runs)
-            print(f"repeat {r + 1}: {name:<13} {seconds:7.1f} s", flush=True)
+            print(f"repeat {r + 1}: {name:<13} {seconds:7.1f} s (first run started at {first:.2f} s, "
+                  f"{tail:.2f} s after the last seal)", flush=True)
 
     def share(runs: list[dict[str, Any]]) -> tuple[float, float, float, float]:
         ckpt = sum(float(p.get("checkpoint_seconds", 0.0)) for p in runs)
@@ -141,14 +163,16 @@ def main(argv: list[str] | None = None) -> int:
         " trained for real by `doit train`; medians over the repeats, configurations interleaved.",
         "",
         "| configuration | `doit` wall s (median) | min–max s | runner wall s per run (mean) "
-        "| checkpoints per run | checkpoint share (sum ckpt s / sum wall s) | median per-run share |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| checkpoints per run | checkpoint share (sum ckpt s / sum wall s) | median per-run share "
+        "| s until the first run started (median) | s after the last seal (median) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name in CONFIGS:
         total, per_run, written, mean_wall = share(records[name])
         lines.append(f"| `{name}` | {statistics.median(walls[name]):.1f} | {min(walls[name]):.1f}–"
                      f"{max(walls[name]):.1f} | {mean_wall:.2f} | {written:.1f} | {total:.2%} | "
-                     f"{per_run:.2%} |")
+                     f"{per_run:.2%} | {statistics.median(e[0] for e in ends[name]):.2f} "
+                     f"| {statistics.median(e[1] for e in ends[name]):.2f} |")
     one, two = statistics.median(walls["default -n 1"]), statistics.median(walls["default -n 2"])
     lines += ["", f"`doit -n 2 train` vs `doit train` (-n 1): {one:.1f} s -> {two:.1f} s, a speed-up of "
               f"{one / two:.2f}× on {os.cpu_count()} cores (ideal: {min(2, os.cpu_count() or 1)}×)."]
