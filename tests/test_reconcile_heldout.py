@@ -286,6 +286,12 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # made-up examples and "its own" as no results; a seeds-needed label's list, a base model's value
 # under its variant's name): example 72/73 and no decoy, proj2 47/48 and none, 119/121 and
 # 0/473 in all; corpus 4's example gains one (77/77); corpora 1 to 8 otherwise unchanged.
+#
+# The tenth corpus (tests/data/reconcile_heldout10; its proj2 setup is reconcile_heldout1's) was
+# scored once as found on a held-out basis by its scorer, after the fixes prompted by corpora 7 to
+# 9: 105 of 128 drifts with the right claim, 13 of 386 decoys flagged. This module's scorer counts
+# the same: example 64/76 and 7 decoys, proj2 41/52 and 6 decoys. Its floors are that score until
+# fixes raise them.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -330,12 +336,14 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 6): (64, 0), ("proj2", 6): (35, 1),
                 ("example", 7): (74, 1), ("proj2", 7): (51, 0),
                 ("example", 8): (86, 0), ("proj2", 8): (59, 0),
-                ("example", 9): (72, 0), ("proj2", 9): (47, 0)}
+                ("example", 9): (72, 0), ("proj2", 9): (47, 0),
+                ("example", 10): (64, 7), ("proj2", 10): (41, 6)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",
               8: Path(__file__).parent / "data" / "reconcile_heldout8",
-              9: Path(__file__).parent / "data" / "reconcile_heldout9"}
+              9: Path(__file__).parent / "data" / "reconcile_heldout9",
+              10: Path(__file__).parent / "data" / "reconcile_heldout10"}
 
 
 @pytest.mark.slow
