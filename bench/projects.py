@@ -287,7 +287,7 @@ def _seal_chunk(root: str, specs: list[dict[str, Any]]) -> int:
     from evidence.core.project import Project
     from evidence.core.provenance import environment
     from evidence.core.schema import validate
-    from evidence.store.runs import RunStore, run_id_for
+    from evidence.store.runs import MANIFEST, RunStore, run_id_for
 
     project = Project.at(root)
     store = RunStore(project.runs_dir)
@@ -297,7 +297,7 @@ def _seal_chunk(root: str, specs: list[dict[str, Any]]) -> int:
         run_id = run_id_for(spec_json["key"])
         # one stat, not store.find: each seal changes the store folder, so find() would list the
         # whole store again for every run (sealing 100,000 runs took quadratic time)
-        if (store.root / run_id / "MANIFEST.json").is_file():
+        if (store.root / run_id / MANIFEST).is_file():
             continue
         staging = project.work_dir / f"bench-{run_id}"
         if staging.exists():
