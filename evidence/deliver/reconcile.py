@@ -59,6 +59,7 @@ from evidence.deliver.attribution import (
     subject_mentions,
     word_regex,
 )
+from evidence.deliver.overrides import macro_overrides
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity, half_unit
 from evidence.deliver.statements import Token, mask_decoys, tokenize
 from evidence.deliver.wording import MENTIONED, wording_issues
@@ -344,6 +345,10 @@ def scan_text(
         elif seg.kind != "row" and (values := [f.claim_id for f in found if f.quantity == "value"]):
             stated_before = values  # "The MLP lowers test RMSE by 1.3. Its interval, [0.2, 2.6], ..."
     findings += _arithmetic_findings(file, text, doc.masked, claims, starts, findings)
+    if prose_module.dialect(file) == "tex":
+        overrides = _override_findings(file, text, claims, starts)
+        shadowed = {(f.line, f.column) for f in overrides}  # read once, as the redefinition it is
+        findings = [f for f in findings if (f.line, f.column) not in shadowed] + overrides
     out = []
     for f in findings:
         if strict and f.kind in ("match", "overstated_precision") and not f.bound \
@@ -355,6 +360,25 @@ def scan_text(
                         f"[{f.stated}](#claim:{f.claim_id}) (LaTeX: its macro) or waive it ({f.why})")
         out.append(_waive(f, waivers))
     return sorted(out)
+
+
+def _override_findings(file: str, text: str, claims: Sequence[ClaimQuantity], starts: list[int]) -> list[Finding]:
+    """``\\renewcommand{\\evCnnTestAccuracy}{98.5\\%}``: the number every later use of the macro
+    prints, checked as a statement of the quantity the macro stands for (see overrides.py)."""
+    out = []
+    for o in macro_overrides(text, claims):
+        line, col = _line_col(starts, o.start)
+        what = _QUANTITY_WORDS.get(o.quantity.name, o.quantity.name)
+        expected = _expected(o.claim, o.quantity, False)
+        if o.right:
+            why = (f"\\{o.macro} is redefined by hand to {o.stated}: right today, but it no longer follows "
+                   f"{o.claim.id}'s {what}; delete the redefinition")
+        else:
+            why = (f"\\{o.macro} is redefined by hand, so every use prints {o.stated} as {o.claim.id}'s "
+                   f"{what}: expected {expected}, stated {o.stated}; delete the redefinition")
+        out.append(Finding(file, line, col, o.claim.id, o.stated, o.value, expected,
+                           "match" if o.right else "drift", why=why, quantity=o.quantity.name))
+    return out
 
 
 #: Arithmetic written out: "57.2 − 73.6 = −15.4", "98.7 minus 98.1 is 0.8 points", "55.9 + 1.3 gives 58.2".
@@ -1564,7 +1588,13 @@ def hand_typed_numbers(path: Path, text: str,
                 and not (tok.unit in ("%", "pts") and tok.decimals > 0):
             continue
         out.append(HandTypedNumber(path.as_posix(), line, col, text[tok.start : tok.end].strip()))
-    return out
+    if prose_module.dialect(path.as_posix()) == "tex":  # a claim macro redefined by hand types its number
+        seen = {(h.line, h.column) for h in out}
+        for o in macro_overrides(text, claims or ()):
+            line, col = _line_col(starts, o.start)
+            if (line, col) not in seen:
+                out.append(HandTypedNumber(path.as_posix(), line, col, o.stated))
+    return sorted(out, key=lambda h: (h.line, h.column))
 
 
 # --------------------------------------------------------------------------- report
