@@ -1027,6 +1027,24 @@ _ONE_SEED_AFTER = re.compile(r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:\(\s*|,\s*|for\s+|
                              r"seed\s*[#=]?\s*\d+\b", re.I)
 
 
+#: A row header naming one run, another statistic than the mean over seeds, or another work:
+#: "us (linear, one seed)", "CNN, median seed", "LeCun et al. (1998)" (a \multirow carried down too).
+_NOT_OUR_MEAN_ROW = re.compile(r"\b(?:one|single|a single|best|worst|median)[\s-]+(?:seed|run)\b(?!s)"
+                               r"|\bmedian\b|\bet al\b|\\cite\w*\{|\((?:[A-Z][\w-]+,?\s+)?(?:19|20)\d\d[a-z]?\)")
+#: A column of changes over time, not of results: "Δ vs. last week", "change since v1", "week-over-week".
+_OVER_TIME_COLUMN = re.compile(r"\b(?:vs\.?|versus|since|from|over|compared to)\s+(?:the\s+)?(?:last|previous|prior"
+                               r"|yesterday|earlier)\b|\b(?:week|month|day|run|release)[\s-]+over[\s-]+"
+                               r"(?:week|month|day|run|release)\b|\bmedian\b", re.I)
+
+
+def _not_our_mean(cell: prose_module.Cell | None) -> bool:
+    """Whether a table cell holds no claim's number by its row or column header: a row of one
+    run, a median or another work's row, or a column of changes since last week."""
+    if cell is None:
+        return False
+    return bool(_NOT_OUR_MEAN_ROW.search(cell.row) or _OVER_TIME_COLUMN.search(cell.column))
+
+
 #: Before a number in its clause: the one run it is of ("seed 3 of the CNN reached", "its best seed").
 _ONE_SEED_BEFORE = re.compile(r"\bseed\s*[#=]?\s*\d+\b(?!\s*(?:%|seeds|runs))"
                               r"|\b(?:best|worst|first|last|single|one|a single)\s+(?:seed|run)\b(?!s)", re.I)
@@ -1134,6 +1152,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         return []  # "Two fictional models score 90.0% and 91.5%": an exercise's numbers, no claim's
     if seg.kind == "row" and _ONE_SEED.search(text, seg.start, seg.end):
         return []  # a table row of one seed ("linear, seed 3 & 57.20"): a run's values, no claim's
+    if seg.kind == "row":
+        tokens = [tok for tok in tokens if not _not_our_mean(seg.cell(tok.start))]
     tokens = [tok for tok in tokens if not _ONE_SEED_AFTER.match(text, tok.end)  # "56.98 (seed 4)"
               and not _SEEDS_LABEL.search(text, seg.start, tok.start)  # "Seeds 0–4: 57.19, 57.37"
               and not (tok.role == "value" and _ONE_SEED_BEFORE.search(  # "Seed 3 of the CNN reached 99.2%"
