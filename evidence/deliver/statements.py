@@ -284,6 +284,13 @@ _DATA_RANGE_BEFORE = re.compile(r"\b(?:scale|range|span|spread|values?)\s+of\s+(
 _EXPECTED_BEFORE = re.compile(r"\b(?:we|I|they|the authors)\s+(?:had\s+)?(?:expected|predicted"
                               r"|hypothesi[sz]ed|anticipated|guessed|hoped)\b"
                               r"(?:(?!\b(?:but|while|whereas|however|yet|instead|though)\b)[^.;!?])*$", re.I)
+#: Before a number: the level something ought to sit near, a norm and no result ("the control
+#: should sit near 10%", "is supposed to be around 10%"); a plain "should be 98.7%" stays a statement.
+_NORM_BEFORE = re.compile(r"\b(?:should|ought to|is supposed to|are supposed to|would)\s+(?:\w+\s+)?"
+                          r"(?:sit|be|stay|land|hover|lie|come in|end up)\s+(?:near|around|about|close to"
+                          r"|roughly|approximately|~|≈)\s*$", re.I)
+#: After a number: named as the expectation it is compared with ("11.2% vs. 10% expected").
+_EXPECTED_AFTER = re.compile(r"[\s\u00a0]+(?:is\s+|was\s+)?expected\s*(?=[).,;:|\n]|$)", re.I)
 #: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.
 _PROBABILITY_NAMED = re.compile(r"probabilit|(?<![A-Za-z])P\s*\(", re.I)
 _PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior"
@@ -454,6 +461,8 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = True  # "1.2 points above 10%": a distance from a stated number, no claim's
         if _DATA_RANGE_BEFORE.search(window):
             tok.decoy = tok.setting = True  # "the scale of the outcome (25–346)": the data, no result
+        if _NORM_BEFORE.search(window) or _EXPECTED_AFTER.match(t, end):
+            tok.decoy = True  # "should sit near 10%", "vs. 10% expected": what it ought to be, no result
         if _EXPECTED_BEFORE.search(t, max(0, start - 80), start):
             tok.decoy = True  # "we expected the CNN to lead by about 1%": a prior, not a result
         if re.search(r"\bwithin\s*$", window, re.I) and _TOLERANCE_AFTER.match(t, e):
