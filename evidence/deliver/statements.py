@@ -364,6 +364,13 @@ _SPREAD_NAMED = re.compile(r"\b(?:SDs?|s\.d\.|std|stdev|standard (?:deviation|er
                            r"|spread|min|max|range|tolerance|jitter|seeds?)\b|σ", re.I)
 _SD_WORDS = re.compile(r"SDs?|s\.d\.|std|stdev|standard deviations?|sigma|σ", re.I)
 _SE_WORDS = re.compile(r"SEM?s?|s\.e\.|standard errors?", re.I)
+#: Before a number: named as an interval's half-width ("a CI half-width of about 0.2").
+_HALF_WIDTH_BEFORE = re.compile(r"\b(?:half[- ]?width|margin of error)\s*(?:of|is|was|=|:|at)?\s*"
+                                r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
+#: Before a number: named as a spread over seeds ("the seed-to-seed SD is 0.15", "SD of its RMSE: 0.15").
+_SPREAD_BEFORE = re.compile(r"\b(?:SDs?|s\.d\.|std|stdev|standard (?:deviation|error)s?|SEM?|s\.e\.|variance)"
+                            r"(?:\s+(?:of|across|over|between)\s+[^.;,\d]{0,40}?)?\s*(?:is|was|of|=|:|at)\s*"
+                            r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
 #: After a ± term: the interval it is the half-width of ("± 0.4 (95% CI)").
 _CI_NAMED_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*[(,]?[\s\u00a0]*(?:95|90|99)?"
                              r"[\s\u00a0]*(?:%|\\%)?[\s\u00a0]*(?:CI|confidence interval)\b", re.I)
@@ -433,6 +440,11 @@ def tokenize(t: str) -> list[Token]:
                 tok.statement, tok.role = True, "sd"  # "57.2 ± 0.2 (mean ± SD)": the seeds' SD
             elif _SE_WORDS.fullmatch(named.group(0)):
                 tok.statement, tok.role = True, "se"
+        if sign != "±" and before != "±" and not spread:
+            if _HALF_WIDTH_BEFORE.search(t, max(0, s - 60), s):
+                tok.role = "ci_half"  # "the CI half-width of 0.2": the interval's half-width, checked
+            elif _SPREAD_BEFORE.search(t, max(0, s - 80), s):
+                tok.statement = False  # "the seed-to-seed SD is 0.15": a spread over seeds, no result
         # a siunitx wrapper is no word: "(lr \num{1.0})" names its setting as "(lr 1.0)" does
         window = re.sub(r"\\?\b(?:num|SI|qty)\s*\{?\s*$", "", t[max(0, start - 60) : start])
         if unit == "%" and _LEVEL_AFTER.match(t, end):
@@ -633,6 +645,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                     and not re.search(r"\b(?:fewer|less|more)\s+than\s*$|\bat\s+least\s*$", left, re.I):
                 needed = None  # "is not resolved by 5 seeds", "with 5 seeds ... not resolved": too few
             tok.role = "seeds_needed" if needed else "n"
+            if tok.value == 1 and re.match(r"[-‑](?:seed|run)\b", t[end : end + 6], re.I):
+                tok.decoy = True  # "the one-seed variance", "a single-run score": what one run shows
+                return
             if _MORE_SEEDS_AFTER.match(t, end):
                 tok.decoy = True  # "queue 5 more seeds per arm": runs to add, neither count nor estimate
                 return
