@@ -817,12 +817,28 @@ _RELATIVE = re.compile(r"\brelative(?:ly)?\b|\bin relative terms\b", re.I)
 _GAIN_OVER = re.compile(r"\b(?:improvement|gain|reduction)\s+(?:over|on|upon|against)\b", re.I)
 
 
+#: A percentage glossing the difference before it: "by 16.4 RMSE points (about 22 %)".
+_GLOSS_BEFORE = re.compile(r"\(\s*(?:about|around|roughly|approximately|~|≈|i\.e\.,?|or|that is,?)?\s*$", re.I)
+
+
+#: Metrics a writer may show as a percentage whatever their format (an accuracy kept as 98.7).
+_RATE_METRIC = re.compile(r"acc|rate|precision|recall|f1|auc|share|percent|coverage|score", re.I)
+
+
+def _units_not_percent(claim: ClaimQuantity, quantity: Quantity) -> bool:
+    """Whether a claim's measure is in a metric's own units, far from a fraction (an RMSE of 57.2):
+    a percentage then states something else (a relative change, a share), never this number."""
+    return quantity.form == "measure" and not claim.format.percent and not claim.points \
+        and abs(claim.value) > 1 and not _RATE_METRIC.search(" ".join((*claim.metric, claim.id)))
+
+
 def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequence[ClaimQuantity],
                      mentions: list[Any]) -> list[Any]:
     """"The MLP lowers RMSE by 2.3% relative to linear": a comparison in a metric's own units,
     stated as a percentage of its reference side's level (the claim of that side alone, same
     metric). One candidate, or none where the sentence names no such comparison."""
-    if not _RELATIVE.search(t, seg.start, seg.end) and not _GAIN_OVER.search(t, seg.start, tok.start):
+    if not _RELATIVE.search(t, seg.start, seg.end) and not _GAIN_OVER.search(t, seg.start, tok.start) \
+            and not _GLOSS_BEFORE.search(t, max(seg.start, tok.start - 30), tok.start):
         return []
     named = {m.subject for m in mentions}
     # "linear vs control is -22.3%, MLP vs linear -2.3%": the pair written just before it is its
@@ -1225,6 +1241,10 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             if label is not None:
                 options = [c for c in options if any(word_regex(w).search(t, seg.start, tok.start)
                                                      for w in (*c.claim.metric, *c.claim.keywords))]
+        if tok.unit == "%":  # an RMSE of 57.2 is no percentage: "22 %" beside it states something
+            # else; "57.2%" (its digits with a wrong unit) stays its drift
+            options = [c for c in options if not _units_not_percent(c.claim, c.quantity)
+                       or c.claim.accepts_quantity(c.quantity, tok.value, tok.decimals)]
         if not options and tok.unit == "%" and tok.role == "value":
             options = _relative_change(t, seg, tok, claims, mentions)
         if not options and (slip := _variant_slip(t, seg, tok, claims, mentions)) is not None:
