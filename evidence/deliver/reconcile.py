@@ -1110,6 +1110,8 @@ _ITS_BEFORE = re.compile(r"\W*(?:its|their)\b[^,;:()]*$", re.I)
 #: The interval of what the sentence before stated: "Its interval, [0.2, 2.6]", "The CI is 0.2 to 2.6".
 _ITS_INTERVAL = re.compile(r"\b(?:its|their|the|this)\s+(?:95\s*%\s+)?(?:CI|interval|confidence interval)\b",
                            re.I)
+#: A sentence that opens with a label of its own, up to the number ("Interaction terms: +0.3").
+_HEAD_LABEL = re.compile(r"[\s*_>#-]*[A-Za-z][\w-]*(?:\s+[\w-]+){0,3}\s*:\s*(?:about\s+|around\s+|~\s*|≈\s*)?")
 #: A number's own label right before it: "(the mean target, 152.1)", "the target mean: 152.1".
 _OWN_LABEL = re.compile(r"(?:^|[(\s])(?:the|a|an)\s+[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3}\s*[,:=]\s*"
                         r"(?:about\s+|around\s+|~\s*|≈\s*)?$", re.I)
@@ -1237,7 +1239,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         if options and not mentions and context and seg.kind != "row" and tok.role == "value":
             # "Chance-level prediction (the mean target, 152.1) would give ...": a number labelled by
             # its own words is theirs, not the claim of the sentence before, unless they name its metric
-            label = _OWN_LABEL.search(t, max(seg.start, tok.start - 60), tok.start)
+            label = _OWN_LABEL.search(t, max(seg.start, tok.start - 60), tok.start) \
+                or _HEAD_LABEL.fullmatch(t, seg.start, tok.start)  # "Interaction terms: +0.3 RMSE worse"
             if label is not None:
                 options = [c for c in options if any(word_regex(w).search(t, seg.start, tok.start)
                                                      for w in (*c.claim.metric, *c.claim.keywords))]
@@ -1251,6 +1254,11 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             options = [slip]  # "| Wide MLP | 98.1% |": the MLP's own value under its variant's name
         if not options:
             continue
+        if tok.role == "value" and tok.signed and _DIRECTION_AFTER.match(t, tok.end):
+            # "+0.3 RMSE worse": a signed change with its direction is a difference, no one's level
+            options = [c for c in options if c.claim.comparison]
+            if not options:
+                continue
         if tok.role == "value" and _DIRECTION_AFTER.match(t, tok.end) \
                 and any(c.quantity.name == "value" for c in options):
             # "the MLP's error is 2.5 lower on average": a difference with its direction is the

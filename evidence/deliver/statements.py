@@ -289,6 +289,9 @@ _EXPECTED_BEFORE = re.compile(r"\b(?:we|I|they|the authors)\s+(?:had\s+)?(?:expe
 _NORM_BEFORE = re.compile(r"\b(?:should|ought to|is supposed to|are supposed to|would)\s+(?:\w+\s+)?"
                           r"(?:sit|be|stay|land|hover|lie|come in|end up)\s+(?:near|around|about|close to"
                           r"|roughly|approximately|~|≈)\s*$", re.I)
+#: After "from N": a change to the value reported elsewhere ("from 61.8 (raw target) to the final value").
+_TO_THE_FINAL = re.compile(r"[\s\u00a0]*(?:\([^()]{0,40}\)[\s\u00a0]*)?(?:down\s+|up\s+)?to\s+(?:the|its|our|their)\s+"
+                           r"(?:final|current|reported|present|headline|new|published)\b", re.I)
 #: After a number: named as the expectation it is compared with ("11.2% vs. 10% expected").
 _EXPECTED_AFTER = re.compile(r"[\s\u00a0]+(?:is\s+|was\s+)?expected\s*(?=[).,;:|\n]|$)", re.I)
 #: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.
@@ -473,6 +476,8 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = True  # "1.2 points above 10%": a distance from a stated number, no claim's
         if _DATA_RANGE_BEFORE.search(window):
             tok.decoy = tok.setting = True  # "the scale of the outcome (25–346)": the data, no result
+        if re.search(r"\bfrom\s*$", window, re.I) and _TO_THE_FINAL.match(t, end):
+            tok.decoy = True  # "drop from 61.8 (raw target) to the final value": the level before a change
         if _NORM_BEFORE.search(window) or _EXPECTED_AFTER.match(t, end):
             tok.decoy = True  # "should sit near 10%", "vs. 10% expected": what it ought to be, no result
         if _EXPECTED_BEFORE.search(t, max(0, start - 80), start):
