@@ -700,6 +700,48 @@ def _complement_checked(t: str, seg: prose_module.Segment, mentions: list[Any], 
     return (tok, turned, True) if _accepts(turned, tok) else (tok, best, ok)
 
 
+#: A probability opened before its comparison: "P(", "Pr(", "the probability that", "the chance that".
+_P_OPEN = re.compile(r"(?<![A-Za-z])(?:P|Pr|Prob)\s*\(|\b(?:probability|likelihood|chance|odds)\s+(?:that|of)\s+",
+                     re.I)
+_P_WINS = re.compile(r"\b(?:is\s+|being\s+|are\s+)?(?:better|beats?|beating|wins?|winning|outperforms?"
+                     r"|outperforming)\b", re.I)
+
+
+def _reversed_probability(t: str, seg: prose_module.Segment, tok: Token, mentions: list[Any],
+                          claims: Sequence[ClaimQuantity]) -> Candidate | None:
+    """"P(MLP better than CNN) is 0.84", "the probability that the MLP is better than the CNN is
+    0.84": P(better) named for a comparison's second side over its first states the complement
+    of the claim's P(better) (1 - 0.84 = 0.16), checked as that."""
+    lo = max(seg.start, tok.start - 140)
+    opened = [m for m in _P_OPEN.finditer(t, lo, tok.start) if not re.search(r"[.;!?]\s", t[m.end() : tok.start])]
+    if not opened or tok.role not in ("value", "prob_better") or tok.signed:
+        return None
+    start = opened[-1].end()
+    wins = _P_WINS.search(t, start, min(tok.start, start + 60))
+    if wins is None:
+        return None
+    winner = [m.subject for m in mentions if start <= m.start and m.end <= wins.start()]
+    loser = [m.subject for m in mentions if wins.end() <= m.start and m.end <= min(tok.start, wins.end() + 40)]
+    if len(set(winner)) != 1:
+        return None
+    if tok.start - max([wins.end(), *(m.end for m in mentions if m.end <= tok.start)]) > 40:
+        return None  # the number is not that probability's ("P(...) is tiny; the CNN reaches 98.7%")
+    named_here = {m.subject for m in mentions}
+    pairs = [c for c in claims if c.comparison and len(c.subjects) >= 2 and c.prob_better is not None]
+    if loser:
+        fits = [c for c in pairs if c.subjects[1][0] == winner[0] and c.subjects[0][0] == loser[0]]
+    else:  # "Against the control, P(linear better)": the pair the sentence names, the right way round
+        fits = [c for c in pairs if c.subjects[1][0] == winner[0] and c.subjects[0][0] in named_here]
+        if any(c.subjects[0][0] == winner[0] and c.subjects[1][0] in named_here for c in pairs):
+            return None
+    if len(fits) != 1:
+        return None
+    claim = fits[0]
+    quantity = Quantity("prob_worse", 1.0 - float(claim.prob_better or 0.0), "probability", claim.format)
+    named = f"'P({claim.subjects[1][0]} better than {claim.subjects[0][0]})' (the comparison reversed)"
+    return Candidate(claim, quantity, tok.unit != "%", (0.0,), (named,))
+
+
 def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[Any],
               tok: Token | None = None, claims: Sequence[ClaimQuantity] = ()) -> Any:
     """"The control's RMSE minus the linear model's is +16.4": a difference stated the other way
@@ -1270,6 +1312,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                        and any(g[0] == first_named for g in c.claim.subjects)]
             if not options:
                 continue
+        if (flipped := _reversed_probability(t, seg, tok, mentions, claims)) is not None:
+            options = [flipped]  # "P(MLP better than CNN) is 0.84": the complement of P(CNN better)
         if tok.signed:
             options = [_reversed(c, t, seg, mentions, tok, claims) for c in options]
         if tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") and last is not None:
