@@ -1095,12 +1095,14 @@ _OVER_TIME_COLUMN = re.compile(r"\b(?:vs\.?|versus|since|from|over|compared to)\
                                r"(?:week|month|day|run|release)\b|\bmedian\b", re.I)
 
 
-def _not_our_mean(cell: prose_module.Cell | None) -> bool:
+def _not_our_mean(t: str, cell: prose_module.Cell | None) -> bool:
     """Whether a table cell holds no claim's number by its row or column header: a row of one
-    run, a median or another work's row, or a column of changes since last week."""
+    run, a median or another work's row, or a column of changes since last week. The row header
+    itself is read as its own row's ("GBM (one seed)": its "one" counts no claim's seeds)."""
     if cell is None:
         return False
-    return bool(_NOT_OUR_MEAN_ROW.search(cell.row) or _OVER_TIME_COLUMN.search(cell.column))
+    row = cell.row or t[cell.start : cell.end]
+    return bool(_NOT_OUR_MEAN_ROW.search(row) or _OVER_TIME_COLUMN.search(cell.column))
 
 
 #: Before a number in its clause: the one run it is of ("seed 3 of the CNN reached", "its best seed").
@@ -1213,7 +1215,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     if seg.kind == "row" and _ONE_SEED.search(text, seg.start, seg.end):
         return []  # a table row of one seed ("linear, seed 3 & 57.20"): a run's values, no claim's
     if seg.kind == "row":
-        tokens = [tok for tok in tokens if not _not_our_mean(seg.cell(tok.start))]
+        tokens = [tok for tok in tokens if not _not_our_mean(t, seg.cell(tok.start))]
     tokens = [tok for tok in tokens if not _ONE_SEED_AFTER.match(text, tok.end)  # "56.98 (seed 4)"
               and not _SEEDS_LABEL.search(text, seg.start, tok.start)  # "Seeds 0–4: 57.19, 57.37"
               and not (tok.role == "value" and _ONE_SEED_BEFORE.search(  # "Seed 3 of the CNN reached 99.2%"

@@ -1,0 +1,115 @@
+"""Reconcile rules prompted by the tenth held-out corpus, each checked on an invented document.
+
+The claims are :mod:`test_reconcile_classes`' (the bundled example's, and a house-price
+regression project); every case states the rule's catch and the near sentence it must leave alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_reconcile_classes import HOUSE_CLAIMS, all_kinds, failing
+
+from evidence.deliver.reconcile import hand_typed_numbers
+
+PREAMBLE = "\\input{../build/deliver/claims.tex}\n"
+
+
+def test_a_claim_macro_redefined_by_hand_is_checked_as_that_claim() -> None:
+    stale = PREAMBLE + "\\renewcommand{\\evGbmRmse}{23.10}\n\\section{Results}\nGBM reaches \\evGbmRmse{}.\n"
+    assert failing("paper/results.tex", stale, HOUSE_CLAIMS) == [(2, "gbm_rmse", "value", "drift")]
+    # \def and an interval end's macro too, each checked against the quantity it stands for
+    low = PREAMBLE + "\\def\\evGbmRmseLow{20.50}\n"
+    assert failing("paper/results.tex", low, HOUSE_CLAIMS) == [(2, "gbm_rmse", "ci_low", "drift")]
+    # a right number pinned by hand is no drift, but a hand-typed number of the paper source
+    pinned = PREAMBLE + "\\renewcommand{\\evGbmRmse}{22.25}\n"
+    assert failing("paper/results.tex", pinned, HOUSE_CLAIMS) == []
+    assert [h.text for h in hand_typed_numbers(Path("paper/results.tex"), pinned, HOUSE_CLAIMS)] == ["22.25"]
+    # a macro of the author's own, or a claim macro only used, is no redefinition
+    own = PREAMBLE + "\\newcommand{\\gbmOld}{23.10}\nThe GBM reaches \\evGbmRmse{}.\n"
+    assert failing("paper/results.tex", own, HOUSE_CLAIMS) == []
+
+
+def test_rows_of_one_run_a_median_or_another_work_hold_no_claim_number() -> None:
+    table = ("| Model | Test RMSE |\n|---|--:|\n"
+             "| GBM, median seed | 23.90 |\n"
+             "| GBM (one seed, for reference) | 24.70 |\n"
+             "| GBM of Chen et al. (2019) | 19.00 |\n"
+             "| GBM | 23.90 |\n")
+    assert failing("notes.md", table, HOUSE_CLAIMS) == [(6, "gbm_rmse", "value", "drift")]
+
+
+def test_a_column_of_changes_over_time_holds_no_claim_number() -> None:
+    table = ("| Model | Test RMSE | Δ vs. last week |\n|---|--:|--:|\n"
+             "| GBM | [22.25](#claim:gbm_rmse) | +0.40 |\n")
+    assert failing("notes.md", table, HOUSE_CLAIMS) == []
+    # a column of the difference to another model is that comparison
+    versus = ("| Model | Test RMSE | Δ vs. ridge |\n|---|--:|--:|\n"
+              "| GBM | [22.25](#claim:gbm_rmse) | 7.40 |\n")
+    assert failing("notes.md", versus, HOUSE_CLAIMS) == [(3, "gbm_beats_ridge", "value", "drift")]
+
+
+def test_a_level_something_should_sit_near_is_no_result() -> None:
+    assert failing("notes.md", "The runbook says the control should sit near 10% on this task.\n") == []
+    assert failing("notes.md", "- [x] Control: [11.2%](#claim:control_at_chance) vs. 10% expected\n") == []
+    assert failing("notes.md", "The control sits at 10% on this task.\n") == \
+        [(1, "control_at_chance", "value", "drift")]
+
+
+def test_a_number_named_as_a_half_width_is_checked_as_one() -> None:
+    kinds = {(f.claim_id, f.quantity, f.kind) for f in
+             all_kinds("notes.md", "Ridge's test RMSE has a CI half-width of about 1.62.\n", HOUSE_CLAIMS)}
+    assert ("ridge_rmse", "ci_half", "match") in kinds
+    assert failing("notes.md", "Ridge's test RMSE has a CI half-width of about 3.50.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "ci_half", "drift")]
+
+
+def test_a_named_spread_and_a_one_seed_figure_are_no_results() -> None:
+    assert failing("notes.md", "The seed-to-seed SD of ridge's test RMSE is 1.30.\n", HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Mind the one-seed variance: SD of ridge's test RMSE is 1.30.\n",
+                   HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Ridge's test RMSE is 1.30.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "value", "drift")]
+
+
+def test_a_percentage_is_no_level_of_a_metric_in_its_own_units() -> None:
+    # 9.17 / 31.42 = 29.2%: a percentage glossing the difference is its relative change
+    right = "The GBM beats ridge by [9.17](#claim:gbm_beats_ridge) RMSE (about 29 %).\n"
+    assert failing("notes.md", right, HOUSE_CLAIMS) == []
+    assert failing("notes.md", right.replace("29 %", "40 %"), HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "relative_change", "drift")]
+    # the level's digits with a percent sign stay its drift (a wrong unit)
+    assert failing("notes.md", "Ridge's test RMSE is 31.42%.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "value", "drift")]
+
+
+def test_a_signed_change_with_its_direction_is_no_level() -> None:
+    text = "Ridge's test RMSE is [31.42](#claim:ridge_rmse). Extra features: +0.30 RMSE worse; dropped.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Ridge's test RMSE is 30.30.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "value", "drift")]
+
+
+def test_the_level_before_a_change_to_the_final_value_is_no_result() -> None:
+    text = "Scaling the inputs made ridge's test RMSE drop from 35.10 (raw inputs) to the final value.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Scaling the inputs made ridge's test RMSE drop from 35.10 to 30.10.\n",
+                   HOUSE_CLAIMS) == [(1, "ridge_rmse", "value", "drift")]
+
+
+def test_a_head_label_of_its_own_keeps_the_last_subject_off_its_number() -> None:
+    text = "Ridge's test RMSE is [31.42](#claim:ridge_rmse).\nLog target: 33.90 RMSE, not kept.\n"
+    assert failing("notes.md", text, HOUSE_CLAIMS) == []
+    said = "Ridge's test RMSE is [31.42](#claim:ridge_rmse).\nIts test RMSE: 33.90 over five seeds.\n"
+    assert failing("notes.md", said, HOUSE_CLAIMS) == [(2, "ridge_rmse", "value", "drift")]
+
+
+def test_p_better_named_for_the_reversed_comparison_is_the_complement() -> None:
+    assert failing("notes.md", "Asked the other way, P(MLP better than CNN) is 0.84 as well.\n") == \
+        [(1, "cnn_beats_mlp", "prob_worse", "drift")]
+    assert failing("notes.md", "The probability that the MLP is better than the CNN is 0.84.\n") == \
+        [(1, "cnn_beats_mlp", "prob_worse", "drift")]
+    assert failing("notes.md", "Asked the other way, P(MLP better than CNN) is 0.16.\n") == []
+    kinds = {(f.claim_id, f.quantity, f.kind) for f in
+             all_kinds("notes.md", "P(CNN better than MLP) is 0.84.\n")}
+    assert ("cnn_beats_mlp", "prob_better", "match") in kinds
