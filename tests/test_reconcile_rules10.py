@@ -113,3 +113,14 @@ def test_p_better_named_for_the_reversed_comparison_is_the_complement() -> None:
     kinds = {(f.claim_id, f.quantity, f.kind) for f in
              all_kinds("notes.md", "P(CNN better than MLP) is 0.84.\n")}
     assert ("cnn_beats_mlp", "prob_better", "match") in kinds
+
+
+def test_a_bound_interval_under_another_confidence_level_is_drift() -> None:
+    text = ("The CNN leads by [+0.6 points](#claim:cnn_beats_mlp), with a 90% interval of "
+            "[−0.006](#claim:cnn_beats_mlp) to [+1.1](#claim:cnn_beats_mlp).\n")
+    assert failing("notes.md", text) == [(1, "cnn_beats_mlp", "ci_level", "drift")]
+    assert failing("notes.md", text.replace("90%", "95%")) == []
+    # a LaTeX interval macro under a level is read the same way; another level's own numbers are no claim's
+    tex = PREAMBLE + "The difference is \\evCnnBeatsMlp{}; its 99\\,\\% interval is \\evCnnBeatsMlpInterval{}.\n"
+    assert failing("paper/results.tex", tex) == [(2, "cnn_beats_mlp", "ci_level", "drift")]
+    assert failing("notes.md", "A 90% interval of a bootstrap we never shipped: [0.1, 0.9].\n") == []

@@ -217,7 +217,7 @@ def _line_col(starts: list[int], pos: int) -> tuple[int, int]:
 
 _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_high": "interval's upper bound",
                    "n": "number of seeds", "seeds_needed": "seeds-needed estimate",
-                   "ci_half": "interval's half-width (±)",
+                   "ci_half": "interval's half-width (±)", "ci_level": "interval's confidence level",
                    "sd": "standard deviation over seeds (±)", "se": "standard error (±)",
                    "prob_better": "P(better)", "prob_low": "P(better)'s interval's lower bound",
                    "prob_high": "P(better)'s interval's upper bound",
@@ -345,6 +345,7 @@ def scan_text(
         elif seg.kind != "row" and (values := [f.claim_id for f in found if f.quantity == "value"]):
             stated_before = values  # "The MLP lowers test RMSE by 1.3. Its interval, [0.2, 2.6], ..."
     findings += _arithmetic_findings(file, text, doc.masked, claims, starts, findings)
+    findings += _bound_level_findings(file, text, doc.masked, claims, starts, findings)
     if prose_module.dialect(file) == "tex":
         overrides = _override_findings(file, text, claims, starts)
         shadowed = {(f.line, f.column) for f in overrides}  # read once, as the redefinition it is
@@ -360,6 +361,43 @@ def scan_text(
                         f"[{f.stated}](#claim:{f.claim_id}) (LaTeX: its macro) or waive it ({f.why})")
         out.append(_waive(f, waivers))
     return sorted(out)
+
+
+#: A confidence level named for an interval: "a 90% interval of", "its 99\\,\\% interval is".
+_LEVEL_NAMED = re.compile(r"(?<![\d.])(\d{2}(?:\.\d+)?)\s*(?:\\[,;:!]\s*|~|[\u00a0\u2009\u202f])?"
+                          r"(?:\\?%|percent|per cent)[\s-]+(?:confidence\s+|credible\s+)?(?:intervals?|CIs?)\b", re.I)
+_INTERVAL_MACRO_SUFFIXES = ("Interval", "Low", "High")
+
+
+def _bound_level_findings(file: str, text: str, masked: str, claims: Sequence[ClaimQuantity], starts: list[int],
+                          findings: Sequence[Finding]) -> list[Finding]:
+    """"with a 90% interval of [−0.006](#claim:x) to [+1.1](#claim:x)", "its 99\\,\\% interval is
+    \\evXInterval{}": a claim's own interval, bound, under another level than its 95% is drift of
+    that claim (the numbers are right, the level they are given is not)."""
+    from evidence.deliver.texnames import cited_macros, macro_index
+
+    ends = {starts[f.line - 1] + f.column - 1: f.claim_id for f in findings
+            if f.bound and f.quantity in ("ci_low", "ci_high")}
+    by_id = {c.id: c for c in claims}
+    index = macro_index(sorted(by_id)) if prose_module.dialect(file) == "tex" else {}
+    out = []
+    for m in _LEVEL_NAMED.finditer(text):
+        if masked[m.start() : m.start() + 1] != text[m.start() : m.start() + 1] \
+                or abs(float(m.group(1)) - CLAIM_LEVEL) < 1e-9:
+            continue  # in code or a comment, or the claims' own level
+        stop = re.search(r"[.;!?](?:\s|$)", text[m.end() : m.end() + 90])
+        hi = m.end() + (stop.start() if stop else 90)
+        bound = [cid for pos, cid in ends.items() if m.end() <= pos < hi]
+        bound += [index[name][0] for pos, name in cited_macros(text[m.end() : hi])
+                  if name in index and index[name][1] in _INTERVAL_MACRO_SUFFIXES]
+        line, col = _line_col(starts, m.start())
+        for claim_id in dict.fromkeys(bound):
+            stated = m.group(0)
+            out.append(Finding(file, line, col, claim_id, stated, float(m.group(1)), f"{CLAIM_LEVEL:.0f}%",
+                               "drift", bound=True, quantity="ci_level",
+                               why=f"{claim_id}'s interval is cited under a {m.group(1)}% level, but it is "
+                                   f"a {CLAIM_LEVEL:.0f}% interval"))
+    return out
 
 
 def _override_findings(file: str, text: str, claims: Sequence[ClaimQuantity], starts: list[int]) -> list[Finding]:
@@ -1154,8 +1192,10 @@ _ITS_BEFORE = re.compile(r"\W*(?:its|their)\b[^,;:()]*$", re.I)
 #: The interval of what the sentence before stated: "Its interval, [0.2, 2.6]", "The CI is 0.2 to 2.6".
 _ITS_INTERVAL = re.compile(r"\b(?:its|their|the|this)\s+(?:95\s*%\s+)?(?:CI|interval|confidence interval)\b",
                            re.I)
-#: A sentence that opens with a label of its own, up to the number ("Interaction terms: +0.3").
-_HEAD_LABEL = re.compile(r"[\s*_>#-]*[A-Za-z][\w-]*(?:\s+[\w-]+){0,3}\s*:\s*(?:about\s+|around\s+|~\s*|≈\s*)?")
+#: A sentence that opens with a label of its own, up to the number ("Interaction terms: +0.3"); not a
+#: phrase of a setting ("With sixteen: 97%").
+_HEAD_LABEL = re.compile(r"[\s*_>#-]*(?!(?:with|at|for|on|in|from|after|by|under|over|using|and|then)\b)"
+                         r"[A-Za-z][\w-]*(?:\s+[\w-]+){0,3}\s*:\s*(?:about\s+|around\s+|~\s*|≈\s*)?", re.I)
 #: A number's own label right before it: "(the mean target, 152.1)", "the target mean: 152.1".
 _OWN_LABEL = re.compile(r"(?:^|[(\s])(?:the|a|an)\s+[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3}\s*[,:=]\s*"
                         r"(?:about\s+|around\s+|~\s*|≈\s*)?$", re.I)
