@@ -124,3 +124,31 @@ def test_a_bound_interval_under_another_confidence_level_is_drift() -> None:
     tex = PREAMBLE + "The difference is \\evCnnBeatsMlp{}; its 99\\,\\% interval is \\evCnnBeatsMlpInterval{}.\n"
     assert failing("paper/results.tex", tex) == [(2, "cnn_beats_mlp", "ci_level", "drift")]
     assert failing("notes.md", "A 90% interval of a bootstrap we never shipped: [0.1, 0.9].\n") == []
+
+
+def test_a_regression_control_is_named_by_what_it_predicts() -> None:
+    # the example's control, named as the mean predictor it amounts to
+    assert failing("notes.md", "The mean predictor's test accuracy is 12.9%.\n") == \
+        [(1, "control_at_chance", "value", "drift")]
+    # "mean" alone names no control
+    assert failing("notes.md", "Over its seeds, the MLP's mean test accuracy is 98.1%.\n") == []
+
+
+def test_one_number_said_of_every_listed_pair_is_checked_for_each() -> None:
+    text = "Both comparisons, MLP vs control and CNN vs MLP, have P(better) = 1.0.\n"
+    assert failing("notes.md", text) == [(1, "cnn_beats_mlp", "prob_better", "drift")]
+    assert failing("notes.md", "Both comparisons, MLP vs control and CNN vs control, have P(better) = 1.0.\n") \
+        == []
+
+
+def test_certainty_is_no_rounding_of_a_probability() -> None:
+    # P(better) 0.84 written at one decimal is 0.8; 0.96 rounds to 1.0, but "1.0" says certain
+    assert failing("notes.md", "P(CNN better than MLP) is 0.8.\n") == []
+    near = {(f.claim_id, f.quantity, f.kind) for f in all_kinds("notes.md", "P(MLP better than control) = 1.0.\n")}
+    assert ("mlp_beats_control", "prob_better", "match") in near  # 1.0 there is right at two decimals
+    from evidence.deliver.quantities import NumberFormat, Quantity
+    from test_reconcile_classes import CLAIMS
+    cnn_vs_mlp = next(c for c in CLAIMS if c.id == "cnn_beats_mlp")
+    p = Quantity("prob_better", 0.96, "probability", NumberFormat())
+    assert not cnn_vs_mlp.accepts_quantity(p, 1.0, 1, fraction=True)
+    assert cnn_vs_mlp.accepts_quantity(p, 0.96, 2, fraction=True)

@@ -745,6 +745,36 @@ _P_WINS = re.compile(r"\b(?:is\s+|being\s+|are\s+)?(?:better|beats?|beating|wins
                      r"|outperforming)\b", re.I)
 
 
+_BOTH = re.compile(r"\b(?:both|each|all|every)\b", re.I)
+_VERSUS = re.compile(r"\s+(?:vs\.?|versus)\s+", re.I)
+
+
+def _shared_by_pairs(t: str, seg: prose_module.Segment, tok: Token, best: Candidate,
+                     claims: Sequence[ClaimQuantity], mentions: list[Any]) -> list[Candidate]:
+    """"Both comparisons, MLP vs linear and linear vs control, come out with P(better) = 1.0": one
+    number said of every pair listed before it states it for each of those comparisons, so each
+    is checked (the one the number was read as already is)."""
+    if seg.kind == "row" or not best.claim.comparison or not _BOTH.search(t, seg.start, tok.start):
+        return []
+    pairs = []
+    for v in _VERSUS.finditer(t, seg.start, tok.start):
+        left = [m for m in mentions if m.end <= v.start() and not re.search(r"[,;]", t[m.end : v.start()])]
+        right = [m for m in mentions if m.start >= v.end() and not re.search(r"[,;]", t[v.end() : m.start])]
+        if left and right:
+            pairs.append((left[-1].subject, right[0].subject))
+    if len(pairs) < 2:
+        return []
+    out = []
+    for a, b in pairs:
+        fits = [c for c in claims if c.comparison and len(c.subjects) >= 2 and c.id != best.claim.id
+                and (c.subjects[0][0], c.subjects[1][0]) == (a, b)]
+        quantity = fits[0].quantity(best.quantity.name) if len(fits) == 1 else None
+        if quantity is not None:
+            out.append(Candidate(fits[0], quantity, best.fraction, best.key,
+                                 (f"'{a} vs {b}' (one of the pairs the number is said of)",)))
+    return out if any((c.subjects[0][0], c.subjects[1][0]) in pairs for c in [best.claim]) else []
+
+
 def _reversed_probability(t: str, seg: prose_module.Segment, tok: Token, mentions: list[Any],
                           claims: Sequence[ClaimQuantity]) -> Candidate | None:
     """"P(MLP better than CNN) is 0.84", "the probability that the MLP is better than the CNN is
@@ -1374,6 +1404,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             continue  # "the MLP's own interval ([54.7, 57.0]) nearly touches linear's": the MLP's
         ok = _accepts(best, tok)
         chosen.append((tok, best, ok))
+        chosen += [(tok, c, _accepts(c, tok)) for c in _shared_by_pairs(t, seg, tok, best, claims, mentions)]
         if tok.role == "value":
             stated = best.claim.id
     chosen = _budget_checked(t, seg, chosen)
