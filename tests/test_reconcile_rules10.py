@@ -152,3 +152,10 @@ def test_certainty_is_no_rounding_of_a_probability() -> None:
     p = Quantity("prob_better", 0.96, "probability", NumberFormat())
     assert not cnn_vs_mlp.accepts_quantity(p, 1.0, 1, fraction=True)
     assert cnn_vs_mlp.accepts_quantity(p, 0.96, 2, fraction=True)
+
+
+def test_a_moved_decimal_point_stays_with_the_pair_the_sentence_names() -> None:
+    # 917 for 9.17: the GBM and ridge are named, so it is their comparison's, shifted
+    assert failing("notes.md", "The GBM lowers the test RMSE by 917 compared to ridge.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "The GBM lowers the test RMSE by 9.17 compared to ridge.\n", HOUSE_CLAIMS) == []

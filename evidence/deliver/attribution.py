@@ -772,7 +772,12 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             slip = claim.comparison and claim.points and tok.unit == "pts" and len(sides) >= 2 \
                 and quantity.name == "value" \
                 and abs(abs(tok.value) - abs(claim.value)) <= half_unit(tok.decimals)
-            fits_size = both or slip or placed
+            # "The MLP lowers the test RMSE by 13 compared to linear regression" for 1.3: the digits
+            # of the comparison whose two sides the sentence names, with the decimal point moved
+            shifted = claim.comparison and len(sides) >= 2 and quantity.name == "value" \
+                and _digits_of_a_measure(tok, [quantity]) \
+                and _mismatch(claim, quantity, tok, fraction) > 0
+            fits_size = both or slip or placed or shifted
             key = (0.0 if fits_size else _mismatch(claim, quantity, tok, fraction), -fit, distance,
                    tok.start)
             unique: dict[str, str] = {}
