@@ -159,3 +159,12 @@ def test_a_moved_decimal_point_stays_with_the_pair_the_sentence_names() -> None:
     assert failing("notes.md", "The GBM lowers the test RMSE by 917 compared to ridge.\n", HOUSE_CLAIMS) == \
         [(1, "gbm_beats_ridge", "value", "drift")]
     assert failing("notes.md", "The GBM lowers the test RMSE by 9.17 compared to ridge.\n", HOUSE_CLAIMS) == []
+
+
+def test_ahead_of_and_behind_state_a_difference_and_its_direction() -> None:
+    assert failing("notes.md", "The GBM is 9.17 RMSE ahead of ridge.\n", HOUSE_CLAIMS) == []
+    assert failing("notes.md", "The GBM is 9.90 RMSE ahead of ridge.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "The ridge model is 9.17 RMSE ahead of the GBM.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "The ridge model is 9.17 RMSE behind the GBM.\n", HOUSE_CLAIMS) == []

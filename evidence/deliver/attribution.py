@@ -1033,7 +1033,8 @@ _OVER_RUNS = re.compile(r"\bover\s+(?:the\s+|all\s+)?(?:\d+\s+|\w+\s+)?(?:seeds?
                         r"|repetitions?|trials?)\b", re.I)
 _THAN_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|(?:[A-Za-z]+\s+)?units?\s+)?(?:[a-z]+\s+)?[*_]*"
                          r"(?:(?:higher|lower|better|worse|more|less)"
-                         r"[*_]*(?:\s+on\s+average)?(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b)", re.I)
+                         r"[*_]*(?:\s+on\s+average)?(?:\s+than\b|\s*(?:[.;,)]|$))|(?:above|below)\b"
+                         r"|(?:ahead\s+of|behind|short\s+of)\b)", re.I)  # "1.9 RMSE ahead of least squares"
 #: "CNN over control: 0.875": a short label of two sides, then the number.
 #: A clause that goes on with the sentence's subject: "... and beats the control by 87.5".
 _ELIDED_SUBJECT = re.compile(r"\s*(?:also\s+|then\s+|even\s+)?(?:beats?|leads?|outperforms?"

@@ -625,7 +625,7 @@ def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> lis
 
 #: After a difference: its direction ("*higher*" in emphasis too, "14 RMSE units worse").
 _DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+|(?:[A-Za-z]+\s+)?units?\s+)?(?:[a-z]+\s+)?[*_]*"
-                              r"(?:(higher|lower|better|worse|more|less)\b(?=[*_]*\s+than\b)|(above|below)\b"
+                              r"(?:(higher|lower|better|worse|more|less)\b(?=[*_]*\s+than\b)|(above|below|ahead\s+of|behind)\b"
                               r"|(higher|lower|better|worse)\b(?=[*_]*\s*(?:[.;,)]|$)))", re.I)
 
 
@@ -659,7 +659,8 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
         shown = verb.group(0)
     else:
         shown = word.group(1) or word.group(2) or word.group(3)
-        said = {"above": "higher", "below": "lower"}.get(shown.lower(), shown.lower())
+        said = {"above": "higher", "below": "lower", "behind": "worse"}.get(
+            shown.lower(), "better" if shown.lower().startswith("ahead") else shown.lower())
         if word.group(2) or word.group(3):
             # "linear regression is 16.4 points below it", "relative to linear regression, the MLP's
             # RMSE is 1.3 higher.": the subject nearest before
