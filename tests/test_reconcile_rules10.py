@@ -168,3 +168,21 @@ def test_ahead_of_and_behind_state_a_difference_and_its_direction() -> None:
     assert failing("notes.md", "The ridge model is 9.17 RMSE ahead of the GBM.\n", HOUSE_CLAIMS) == \
         [(1, "gbm_beats_ridge", "value", "drift")]
     assert failing("notes.md", "The ridge model is 9.17 RMSE behind the GBM.\n", HOUSE_CLAIMS) == []
+
+
+def _wording(text: str) -> list[tuple[int, str]]:
+    return [(f.line, f.claim_id) for f in all_kinds("notes.md", text) if f.kind == "unsupported_wording"]
+
+
+def test_a_quoted_assertion_the_sentence_rejects_is_no_assertion() -> None:
+    assert _wording('- "The wide MLP is reliably better than the MLP" is too strong; we cut it.\n') == []
+    assert _wording("The wide MLP is reliably better than the MLP.\n") == [(1, "width_is_noise")]
+    # quoted and left standing, it is still said
+    assert _wording('Our abstract says: "The wide MLP is reliably better than the MLP."\n') == \
+        [(1, "width_is_noise")]
+
+
+def test_the_size_a_variant_adds_as_what_acts_names_that_comparison() -> None:
+    assert _wording('Say: "Width clearly improves accuracy."\n') == [(1, "width_is_noise")]
+    assert _wording("Width probably helps a little, but the interval straddles zero.\n") == []
+    assert _wording("The width of the MLP's hidden layer is 128 units.\n") == []

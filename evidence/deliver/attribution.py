@@ -184,6 +184,8 @@ def _change_to_variant(t: str, start: int, end: int, found: list[Mention],
             rf"|\b{verb}(?:s|ed|ing)?\b(?!\s+(?:than|gap|margin))"
             rf"|\b(?:doubl|increas|rais|halv|quadrupl|grow|grew)\w*\s+(?:the\s+|its\s+)?(?:\w+\s+)?{noun}\b"
             rf"|\b{noun}\s+(?:comparison|difference|gap|effect)\b"
+            # "Width clearly improves accuracy": the size as what acts, the change to the variant
+            rf"|\b{noun}\b(?=\s+(?:\w+ly\s+)?(?:improves|helps|hurts|matters|boosts|pays off|buys)\b)"
             r"|\b(?:going|go|goes|went|moving|move)\s+from\s+\d+\s+to\s+\d+\s+(?:hidden\s+)?(?:units|neurons|channels"
             r"|layers)\b", re.I)
         for m in change.finditer(t, start, end):

@@ -77,6 +77,27 @@ MENTIONED = re.compile(r"\b(?:may|can|must|should|could|do|does)\s*(?:not|n't)\s
                        r"|\b(?:never|don't|do not)\s+(?:write|say|claim)\b", re.I)
 
 
+#: After a quotation: the sentence's verdict on it ('"A is reliably better" is too strong').
+REJECTED_AFTER = re.compile(r"\s*[,:]?\s*(?:(?:is|was|are|were|would be|sounds)\s+(?:\w+\s+)?(?:too strong|wrong"
+                            r"|not supported|unsupported|misleading|an overclaim|overstated|false|incorrect"
+                            r"|not what (?:the|our) (?:evidence|data) (?:says|show)s?)|overstates|overclaims"
+                            r"|goes too far|went too far)\b", re.I)
+_QUOTES = (('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"))
+
+
+def _quoted_and_rejected(t: str, seg: Segment, pos: int) -> bool:
+    """Whether the assertion at ``pos`` lies in a quotation the sentence then rejects:
+    '"Wider MLPs are reliably better" is too strong' mentions the wording to refute it."""
+    for opening, closing in _QUOTES:
+        start = t.rfind(opening, seg.start, pos)
+        if start < 0 or (opening == "'" and start > seg.start and t[start - 1].isalnum()):
+            continue
+        end = t.find(closing, pos, seg.end)
+        if end >= 0 and REJECTED_AFTER.match(t, end + 1):
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class WordingIssue:
     claim: ClaimQuantity
@@ -129,7 +150,7 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Ment
         if pattern is SAMENESS and m.group(0).lower().startswith("no "):
             window = t[clause : m.start()]
         if HEDGE.search(window) or PER_PAIR.search(t, seg.start, seg.end) \
-                or MENTIONED.search(t, seg.start, seg.end):
+                or MENTIONED.search(t, seg.start, seg.end) or _quoted_and_rejected(t, seg, m.start()):
             continue
         return m
     return None
