@@ -186,3 +186,13 @@ def test_the_size_a_variant_adds_as_what_acts_names_that_comparison() -> None:
     assert _wording('Say: "Width clearly improves accuracy."\n') == [(1, "width_is_noise")]
     assert _wording("Width probably helps a little, but the interval straddles zero.\n") == []
     assert _wording("The width of the MLP's hidden layer is 128 units.\n") == []
+
+
+def test_a_bound_citation_under_another_split_is_drift() -> None:
+    template = 'Tuning: the expected best *test* accuracy of 4 configurations is {{ claim("tuning_budget") }}.\n'
+    assert failing("paper/paper.md.j2", template) == [(1, "tuning_budget", "value", "drift")]
+    right = 'Tuning: the expected best validation accuracy of 4 configurations is {{ claim("tuning_budget") }}.\n'
+    assert failing("paper/paper.md.j2", right) == []
+    link = "The MLP's validation accuracy is [98.1%](#claim:mlp_test_accuracy).\n"
+    assert failing("notes.md", link) == [(1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("notes.md", link.replace("validation", "test")) == []

@@ -410,6 +410,25 @@ def _foreign_split(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, split
     return not mine or min(foreign) < min(mine)
 
 
+def split_misnamed_before(t: str, lo: int, pos: int, claim: ClaimQuantity) -> str | None:
+    """The other split a bound citation at ``pos`` is given under in its clause ("the expected
+    best *test* accuracy is {{ claim('val_claim') }}"): a foreign split word right before the
+    claim's metric, with no word of the claim's own split in the clause; None otherwise."""
+    pattern = _SPLIT_WORDS.get(claim.split or "")
+    if pattern is None or not claim.metric:
+        return None
+    marks = [m.end() for m in re.finditer(r"[:;(]|[.!?]\s", t[lo:pos])]
+    lo = lo + marks[-1] if marks else lo
+    if _OWN_SPLIT[claim.split or ""].search(t, lo, pos):
+        return None
+    metric = "|".join(re.escape(w) for w in sorted(claim.metric, key=len, reverse=True))
+    own = " ".join([*claim.metric, *claim.keywords]).lower()
+    for m in pattern.finditer(t, lo, pos):
+        if m.group(0).lower() not in own and re.match(rf"[*_\s]+(?:[\w-]+\s+)?(?:{metric})\b", t[m.end() : pos], re.I):
+            return m.group(0)
+    return None
+
+
 def split_only_foreign(t: str, start: int, end: int, claim: ClaimQuantity) -> bool:
     """Whether ``t[start:end]`` names another split than the claim's and not the claim's own."""
     pattern = _SPLIT_WORDS.get(claim.split or "")

@@ -54,6 +54,7 @@ from evidence.deliver.attribution import (
     listed_subjects,
     pair_before,
     respectively_order,
+    split_misnamed_before,
     sized_variants,
     split_only_foreign,
     subject_mentions,
@@ -1578,6 +1579,11 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
             continue
         other = _other_subject(masked, doc, start, claim, claims)
         other = other or swapped.get(start)
+        seg = next((g for g in doc.segments if g.start <= start < g.end), None)
+        if not other and seg is not None and claim.split \
+                and (named := split_misnamed_before(masked, seg.start, start, claim)) is not None:
+            other = (f"{claim.id} is measured on the {claim.split} split, but the sentence gives it as "
+                     f"the '{named}' split's {claim.metric[0]}")
         if other:
             line, col = _line_col(starts, start)
             findings.append(Finding(file, line, col, claim_id, text[start:end], math.nan, claim.expected,
