@@ -196,3 +196,13 @@ def test_a_bound_citation_under_another_split_is_drift() -> None:
     link = "The MLP's validation accuracy is [98.1%](#claim:mlp_test_accuracy).\n"
     assert failing("notes.md", link) == [(1, "mlp_test_accuracy", "value", "drift")]
     assert failing("notes.md", link.replace("validation", "test")) == []
+
+
+def test_a_bound_integer_is_no_citation_mark_and_no_fraction() -> None:
+    table = ("| Comparison | Δ (points) | P(A better) |\n| :-- | --: | :-: |\n"
+             "| CNN − control | +86.9 | [1](#claim:cnn_beats_control) |\n")
+    assert failing("notes.md", table) == [(3, "cnn_beats_control", "value", "drift")]
+    kinds = {(f.claim_id, f.quantity, f.kind) for f in all_kinds("notes.md", table.replace("+86.9", "+87.5"))}
+    assert ("cnn_beats_control", "prob_better", "match") in kinds  # "[1]" is P(better), not 0.875 rounded
+    # a numeric citation mark still makes the number before it another work's
+    assert failing("notes.md", "The CNN beat the control by 90.0 points [1].\n") == []

@@ -890,7 +890,7 @@ def _accepts(candidate: Any, tok: Token) -> bool:
 #: Citations of other work: LaTeX \cite commands, [@key], numeric [12], "et al.", (Author, 2020).
 _CITATION = re.compile(
     r"\\(?:cite|citep|citet|citealp|citealt|parencite|textcite|autocite|footcite)\b|\[@[\w:-]+"
-    r"|\[\d+(?:\s*[,;–-]\s*\d+)*\]|\bet al\."
+    r"|\[\d+(?:\s*[,;–-]\s*\d+)*\](?!\(#claim:)|\bet al\."  # not a bound "[1](#claim:x)"
     r"|\([A-Z][A-Za-z-]+(?: et al\.?| and [A-Z][A-Za-z-]+)?,? \d{4}[a-z]?\)")
 #: Words that make a citing sentence about this work's own results.
 _OURS = re.compile(r"\b(?:our|ours|we|us|this (?:work|paper|study|project|repository)|here|in this)\b", re.I)
@@ -1487,6 +1487,8 @@ def _bound_quantity(claim: ClaimQuantity, digits: str, value: float, decimals: i
         if quantity.form == "count" and (decimals or has_unit):
             continue
         for fraction in ([not has_unit] if quantity.form == "probability" else readings):
+            if fraction and quantity.form == "measure" and not decimals:
+                continue  # "[1]" shows no fraction's digits: never 0.875 (+87.5 points) rounded
             values = [value] if signed or quantity.form != "measure" or not claim.comparison \
                 else [value, -value]
             if any(claim.accepts_quantity(quantity, v, decimals, fraction=fraction) for v in values):
