@@ -424,7 +424,8 @@ def split_misnamed_before(t: str, lo: int, pos: int, claim: ClaimQuantity) -> st
     metric = "|".join(re.escape(w) for w in sorted(claim.metric, key=len, reverse=True))
     own = " ".join([*claim.metric, *claim.keywords]).lower()
     for m in pattern.finditer(t, lo, pos):
-        if m.group(0).lower() not in own and re.match(rf"[*_\s]+(?:[\w-]+\s+)?(?:{metric})\b", t[m.end() : pos], re.I):
+        named = re.match(rf"[*_\s]+(?:[\w-]+\s+)?(?:{metric})\b", t[m.end() : pos], re.I)
+        if m.group(0).lower() not in own and named:
             return m.group(0)
     return None
 

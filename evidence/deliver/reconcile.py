@@ -54,8 +54,8 @@ from evidence.deliver.attribution import (
     listed_subjects,
     pair_before,
     respectively_order,
-    split_misnamed_before,
     sized_variants,
+    split_misnamed_before,
     split_only_foreign,
     subject_mentions,
     word_regex,
@@ -366,12 +366,13 @@ def scan_text(
 
 #: A confidence level named for an interval: "a 90% interval of", "its 99\\,\\% interval is".
 _LEVEL_NAMED = re.compile(r"(?<![\d.])(\d{2}(?:\.\d+)?)\s*(?:\\[,;:!]\s*|~|[\u00a0\u2009\u202f])?"
-                          r"(?:\\?%|percent|per cent)[\s-]+(?:confidence\s+|credible\s+)?(?:intervals?|CIs?)\b", re.I)
+                          r"(?:\\?%|percent|per cent)[\s-]+(?:confidence\s+|credible\s+)?"
+                          r"(?:intervals?|CIs?)\b", re.I)
 _INTERVAL_MACRO_SUFFIXES = ("Interval", "Low", "High")
 
 
-def _bound_level_findings(file: str, text: str, masked: str, claims: Sequence[ClaimQuantity], starts: list[int],
-                          findings: Sequence[Finding]) -> list[Finding]:
+def _bound_level_findings(file: str, text: str, masked: str, claims: Sequence[ClaimQuantity],
+                          starts: list[int], findings: Sequence[Finding]) -> list[Finding]:
     """"with a 90% interval of [−0.006](#claim:x) to [+1.1](#claim:x)", "its 99\\,\\% interval is
     \\evXInterval{}": a claim's own interval, bound, under another level than its 95% is drift of
     that claim (the numbers are right, the level they are given is not)."""
@@ -401,7 +402,8 @@ def _bound_level_findings(file: str, text: str, masked: str, claims: Sequence[Cl
     return out
 
 
-def _override_findings(file: str, text: str, claims: Sequence[ClaimQuantity], starts: list[int]) -> list[Finding]:
+def _override_findings(file: str, text: str, claims: Sequence[ClaimQuantity],
+                       starts: list[int]) -> list[Finding]:
     """``\\renewcommand{\\evCnnTestAccuracy}{98.5\\%}``: the number every later use of the macro
     prints, checked as a statement of the quantity the macro stands for (see overrides.py)."""
     out = []
@@ -741,8 +743,8 @@ def _complement_checked(t: str, seg: prose_module.Segment, mentions: list[Any], 
 
 
 #: A probability opened before its comparison: "P(", "Pr(", "the probability that", "the chance that".
-_P_OPEN = re.compile(r"(?<![A-Za-z])(?:P|Pr|Prob)\s*\(|\b(?:probability|likelihood|chance|odds)\s+(?:that|of)\s+",
-                     re.I)
+_P_OPEN = re.compile(r"(?<![A-Za-z])(?:P|Pr|Prob)\s*\("
+                     r"|\b(?:probability|likelihood|chance|odds)\s+(?:that|of)\s+", re.I)
 _P_WINS = re.compile(r"\b(?:is\s+|being\s+|are\s+)?(?:better|beats?|beating|wins?|winning|outperforms?"
                      r"|outperforming)\b", re.I)
 
@@ -783,7 +785,8 @@ def _reversed_probability(t: str, seg: prose_module.Segment, tok: Token, mention
     0.84": P(better) named for a comparison's second side over its first states the complement
     of the claim's P(better) (1 - 0.84 = 0.16), checked as that."""
     lo = max(seg.start, tok.start - 140)
-    opened = [m for m in _P_OPEN.finditer(t, lo, tok.start) if not re.search(r"[.;!?]\s", t[m.end() : tok.start])]
+    opened = [m for m in _P_OPEN.finditer(t, lo, tok.start)
+              if not re.search(r"[.;!?]\s", t[m.end() : tok.start])]
     if not opened or tok.role not in ("value", "prob_better") or tok.signed:
         return None
     start = opened[-1].end()
@@ -791,7 +794,8 @@ def _reversed_probability(t: str, seg: prose_module.Segment, tok: Token, mention
     if wins is None:
         return None
     winner = [m.subject for m in mentions if start <= m.start and m.end <= wins.start()]
-    loser = [m.subject for m in mentions if wins.end() <= m.start and m.end <= min(tok.start, wins.end() + 40)]
+    loser = [m.subject for m in mentions
+             if wins.end() <= m.start and m.end <= min(tok.start, wins.end() + 40)]
     if len(set(winner)) != 1:
         return None
     if tok.start - max([wins.end(), *(m.end for m in mentions if m.end <= tok.start)]) > 40:
@@ -930,7 +934,8 @@ _GAIN_OVER = re.compile(r"\b(?:improvement|gain|reduction)\s+(?:over|on|upon|aga
 
 
 #: A percentage glossing the difference before it: "by 16.4 RMSE points (about 22 %)".
-_GLOSS_BEFORE = re.compile(r"\(\s*(?:about|around|roughly|approximately|~|≈|i\.e\.,?|or|that is,?)?\s*$", re.I)
+_GLOSS_BEFORE = re.compile(r"\(\s*(?:about|around|roughly|approximately|~|≈|i\.e\.,?|or|that is,?)?\s*$",
+                           re.I)
 
 
 #: Metrics a writer may show as a percentage whatever their format (an accuracy kept as 98.7).
@@ -1158,10 +1163,11 @@ _ONE_SEED_AFTER = re.compile(r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:\(\s*|,\s*|for\s+|
 #: A row header naming one run, another statistic than the mean over seeds, or another work:
 #: "us (linear, one seed)", "CNN, median seed", "LeCun et al. (1998)" (a \multirow carried down too).
 _NOT_OUR_MEAN_ROW = re.compile(r"\b(?:one|single|a single|best|worst|median)[\s-]+(?:seed|run)\b(?!s)"
-                               r"|\bmedian\b|\bet al\b|\\cite\w*\{|\((?:[A-Z][\w-]+,?\s+)?(?:19|20)\d\d[a-z]?\)")
+                               r"|\bmedian\b|\bet al\b|\\cite\w*\{"
+                               r"|\((?:[A-Z][\w-]+,?\s+)?(?:19|20)\d\d[a-z]?\)")
 #: A column of changes over time, not of results: "Δ vs. last week", "change since v1", "week-over-week".
-_OVER_TIME_COLUMN = re.compile(r"\b(?:vs\.?|versus|since|from|over|compared to)\s+(?:the\s+)?(?:last|previous|prior"
-                               r"|yesterday|earlier)\b|\b(?:week|month|day|run|release)[\s-]+over[\s-]+"
+_OVER_TIME_COLUMN = re.compile(r"\b(?:vs\.?|versus|since|from|over|compared to)\s+(?:the\s+)?"
+                               r"(?:last|previous|prior|yesterday|earlier)\b|\b(?:week|month|day|run|release)[\s-]+over[\s-]+"
                                r"(?:week|month|day|run|release)\b|\bmedian\b", re.I)
 
 

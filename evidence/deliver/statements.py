@@ -290,8 +290,9 @@ _NORM_BEFORE = re.compile(r"\b(?:should|ought to|is supposed to|are supposed to|
                           r"(?:sit|be|stay|land|hover|lie|come in|end up)\s+(?:near|around|about|close to"
                           r"|roughly|approximately|~|≈)\s*$", re.I)
 #: After "from N": a change to the value reported elsewhere ("from 61.8 (raw target) to the final value").
-_TO_THE_FINAL = re.compile(r"[\s\u00a0]*(?:\([^()]{0,40}\)[\s\u00a0]*)?(?:down\s+|up\s+)?to\s+(?:the|its|our|their)\s+"
-                           r"(?:final|current|reported|present|headline|new|published)\b", re.I)
+_TO_THE_FINAL = re.compile(r"[\s\u00a0]*(?:\([^()]{0,40}\)[\s\u00a0]*)?(?:down\s+|up\s+)?to\s+"
+                           r"(?:the|its|our|their)\s+(?:final|current|reported|present|headline|new|published)\b",
+                           re.I)
 #: After a number: named as the expectation it is compared with ("11.2% vs. 10% expected").
 _EXPECTED_AFTER = re.compile(r"[\s\u00a0]+(?:is\s+|was\s+)?expected\s*(?=[).,;:|\n]|$)", re.I)
 #: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.

@@ -78,8 +78,9 @@ MENTIONED = re.compile(r"\b(?:may|can|must|should|could|do|does)\s*(?:not|n't)\s
 
 
 #: After a quotation: the sentence's verdict on it ('"A is reliably better" is too strong').
-REJECTED_AFTER = re.compile(r"\s*[,:]?\s*(?:(?:is|was|are|were|would be|sounds)\s+(?:\w+\s+)?(?:too strong|wrong"
-                            r"|not supported|unsupported|misleading|an overclaim|overstated|false|incorrect"
+REJECTED_AFTER = re.compile(r"\s*[,:]?\s*(?:(?:is|was|are|were|would be|sounds)\s+(?:\w+\s+)?"
+                            r"(?:too strong|wrong|not supported|unsupported|misleading|an overclaim"
+                            r"|overstated|false|incorrect"
                             r"|not what (?:the|our) (?:evidence|data) (?:says|show)s?)|overstates|overclaims"
                             r"|goes too far|went too far)\b", re.I)
 _QUOTES = (('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"))
