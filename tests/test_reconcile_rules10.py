@@ -210,3 +210,11 @@ def test_a_bound_integer_is_no_citation_mark_and_no_fraction() -> None:
     assert ("cnn_beats_control", "prob_better", "match") in kinds  # "[1]" is P(better), not 0.875 rounded
     # a numeric citation mark still makes the number before it another work's
     assert failing("notes.md", "The CNN beat the control by 90.0 points [1].\n") == []
+
+
+def test_one_number_said_of_both_models_against_one_side_is_checked_for_each() -> None:
+    # the CNN leads the control by +87.5 points, the MLP by +86.9
+    assert failing("notes.md", "Both networks beat the control by +87.5 points.\n") == \
+        [(1, "mlp_beats_control", "value", "drift")]
+    assert failing("notes.md", "Both networks beat the control by about 87 points.\n") == []
+    assert failing("notes.md", "The CNN beats the control by +87.5 points.\n") == []

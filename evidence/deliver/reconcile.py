@@ -767,7 +767,7 @@ def _shared_by_pairs(t: str, seg: prose_module.Segment, tok: Token, best: Candid
         if left and right:
             pairs.append((left[-1].subject, right[0].subject))
     if len(pairs) < 2:
-        return []
+        return _shared_by_collective(t, seg, tok, best, claims, mentions)
     out = []
     for a, b in pairs:
         fits = [c for c in claims if c.comparison and len(c.subjects) >= 2 and c.id != best.claim.id
@@ -777,6 +777,33 @@ def _shared_by_pairs(t: str, seg: prose_module.Segment, tok: Token, best: Candid
             out.append(Candidate(fits[0], quantity, best.fraction, best.key,
                                  (f"'{a} vs {b}' (one of the pairs the number is said of)",)))
     return out if any((c.subjects[0][0], c.subjects[1][0]) in pairs for c in [best.claim]) else []
+
+
+_COLLECTIVE_BOTH = re.compile(r"\b(?:both|all)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:models|networks|nets"
+                              r"|classifiers|regressors|variants|methods|architectures)\b", re.I)
+
+
+def _shared_by_collective(t: str, seg: prose_module.Segment, tok: Token, best: Candidate,
+                          claims: Sequence[ClaimQuantity], mentions: list[Any]) -> list[Candidate]:
+    """"Both networks beat the control by +87.5 points": one number said of every comparison with
+    the one side the sentence names (the CNN's and the MLP's against the control) is checked for
+    each of them."""
+    collective = _COLLECTIVE_BOTH.search(t, seg.start, tok.start)
+    if collective is None:
+        return []
+    named = {m.subject for m in mentions if seg.start <= m.start and m.end <= tok.start}
+    if len(named) != 1:
+        return []
+    side = next(iter(named))
+    pairs = [c for c in claims if c.comparison and len(c.subjects) >= 2 and c.subjects[1][0] == side]
+    if len(pairs) != 2 or best.claim not in pairs:
+        return []
+    other = next(c for c in pairs if c is not best.claim)
+    quantity = other.quantity(best.quantity.name)
+    if quantity is None:
+        return []
+    return [Candidate(other, quantity, best.fraction, best.key,
+                      (f"'{collective.group(0)}' and '{side}' (each of them against it)",))]
 
 
 def _reversed_probability(t: str, seg: prose_module.Segment, tok: Token, mentions: list[Any],
