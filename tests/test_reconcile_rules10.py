@@ -218,3 +218,9 @@ def test_one_number_said_of_both_models_against_one_side_is_checked_for_each() -
         [(1, "mlp_beats_control", "value", "drift")]
     assert failing("notes.md", "Both networks beat the control by about 87 points.\n") == []
     assert failing("notes.md", "The CNN beats the control by +87.5 points.\n") == []
+
+
+def test_a_tie_is_sameness() -> None:
+    assert _wording("The MLP and the control tie on test accuracy.\n") == [(1, "mlp_beats_control")]
+    assert _wording("The MLP and the control are tied.\n") == [(1, "mlp_beats_control")]
+    assert _wording("We break the tie between the MLP and the control by seed.\n") == []

@@ -61,7 +61,8 @@ SAMENESS = re.compile(
     r"performs? equally|equally (?:well|good|accurate)|no better (?:or|nor) worse|makes no difference|"
     r"does(?:n't| not) matter|no effect|perform(?:s|ed)? the same|do(?:es)? the same|the same performance"
     r"|no (?:real )?difference between|(?:is|are) useless|(?:is|are) pointless|buys nothing"
-    r"|perform(?:s|ed)? (?:comparably|similarly|alike)|on a par)\b", re.I)
+    r"|perform(?:s|ed)? (?:comparably|similarly|alike)|on a par"
+    r"|(?<=\s)(?:tie|are tied|were tied|draw)(?=\s*(?:[.,;:!?\"”')]|$|on\b|in\b)))\b", re.I)
 HEDGE = re.compile(
     r"\b(?:not|n't|never|cannot|can't|whether|if|might|may|could|unclear|inconclusive|insufficient|"
     r"fails? to|failed to|without|nor|neither|hypothes\w+|predicts?|expected to|would|unless|"
