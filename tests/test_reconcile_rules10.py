@@ -224,3 +224,11 @@ def test_a_tie_is_sameness() -> None:
     assert _wording("The MLP and the control tie on test accuracy.\n") == [(1, "mlp_beats_control")]
     assert _wording("The MLP and the control are tied.\n") == [(1, "mlp_beats_control")]
     assert _wording("We break the tie between the MLP and the control by seed.\n") == []
+
+
+def test_a_result_on_the_validation_split_is_that_splits() -> None:
+    # the test claim's own number, said to be measured on the validation split: misnamed
+    assert failing("notes.md", "The CNN's accuracy on the validation split is 98.7%.\n") == \
+        [(1, "cnn_test_accuracy", "value", "drift")]
+    assert failing("notes.md", "The CNN's accuracy on the validation split is 97.2%.\n") == []
+    assert failing("notes.md", "The validation split is 20% of the data.\n") == []

@@ -46,7 +46,11 @@ METRIC_WORDS = re.compile(
     r"wall[- ]clock|time|seconds|hours|spearman|pearson|correlation|iou|map|hedges(?:'|’)?\s*g"
     r"|cohen(?:'|’)?s\s*d|effect size|z-score)\b", re.I)
 _SPLIT_WORDS = {"test": re.compile(r"\b(?:validation|val|train|training|dev)\b(?!\s+(?:set|split)\s+"
-                                   r"(?:of|was|is))", re.I),
+                                   r"(?:of|was|is))"
+                                   # "its RMSE on the validation split is 57.2": where it was measured
+                                   r"|(?<=\bon the )(?:validation|val|dev)\b"
+                                   r"(?=\s+(?:set|split)\s+(?:was|is)\b)",
+                                   re.I),
                 "val": re.compile(r"\btest\b(?!\s+(?:split|set)\b)", re.I)}
 _OWN_SPLIT = {"test": re.compile(r"\btest\b", re.I), "val": re.compile(r"\b(?:validation|val)\b", re.I)}
 #: A table row or column that holds settings, not results ("learning rate", "epochs", "hidden units").
