@@ -131,8 +131,10 @@ def test_a_regression_control_is_named_by_what_it_predicts() -> None:
     # the example's control, named as the mean predictor it amounts to
     assert failing("notes.md", "The mean predictor's test accuracy is 12.9%.\n") == \
         [(1, "control_at_chance", "value", "drift")]
-    # "mean" alone names no control
+    # "mean" alone names no control, nor "the mean over" a contrast's side
     assert failing("notes.md", "Over its seeds, the MLP's mean test accuracy is 98.1%.\n") == []
+    row = "Each row shows the test accuracy as the mean over the row's one seed.\n"
+    assert failing("notes.md", row) == []
 
 
 def test_one_number_said_of_every_listed_pair_is_checked_for_each() -> None:

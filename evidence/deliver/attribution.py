@@ -115,6 +115,8 @@ _CONTRASTED = re.compile(r"(?<![\w-])([A-Za-z][\w]*)"
                          r"(?:the\s+)?([A-Za-z][\w]*)(?![\w-])", re.I)
 #: The nouns an adjective standing alone leaves out ("the shuffled" for "the shuffled model").
 _ELIDED_NOUNS = ("model", "baseline", "control", "network", "variant")
+#: Words that, standing alone, name a statistic, not a subject's adjective ("mean over the runs").
+_STATISTIC_WORDS = frozenset({"mean", "median", "average", "best", "worst", "max", "min", "total"})
 
 
 def _contrasted_bare(t: str, start: int, end: int, found: list[Mention], pattern: re.Pattern[str],
@@ -140,6 +142,9 @@ def _contrasted_bare(t: str, start: int, end: int, found: list[Mention], pattern
             word = t[a:b]
             if named(word) is not None:
                 sides.append(named(word))
+                continue
+            if word.lower() in _STATISTIC_WORDS:
+                sides.append(None)  # "the mean over the runs": a statistic, never "the mean baseline"
                 continue
             elided = [named(f"{word} {n}") for n in _ELIDED_NOUNS]
             # the noun said once, after the second side: "wide vs narrow MLP"
