@@ -234,3 +234,11 @@ def test_a_result_on_the_validation_split_is_that_splits() -> None:
         [(1, "cnn_test_accuracy", "value", "drift")]
     assert failing("notes.md", "The CNN's accuracy on the validation split is 97.2%.\n") == []
     assert failing("notes.md", "The validation split is 20% of the data.\n") == []
+
+
+def test_a_percent_sign_after_the_bracket_is_both_ends_unit() -> None:
+    tex = PREAMBLE + "The control is \\evControlAtChance{}, interval [4.8, 17.8]\\,\\%.\n"
+    assert failing("paper/results.tex", tex) == [(2, "control_at_chance", "ci_high", "drift")]
+    assert failing("paper/results.tex", tex.replace("17.8", "17.5")) == []
+    assert failing("notes.md", "The control's interval is [4.8, 17.8] %.\n") == \
+        [(1, "control_at_chance", "ci_high", "drift")]

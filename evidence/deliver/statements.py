@@ -175,6 +175,9 @@ _POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f-]{0,2}(?:percentage[ -]points?|pc
                         r"|points?\b|pts?\b"
                         r"|pp\b|p\.p\.)", re.I)
 #: After an integer: its decimal point, a line break, and its decimals right before a percent sign.
+#: After an interval's end: the rest of the bracket, then a percent sign ("4.8, 17.8] %", "17.8] %").
+_BRACKET_PERCENT = re.compile(r"(?:[ \u00a0\u2009\u202f]*[,;–-][ \u00a0\u2009\u202f]*[-−+]?\d+(?:\.\d+)?)?"
+                              r"[ \u00a0\u2009\u202f]*[\])][ \u00a0\u2009\u202f]{0,6}(?:%|percent\b)")
 _BROKEN_DECIMAL = re.compile(r"\.[ \t]*\n[ \t>]*(\d+)(?=[ \u00a0\u2009\u202f]?%)")
 #: After a number: "of every 100", "out of 100", "in every hundred": it is a percentage.
 _PER_HUNDRED = re.compile(r"[ \u00a0]+(?:out\s+)?(?:of|in)\s+(?:every\s+|each\s+|a\s+)?(?:100|hundred)\b"
@@ -417,6 +420,8 @@ def tokenize(t: str) -> list[Token]:
             skip = end
         elif pts := _POINTS_RE.match(t, e):
             unit, end = "pts", pts.end()
+        elif _BRACKET_PERCENT.match(t, e):
+            unit = "%"  # "[4.8, 17.8] %": a unit after the closing bracket is both ends'
         elif glued := _GLUED_RE.match(t, e):
             unit = glued.group(0)
             decoy |= re.match(r"\w", t[glued.end() : glued.end() + 1]) is not None
