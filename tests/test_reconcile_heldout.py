@@ -290,8 +290,20 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # The tenth corpus (tests/data/reconcile_heldout10; its proj2 setup is reconcile_heldout1's) was
 # scored once as found on a held-out basis by its scorer, after the fixes prompted by corpora 7 to
 # 9: 105 of 128 drifts with the right claim, 13 of 386 decoys flagged. This module's scorer counts
-# the same: example 64/76 and 7 decoys, proj2 41/52 and 6 decoys. Its floors are that score until
-# fixes raise them.
+# the same: example 64/76 and 7 decoys, proj2 41/52 and 6 decoys. Its floors are the training
+# score after the fixes it prompted (each with a unit test in test_reconcile_rules10.py from an
+# invented document: a claim macro redefined by hand (\renewcommand, \def) checked as the macro's
+# quantity; rows of one run, a median or another work and columns of changes over time hold no
+# claim's number; norms ("should sit near 10%", "10% expected"); a named half-width, SD or one-seed
+# figure; a percentage beside a metric in its own units; a signed change with its direction; the
+# level before a change; a sentence's own head label; P(better) of the reversed comparison and
+# certainty; one number said of every listed pair or of both models against one side; a moved
+# decimal point; "ahead of"/"behind"; a quoted assertion rejected; the size a variant adds as what
+# acts; a bound citation under another split or confidence level; "[1](#claim:x)" no citation mark;
+# "tie"; a result on the validation split; the mean baseline as a regression control; a percent
+# sign after an interval's closing bracket):
+# example 74/76 and no decoy, proj2 49/52 and none, 123/128 and 0/386 in all; corpora 1 to 9
+# unchanged.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -337,7 +349,7 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 7): (74, 1), ("proj2", 7): (51, 0),
                 ("example", 8): (86, 0), ("proj2", 8): (59, 0),
                 ("example", 9): (72, 0), ("proj2", 9): (47, 0),
-                ("example", 10): (64, 7), ("proj2", 10): (41, 6)}
+                ("example", 10): (74, 0), ("proj2", 10): (49, 0)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",

@@ -7,6 +7,7 @@ statements  numbers in prose: decoys masked, each read with its unit and role
 quantities  what a claim states: value, interval, n, seeds needed, P(better), in every form
 attribution which claim and quantity a number states, by subjects, metric and role
 wording     comparisons asserted in words, held to verify's verdict
+overrides   claim macros redefined by hand in a LaTeX source (\\renewcommand, \\def) and what they print
 disclose    integrity findings attached to the claims they affect
 paper       rendering the paper (Jinja2 Markdown -> HTML)
 ledger      the compute ledger and statement

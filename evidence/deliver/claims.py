@@ -573,7 +573,10 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
                 "scrambled labels", "scrambled-label", "scrambled targets", "scrambled-target",
                 "scrambled outcomes", "scrambled training", "permuted targets", "random targets",
                 "shuffled baseline", "shuffled model", "shuffled control", "shuffled fit",
-                "shuffled-target fit", "shuffled-label fit"),
+                "shuffled-target fit", "shuffled-label fit",
+                # on a regression target a control learns nothing but the mean, and is named so
+                "mean baseline", "mean predictor", "mean control", "predict-the-mean", "predicting the mean",
+                "predicting the training mean"),
     "wide": ("wider", "wide", "widened"),
     "gbm": ("gradient boosting", "gradient-boosted trees", "gradient boosted trees", "boosted trees",
             "gradient-boosting model"),

@@ -199,6 +199,11 @@ class ClaimQuantity:
             return abs(stated - quantity.raw) <= tol + 1e-9
         if quantity.form == "probability":
             scaled = quantity.raw * (1.0 if fraction else 100.0)
+            full = 1.0 if fraction else 100.0
+            if stated in (0.0, full) and not approximate:
+                # "P(better) = 1.0" claims certainty: only a probability that is 1 (0) at two
+                # decimals says so, never 0.96 rounded to one decimal
+                return abs(stated - scaled) <= 0.005 * full + 1e-9
             return abs(stated - scaled) <= half_unit(stated_decimals) + 1e-9
         tol = max(self.tolerance or 0.0, half_unit(stated_decimals)) if quantity.name == "value" \
             else half_unit(stated_decimals)

@@ -55,10 +55,12 @@ from evidence.deliver.attribution import (
     pair_before,
     respectively_order,
     sized_variants,
+    split_misnamed_before,
     split_only_foreign,
     subject_mentions,
     word_regex,
 )
+from evidence.deliver.overrides import macro_overrides
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity, half_unit
 from evidence.deliver.statements import Token, mask_decoys, tokenize
 from evidence.deliver.wording import MENTIONED, wording_issues
@@ -216,7 +218,7 @@ def _line_col(starts: list[int], pos: int) -> tuple[int, int]:
 
 _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_high": "interval's upper bound",
                    "n": "number of seeds", "seeds_needed": "seeds-needed estimate",
-                   "ci_half": "interval's half-width (±)",
+                   "ci_half": "interval's half-width (±)", "ci_level": "interval's confidence level",
                    "sd": "standard deviation over seeds (±)", "se": "standard error (±)",
                    "prob_better": "P(better)", "prob_low": "P(better)'s interval's lower bound",
                    "prob_high": "P(better)'s interval's upper bound",
@@ -344,6 +346,11 @@ def scan_text(
         elif seg.kind != "row" and (values := [f.claim_id for f in found if f.quantity == "value"]):
             stated_before = values  # "The MLP lowers test RMSE by 1.3. Its interval, [0.2, 2.6], ..."
     findings += _arithmetic_findings(file, text, doc.masked, claims, starts, findings)
+    findings += _bound_level_findings(file, text, doc.masked, claims, starts, findings)
+    if prose_module.dialect(file) == "tex":
+        overrides = _override_findings(file, text, claims, starts)
+        shadowed = {(f.line, f.column) for f in overrides}  # read once, as the redefinition it is
+        findings = [f for f in findings if (f.line, f.column) not in shadowed] + overrides
     out = []
     for f in findings:
         if strict and f.kind in ("match", "overstated_precision") and not f.bound \
@@ -355,6 +362,64 @@ def scan_text(
                         f"[{f.stated}](#claim:{f.claim_id}) (LaTeX: its macro) or waive it ({f.why})")
         out.append(_waive(f, waivers))
     return sorted(out)
+
+
+#: A confidence level named for an interval: "a 90% interval of", "its 99\\,\\% interval is".
+_LEVEL_NAMED = re.compile(r"(?<![\d.])(\d{2}(?:\.\d+)?)\s*(?:\\[,;:!]\s*|~|[\u00a0\u2009\u202f])?"
+                          r"(?:\\?%|percent|per cent)[\s-]+(?:confidence\s+|credible\s+)?"
+                          r"(?:intervals?|CIs?)\b", re.I)
+_INTERVAL_MACRO_SUFFIXES = ("Interval", "Low", "High")
+
+
+def _bound_level_findings(file: str, text: str, masked: str, claims: Sequence[ClaimQuantity],
+                          starts: list[int], findings: Sequence[Finding]) -> list[Finding]:
+    """"with a 90% interval of [−0.006](#claim:x) to [+1.1](#claim:x)", "its 99\\,\\% interval is
+    \\evXInterval{}": a claim's own interval, bound, under another level than its 95% is drift of
+    that claim (the numbers are right, the level they are given is not)."""
+    from evidence.deliver.texnames import cited_macros, macro_index
+
+    ends = {starts[f.line - 1] + f.column - 1: f.claim_id for f in findings
+            if f.bound and f.quantity in ("ci_low", "ci_high")}
+    by_id = {c.id: c for c in claims}
+    index = macro_index(sorted(by_id)) if prose_module.dialect(file) == "tex" else {}
+    out = []
+    for m in _LEVEL_NAMED.finditer(text):
+        if masked[m.start() : m.start() + 1] != text[m.start() : m.start() + 1] \
+                or abs(float(m.group(1)) - CLAIM_LEVEL) < 1e-9:
+            continue  # in code or a comment, or the claims' own level
+        stop = re.search(r"[.;!?](?:\s|$)", text[m.end() : m.end() + 90])
+        hi = m.end() + (stop.start() if stop else 90)
+        bound = [cid for pos, cid in ends.items() if m.end() <= pos < hi]
+        bound += [index[name][0] for pos, name in cited_macros(text[m.end() : hi])
+                  if name in index and index[name][1] in _INTERVAL_MACRO_SUFFIXES]
+        line, col = _line_col(starts, m.start())
+        for claim_id in dict.fromkeys(bound):
+            stated = m.group(0)
+            out.append(Finding(file, line, col, claim_id, stated, float(m.group(1)), f"{CLAIM_LEVEL:.0f}%",
+                               "drift", bound=True, quantity="ci_level",
+                               why=f"{claim_id}'s interval is cited under a {m.group(1)}% level, but it is "
+                                   f"a {CLAIM_LEVEL:.0f}% interval"))
+    return out
+
+
+def _override_findings(file: str, text: str, claims: Sequence[ClaimQuantity],
+                       starts: list[int]) -> list[Finding]:
+    """``\\renewcommand{\\evCnnTestAccuracy}{98.5\\%}``: the number every later use of the macro
+    prints, checked as a statement of the quantity the macro stands for (see overrides.py)."""
+    out = []
+    for o in macro_overrides(text, claims):
+        line, col = _line_col(starts, o.start)
+        what = _QUANTITY_WORDS.get(o.quantity.name, o.quantity.name)
+        expected = _expected(o.claim, o.quantity, False)
+        if o.right:
+            why = (f"\\{o.macro} is redefined by hand to {o.stated}: right today, but it no longer follows "
+                   f"{o.claim.id}'s {what}; delete the redefinition")
+        else:
+            why = (f"\\{o.macro} is redefined by hand, so every use prints {o.stated} as {o.claim.id}'s "
+                   f"{what}: expected {expected}, stated {o.stated}; delete the redefinition")
+        out.append(Finding(file, line, col, o.claim.id, o.stated, o.value, expected,
+                           "match" if o.right else "drift", why=why, quantity=o.quantity.name))
+    return out
 
 
 #: Arithmetic written out: "57.2 − 73.6 = −15.4", "98.7 minus 98.1 is 0.8 points", "55.9 + 1.3 gives 58.2".
@@ -563,7 +628,7 @@ def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> lis
 
 #: After a difference: its direction ("*higher*" in emphasis too, "14 RMSE units worse").
 _DIRECTION_AFTER = re.compile(r"\s*(?:points?\s+|pp\s+|%\s+|(?:[A-Za-z]+\s+)?units?\s+)?(?:[a-z]+\s+)?[*_]*"
-                              r"(?:(higher|lower|better|worse|more|less)\b(?=[*_]*\s+than\b)|(above|below)\b"
+                              r"(?:(higher|lower|better|worse|more|less)\b(?=[*_]*\s+than\b)|(above|below|ahead\s+of|behind)\b"
                               r"|(higher|lower|better|worse)\b(?=[*_]*\s*(?:[.;,)]|$)))", re.I)
 
 
@@ -597,7 +662,8 @@ def _direction_checked(t: str, seg: prose_module.Segment, mentions: list[Any], t
         shown = verb.group(0)
     else:
         shown = word.group(1) or word.group(2) or word.group(3)
-        said = {"above": "higher", "below": "lower"}.get(shown.lower(), shown.lower())
+        said = {"above": "higher", "below": "lower", "behind": "worse"}.get(
+            shown.lower(), "better" if shown.lower().startswith("ahead") else shown.lower())
         if word.group(2) or word.group(3):
             # "linear regression is 16.4 points below it", "relative to linear regression, the MLP's
             # RMSE is 1.3 higher.": the subject nearest before
@@ -674,6 +740,107 @@ def _complement_checked(t: str, seg: prose_module.Segment, mentions: list[Any], 
     # named apart: a right complement needs no binding (no claim renders it), as an error rate
     turned = replace(best, quantity=replace(quantity, name="prob_worse", raw=1.0 - quantity.raw))
     return (tok, turned, True) if _accepts(turned, tok) else (tok, best, ok)
+
+
+#: A probability opened before its comparison: "P(", "Pr(", "the probability that", "the chance that".
+_P_OPEN = re.compile(r"(?<![A-Za-z])(?:P|Pr|Prob)\s*\("
+                     r"|\b(?:probability|likelihood|chance|odds)\s+(?:that|of)\s+", re.I)
+_P_WINS = re.compile(r"\b(?:is\s+|being\s+|are\s+)?(?:better|beats?|beating|wins?|winning|outperforms?"
+                     r"|outperforming)\b", re.I)
+
+
+_BOTH = re.compile(r"\b(?:both|each|all|every)\b", re.I)
+_VERSUS = re.compile(r"\s+(?:vs\.?|versus)\s+", re.I)
+
+
+def _shared_by_pairs(t: str, seg: prose_module.Segment, tok: Token, best: Candidate,
+                     claims: Sequence[ClaimQuantity], mentions: list[Any]) -> list[Candidate]:
+    """"Both comparisons, MLP vs linear and linear vs control, come out with P(better) = 1.0": one
+    number said of every pair listed before it states it for each of those comparisons, so each
+    is checked (the one the number was read as already is)."""
+    if seg.kind == "row" or not best.claim.comparison or not _BOTH.search(t, seg.start, tok.start):
+        return []
+    pairs = []
+    for v in _VERSUS.finditer(t, seg.start, tok.start):
+        left = [m for m in mentions if m.end <= v.start() and not re.search(r"[,;]", t[m.end : v.start()])]
+        right = [m for m in mentions if m.start >= v.end() and not re.search(r"[,;]", t[v.end() : m.start])]
+        if left and right:
+            pairs.append((left[-1].subject, right[0].subject))
+    if len(pairs) < 2:
+        return _shared_by_collective(t, seg, tok, best, claims, mentions)
+    out = []
+    for a, b in pairs:
+        fits = [c for c in claims if c.comparison and len(c.subjects) >= 2 and c.id != best.claim.id
+                and (c.subjects[0][0], c.subjects[1][0]) == (a, b)]
+        quantity = fits[0].quantity(best.quantity.name) if len(fits) == 1 else None
+        if quantity is not None:
+            out.append(Candidate(fits[0], quantity, best.fraction, best.key,
+                                 (f"'{a} vs {b}' (one of the pairs the number is said of)",)))
+    return out if any((c.subjects[0][0], c.subjects[1][0]) in pairs for c in [best.claim]) else []
+
+
+_COLLECTIVE_BOTH = re.compile(r"\b(?:both|all)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:models|networks|nets"
+                              r"|classifiers|regressors|variants|methods|architectures)\b", re.I)
+
+
+def _shared_by_collective(t: str, seg: prose_module.Segment, tok: Token, best: Candidate,
+                          claims: Sequence[ClaimQuantity], mentions: list[Any]) -> list[Candidate]:
+    """"Both networks beat the control by +87.5 points": one number said of every comparison with
+    the one side the sentence names (the CNN's and the MLP's against the control) is checked for
+    each of them."""
+    collective = _COLLECTIVE_BOTH.search(t, seg.start, tok.start)
+    if collective is None:
+        return []
+    named = {m.subject for m in mentions if seg.start <= m.start and m.end <= tok.start}
+    if len(named) != 1:
+        return []
+    side = next(iter(named))
+    pairs = [c for c in claims if c.comparison and len(c.subjects) >= 2 and c.subjects[1][0] == side]
+    if len(pairs) != 2 or best.claim not in pairs:
+        return []
+    other = next(c for c in pairs if c is not best.claim)
+    quantity = other.quantity(best.quantity.name)
+    if quantity is None:
+        return []
+    return [Candidate(other, quantity, best.fraction, best.key,
+                      (f"'{collective.group(0)}' and '{side}' (each of them against it)",))]
+
+
+def _reversed_probability(t: str, seg: prose_module.Segment, tok: Token, mentions: list[Any],
+                          claims: Sequence[ClaimQuantity]) -> Candidate | None:
+    """"P(MLP better than CNN) is 0.84", "the probability that the MLP is better than the CNN is
+    0.84": P(better) named for a comparison's second side over its first states the complement
+    of the claim's P(better) (1 - 0.84 = 0.16), checked as that."""
+    lo = max(seg.start, tok.start - 140)
+    opened = [m for m in _P_OPEN.finditer(t, lo, tok.start)
+              if not re.search(r"[.;!?]\s", t[m.end() : tok.start])]
+    if not opened or tok.role not in ("value", "prob_better") or tok.signed:
+        return None
+    start = opened[-1].end()
+    wins = _P_WINS.search(t, start, min(tok.start, start + 60))
+    if wins is None:
+        return None
+    winner = [m.subject for m in mentions if start <= m.start and m.end <= wins.start()]
+    loser = [m.subject for m in mentions
+             if wins.end() <= m.start and m.end <= min(tok.start, wins.end() + 40)]
+    if len(set(winner)) != 1:
+        return None
+    if tok.start - max([wins.end(), *(m.end for m in mentions if m.end <= tok.start)]) > 40:
+        return None  # the number is not that probability's ("P(...) is tiny; the CNN reaches 98.7%")
+    named_here = {m.subject for m in mentions}
+    pairs = [c for c in claims if c.comparison and len(c.subjects) >= 2 and c.prob_better is not None]
+    if loser:
+        fits = [c for c in pairs if c.subjects[1][0] == winner[0] and c.subjects[0][0] == loser[0]]
+    else:  # "Against the control, P(linear better)": the pair the sentence names, the right way round
+        fits = [c for c in pairs if c.subjects[1][0] == winner[0] and c.subjects[0][0] in named_here]
+        if any(c.subjects[0][0] == winner[0] and c.subjects[1][0] in named_here for c in pairs):
+            return None
+    if len(fits) != 1:
+        return None
+    claim = fits[0]
+    quantity = Quantity("prob_worse", 1.0 - float(claim.prob_better or 0.0), "probability", claim.format)
+    named = f"'P({claim.subjects[1][0]} better than {claim.subjects[0][0]})' (the comparison reversed)"
+    return Candidate(claim, quantity, tok.unit != "%", (0.0,), (named,))
 
 
 def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[Any],
@@ -754,7 +921,7 @@ def _accepts(candidate: Any, tok: Token) -> bool:
 #: Citations of other work: LaTeX \cite commands, [@key], numeric [12], "et al.", (Author, 2020).
 _CITATION = re.compile(
     r"\\(?:cite|citep|citet|citealp|citealt|parencite|textcite|autocite|footcite)\b|\[@[\w:-]+"
-    r"|\[\d+(?:\s*[,;–-]\s*\d+)*\]|\bet al\."
+    r"|\[\d+(?:\s*[,;–-]\s*\d+)*\](?!\(#claim:)|\bet al\."  # not a bound "[1](#claim:x)"
     r"|\([A-Z][A-Za-z-]+(?: et al\.?| and [A-Z][A-Za-z-]+)?,? \d{4}[a-z]?\)")
 #: Words that make a citing sentence about this work's own results.
 _OURS = re.compile(r"\b(?:our|ours|we|us|this (?:work|paper|study|project|repository)|here|in this)\b", re.I)
@@ -793,12 +960,29 @@ _RELATIVE = re.compile(r"\brelative(?:ly)?\b|\bin relative terms\b", re.I)
 _GAIN_OVER = re.compile(r"\b(?:improvement|gain|reduction)\s+(?:over|on|upon|against)\b", re.I)
 
 
+#: A percentage glossing the difference before it: "by 16.4 RMSE points (about 22 %)".
+_GLOSS_BEFORE = re.compile(r"\(\s*(?:about|around|roughly|approximately|~|≈|i\.e\.,?|or|that is,?)?\s*$",
+                           re.I)
+
+
+#: Metrics a writer may show as a percentage whatever their format (an accuracy kept as 98.7).
+_RATE_METRIC = re.compile(r"acc|rate|precision|recall|f1|auc|share|percent|coverage|score", re.I)
+
+
+def _units_not_percent(claim: ClaimQuantity, quantity: Quantity) -> bool:
+    """Whether a claim's measure is in a metric's own units, far from a fraction (an RMSE of 57.2):
+    a percentage then states something else (a relative change, a share), never this number."""
+    return quantity.form == "measure" and not claim.format.percent and not claim.points \
+        and abs(claim.value) > 1 and not _RATE_METRIC.search(" ".join((*claim.metric, claim.id)))
+
+
 def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequence[ClaimQuantity],
                      mentions: list[Any]) -> list[Any]:
     """"The MLP lowers RMSE by 2.3% relative to linear": a comparison in a metric's own units,
     stated as a percentage of its reference side's level (the claim of that side alone, same
     metric). One candidate, or none where the sentence names no such comparison."""
-    if not _RELATIVE.search(t, seg.start, seg.end) and not _GAIN_OVER.search(t, seg.start, tok.start):
+    if not _RELATIVE.search(t, seg.start, seg.end) and not _GAIN_OVER.search(t, seg.start, tok.start) \
+            and not _GLOSS_BEFORE.search(t, max(seg.start, tok.start - 30), tok.start):
         return []
     named = {m.subject for m in mentions}
     # "linear vs control is -22.3%, MLP vs linear -2.3%": the pair written just before it is its
@@ -1003,6 +1187,27 @@ _ONE_SEED_AFTER = re.compile(r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:\(\s*|,\s*|for\s+|
                              r"seed\s*[#=]?\s*\d+\b", re.I)
 
 
+#: A row header naming one run, another statistic than the mean over seeds, or another work:
+#: "us (linear, one seed)", "CNN, median seed", "LeCun et al. (1998)" (a \multirow carried down too).
+_NOT_OUR_MEAN_ROW = re.compile(r"\b(?:one|single|a single|best|worst|median)[\s-]+(?:seed|run)\b(?!s)"
+                               r"|\bmedian\b|\bet al\b|\\cite\w*\{"
+                               r"|\((?:[A-Z][\w-]+,?\s+)?(?:19|20)\d\d[a-z]?\)")
+#: A column of changes over time, not of results: "Δ vs. last week", "change since v1", "week-over-week".
+_OVER_TIME_COLUMN = re.compile(r"\b(?:vs\.?|versus|since|from|over|compared to)\s+(?:the\s+)?"
+                               r"(?:last|previous|prior|yesterday|earlier)\b|\b(?:week|month|day|run|release)[\s-]+over[\s-]+"
+                               r"(?:week|month|day|run|release)\b|\bmedian\b", re.I)
+
+
+def _not_our_mean(t: str, cell: prose_module.Cell | None) -> bool:
+    """Whether a table cell holds no claim's number by its row or column header: a row of one
+    run, a median or another work's row, or a column of changes since last week. The row header
+    itself is read as its own row's ("GBM (one seed)": its "one" counts no claim's seeds)."""
+    if cell is None:
+        return False
+    row = cell.row or t[cell.start : cell.end]
+    return bool(_NOT_OUR_MEAN_ROW.search(row) or _OVER_TIME_COLUMN.search(cell.column))
+
+
 #: Before a number in its clause: the one run it is of ("seed 3 of the CNN reached", "its best seed").
 _ONE_SEED_BEFORE = re.compile(r"\bseed\s*[#=]?\s*\d+\b(?!\s*(?:%|seeds|runs))"
                               r"|\b(?:best|worst|first|last|single|one|a single)\s+(?:seed|run)\b(?!s)", re.I)
@@ -1052,6 +1257,10 @@ _ITS_BEFORE = re.compile(r"\W*(?:its|their)\b[^,;:()]*$", re.I)
 #: The interval of what the sentence before stated: "Its interval, [0.2, 2.6]", "The CI is 0.2 to 2.6".
 _ITS_INTERVAL = re.compile(r"\b(?:its|their|the|this)\s+(?:95\s*%\s+)?(?:CI|interval|confidence interval)\b",
                            re.I)
+#: A sentence that opens with a label of its own, up to the number ("Interaction terms: +0.3"); not a
+#: phrase of a setting ("With sixteen: 97%").
+_HEAD_LABEL = re.compile(r"[\s*_>#-]*(?!(?:with|at|for|on|in|from|after|by|under|over|using|and|then)\b)"
+                         r"[A-Za-z][\w-]*(?:\s+[\w-]+){0,3}\s*:\s*(?:about\s+|around\s+|~\s*|≈\s*)?", re.I)
 #: A number's own label right before it: "(the mean target, 152.1)", "the target mean: 152.1".
 _OWN_LABEL = re.compile(r"(?:^|[(\s])(?:the|a|an)\s+[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3}\s*[,:=]\s*"
                         r"(?:about\s+|around\s+|~\s*|≈\s*)?$", re.I)
@@ -1110,6 +1319,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         return []  # "Two fictional models score 90.0% and 91.5%": an exercise's numbers, no claim's
     if seg.kind == "row" and _ONE_SEED.search(text, seg.start, seg.end):
         return []  # a table row of one seed ("linear, seed 3 & 57.20"): a run's values, no claim's
+    if seg.kind == "row":
+        tokens = [tok for tok in tokens if not _not_our_mean(t, seg.cell(tok.start))]
     tokens = [tok for tok in tokens if not _ONE_SEED_AFTER.match(text, tok.end)  # "56.98 (seed 4)"
               and not _SEEDS_LABEL.search(text, seg.start, tok.start)  # "Seeds 0–4: 57.19, 57.37"
               and not (tok.role == "value" and _ONE_SEED_BEFORE.search(  # "Seed 3 of the CNN reached 99.2%"
@@ -1177,16 +1388,26 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         if options and not mentions and context and seg.kind != "row" and tok.role == "value":
             # "Chance-level prediction (the mean target, 152.1) would give ...": a number labelled by
             # its own words is theirs, not the claim of the sentence before, unless they name its metric
-            label = _OWN_LABEL.search(t, max(seg.start, tok.start - 60), tok.start)
+            label = _OWN_LABEL.search(t, max(seg.start, tok.start - 60), tok.start) \
+                or _HEAD_LABEL.fullmatch(t, seg.start, tok.start)  # "Interaction terms: +0.3 RMSE worse"
             if label is not None:
                 options = [c for c in options if any(word_regex(w).search(t, seg.start, tok.start)
                                                      for w in (*c.claim.metric, *c.claim.keywords))]
+        if tok.unit == "%":  # an RMSE of 57.2 is no percentage: "22 %" beside it states something
+            # else; "57.2%" (its digits with a wrong unit) stays its drift
+            options = [c for c in options if not _units_not_percent(c.claim, c.quantity)
+                       or c.claim.accepts_quantity(c.quantity, tok.value, tok.decimals)]
         if not options and tok.unit == "%" and tok.role == "value":
             options = _relative_change(t, seg, tok, claims, mentions)
         if not options and (slip := _variant_slip(t, seg, tok, claims, mentions)) is not None:
             options = [slip]  # "| Wide MLP | 98.1% |": the MLP's own value under its variant's name
         if not options:
             continue
+        if tok.role == "value" and tok.signed and _DIRECTION_AFTER.match(t, tok.end):
+            # "+0.3 RMSE worse": a signed change with its direction is a difference, no one's level
+            options = [c for c in options if c.claim.comparison]
+            if not options:
+                continue
         if tok.role == "value" and _DIRECTION_AFTER.match(t, tok.end) \
                 and any(c.quantity.name == "value" for c in options):
             # "the MLP's error is 2.5 lower on average": a difference with its direction is the
@@ -1198,6 +1419,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                        and any(g[0] == first_named for g in c.claim.subjects)]
             if not options:
                 continue
+        if (flipped := _reversed_probability(t, seg, tok, mentions, claims)) is not None:
+            options = [flipped]  # "P(MLP better than CNN) is 0.84": the complement of P(CNN better)
         if tok.signed:
             options = [_reversed(c, t, seg, mentions, tok, claims) for c in options]
         if tok.role in ("ci_low", "ci_high", "ci_end", "prob_better") and last is not None:
@@ -1216,6 +1439,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             continue  # "the MLP's own interval ([54.7, 57.0]) nearly touches linear's": the MLP's
         ok = _accepts(best, tok)
         chosen.append((tok, best, ok))
+        chosen += [(tok, c, _accepts(c, tok)) for c in _shared_by_pairs(t, seg, tok, best, claims, mentions)]
         if tok.role == "value":
             stated = best.claim.id
     chosen = _budget_checked(t, seg, chosen)
@@ -1296,6 +1520,8 @@ def _bound_quantity(claim: ClaimQuantity, digits: str, value: float, decimals: i
         if quantity.form == "count" and (decimals or has_unit):
             continue
         for fraction in ([not has_unit] if quantity.form == "probability" else readings):
+            if fraction and quantity.form == "measure" and not decimals:
+                continue  # "[1]" shows no fraction's digits: never 0.875 (+87.5 points) rounded
             values = [value] if signed or quantity.form != "measure" or not claim.comparison \
                 else [value, -value]
             if any(claim.accepts_quantity(quantity, v, decimals, fraction=fraction) for v in values):
@@ -1388,6 +1614,11 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
             continue
         other = _other_subject(masked, doc, start, claim, claims)
         other = other or swapped.get(start)
+        seg = next((g for g in doc.segments if g.start <= start < g.end), None)
+        if not other and seg is not None and claim.split \
+                and (named := split_misnamed_before(masked, seg.start, start, claim)) is not None:
+            other = (f"{claim.id} is measured on the {claim.split} split, but the sentence gives it as "
+                     f"the '{named}' split's {claim.metric[0]}")
         if other:
             line, col = _line_col(starts, start)
             findings.append(Finding(file, line, col, claim_id, text[start:end], math.nan, claim.expected,
@@ -1564,7 +1795,13 @@ def hand_typed_numbers(path: Path, text: str,
                 and not (tok.unit in ("%", "pts") and tok.decimals > 0):
             continue
         out.append(HandTypedNumber(path.as_posix(), line, col, text[tok.start : tok.end].strip()))
-    return out
+    if prose_module.dialect(path.as_posix()) == "tex":  # a claim macro redefined by hand types its number
+        seen = {(h.line, h.column) for h in out}
+        for o in macro_overrides(text, claims or ()):
+            line, col = _line_col(starts, o.start)
+            if (line, col) not in seen:
+                out.append(HandTypedNumber(path.as_posix(), line, col, o.stated))
+    return sorted(out, key=lambda h: (h.line, h.column))
 
 
 # --------------------------------------------------------------------------- report

@@ -175,6 +175,9 @@ _POINTS_RE = re.compile(r"[ \u00a0\u2009\u202f-]{0,2}(?:percentage[ -]points?|pc
                         r"|points?\b|pts?\b"
                         r"|pp\b|p\.p\.)", re.I)
 #: After an integer: its decimal point, a line break, and its decimals right before a percent sign.
+#: After an interval's end: the rest of the bracket, then a percent sign ("4.8, 17.8] %", "17.8] %").
+_BRACKET_PERCENT = re.compile(r"(?:[ \u00a0\u2009\u202f]*[,;–-][ \u00a0\u2009\u202f]*[-−+]?\d+(?:\.\d+)?)?"
+                              r"[ \u00a0\u2009\u202f]*[\])][ \u00a0\u2009\u202f]{0,6}(?:%|percent\b)")
 _BROKEN_DECIMAL = re.compile(r"\.[ \t]*\n[ \t>]*(\d+)(?=[ \u00a0\u2009\u202f]?%)")
 #: After a number: "of every 100", "out of 100", "in every hundred": it is a percentage.
 _PER_HUNDRED = re.compile(r"[ \u00a0]+(?:out\s+)?(?:of|in)\s+(?:every\s+|each\s+|a\s+)?(?:100|hundred)\b"
@@ -228,9 +231,11 @@ _SETTING_BEFORE = re.compile(
     r"|(?:stays?|stayed|remains?|remained|kept|left|held) at))?"
     r"\s*[\s(~≈]*"
     r"(?::[*_]+\s*)?$", re.I)  # "**Report version:** 1.2"
-#: The test split named as where a result was measured, right before its number: "on the held-out
-#: split is" (another split's number stays unread, as "the validation split is 20%" does).
-_ON_THE_SPLIT = re.compile(r"\b(?:on|in|over|across)\s+(?:the\s+|our\s+)?(?:test|held-out|hold-out)\s+"
+#: A split named as where a result was measured, right before its number: "on the held-out split
+#: is", "on the validation split is" (attribution then reads it as that split's: no claim's, or a
+#: test claim's own number misnamed); "the validation split is 20%" stays a share.
+_ON_THE_SPLIT = re.compile(r"\b(?:on|in|over|across)\s+(?:the\s+|our\s+)?"
+                           r"(?:test|held-out|hold-out|validation|val|dev)\s+"
                            r"split\s+(?:is|was)\s*$", re.I)
 #: Words after an integer that make it a count of things, not a result (1,797 images, 15 epochs).
 _COUNT_NOUNS = re.compile(
@@ -284,6 +289,17 @@ _DATA_RANGE_BEFORE = re.compile(r"\b(?:scale|range|span|spread|values?)\s+of\s+(
 _EXPECTED_BEFORE = re.compile(r"\b(?:we|I|they|the authors)\s+(?:had\s+)?(?:expected|predicted"
                               r"|hypothesi[sz]ed|anticipated|guessed|hoped)\b"
                               r"(?:(?!\b(?:but|while|whereas|however|yet|instead|though)\b)[^.;!?])*$", re.I)
+#: Before a number: the level something ought to sit near, a norm and no result ("the control
+#: should sit near 10%", "is supposed to be around 10%"); a plain "should be 98.7%" stays a statement.
+_NORM_BEFORE = re.compile(r"\b(?:should|ought to|is supposed to|are supposed to|would)\s+(?:\w+\s+)?"
+                          r"(?:sit|be|stay|land|hover|lie|come in|end up)\s+(?:near|around|about|close to"
+                          r"|roughly|approximately|~|≈)\s*$", re.I)
+#: After "from N": a change to the value reported elsewhere ("from 61.8 (raw target) to the final value").
+_TO_THE_FINAL = re.compile(r"[\s\u00a0]*(?:\([^()]{0,40}\)[\s\u00a0]*)?(?:down\s+|up\s+)?to\s+"
+                           r"(?:the|its|our|their)\s+(?:final|current|reported|present|headline|new|published)\b",
+                           re.I)
+#: After a number: named as the expectation it is compared with ("11.2% vs. 10% expected").
+_EXPECTED_AFTER = re.compile(r"[\s\u00a0]+(?:is\s+|was\s+)?expected\s*(?=[).,;:|\n]|$)", re.I)
 #: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.
 _PROBABILITY_NAMED = re.compile(r"probabilit|(?<![A-Za-z])P\s*\(", re.I)
 _PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior"
@@ -357,6 +373,13 @@ _SPREAD_NAMED = re.compile(r"\b(?:SDs?|s\.d\.|std|stdev|standard (?:deviation|er
                            r"|spread|min|max|range|tolerance|jitter|seeds?)\b|σ", re.I)
 _SD_WORDS = re.compile(r"SDs?|s\.d\.|std|stdev|standard deviations?|sigma|σ", re.I)
 _SE_WORDS = re.compile(r"SEM?s?|s\.e\.|standard errors?", re.I)
+#: Before a number: named as an interval's half-width ("a CI half-width of about 0.2").
+_HALF_WIDTH_BEFORE = re.compile(r"\b(?:half[- ]?width|margin of error)\s*(?:of|is|was|=|:|at)?\s*"
+                                r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
+#: Before a number: named as a spread over seeds ("the seed-to-seed SD is 0.15", "SD of its RMSE: 0.15").
+_SPREAD_BEFORE = re.compile(r"\b(?:SDs?|s\.d\.|std|stdev|standard (?:deviation|error)s?|SEM?|s\.e\.|variance)"
+                            r"(?:\s+(?:of|across|over|between)\s+[^.;,\d]{0,40}?)?\s*(?:is|was|of|=|:|at)\s*"
+                            r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
 #: After a ± term: the interval it is the half-width of ("± 0.4 (95% CI)").
 _CI_NAMED_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*[(,]?[\s\u00a0]*(?:95|90|99)?"
                              r"[\s\u00a0]*(?:%|\\%)?[\s\u00a0]*(?:CI|confidence interval)\b", re.I)
@@ -397,6 +420,8 @@ def tokenize(t: str) -> list[Token]:
             skip = end
         elif pts := _POINTS_RE.match(t, e):
             unit, end = "pts", pts.end()
+        elif _BRACKET_PERCENT.match(t, e):
+            unit = "%"  # "[4.8, 17.8] %": a unit after the closing bracket is both ends'
         elif glued := _GLUED_RE.match(t, e):
             unit = glued.group(0)
             decoy |= re.match(r"\w", t[glued.end() : glued.end() + 1]) is not None
@@ -426,6 +451,11 @@ def tokenize(t: str) -> list[Token]:
                 tok.statement, tok.role = True, "sd"  # "57.2 ± 0.2 (mean ± SD)": the seeds' SD
             elif _SE_WORDS.fullmatch(named.group(0)):
                 tok.statement, tok.role = True, "se"
+        if sign != "±" and before != "±" and not spread:
+            if _HALF_WIDTH_BEFORE.search(t, max(0, s - 60), s):
+                tok.role = "ci_half"  # "the CI half-width of 0.2": the interval's half-width, checked
+            elif _SPREAD_BEFORE.search(t, max(0, s - 80), s):
+                tok.statement = False  # "the seed-to-seed SD is 0.15": a spread over seeds, no result
         # a siunitx wrapper is no word: "(lr \num{1.0})" names its setting as "(lr 1.0)" does
         window = re.sub(r"\\?\b(?:num|SI|qty)\s*\{?\s*$", "", t[max(0, start - 60) : start])
         if unit == "%" and _LEVEL_AFTER.match(t, end):
@@ -454,6 +484,10 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = True  # "1.2 points above 10%": a distance from a stated number, no claim's
         if _DATA_RANGE_BEFORE.search(window):
             tok.decoy = tok.setting = True  # "the scale of the outcome (25–346)": the data, no result
+        if re.search(r"\bfrom\s*$", window, re.I) and _TO_THE_FINAL.match(t, end):
+            tok.decoy = True  # "drop from 61.8 (raw target) to the final value": the level before a change
+        if _NORM_BEFORE.search(window) or _EXPECTED_AFTER.match(t, end):
+            tok.decoy = True  # "should sit near 10%", "vs. 10% expected": what it ought to be, no result
         if _EXPECTED_BEFORE.search(t, max(0, start - 80), start):
             tok.decoy = True  # "we expected the CNN to lead by about 1%": a prior, not a result
         if re.search(r"\bwithin\s*$", window, re.I) and _TOLERANCE_AFTER.match(t, e):
@@ -624,6 +658,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                     and not re.search(r"\b(?:fewer|less|more)\s+than\s*$|\bat\s+least\s*$", left, re.I):
                 needed = None  # "is not resolved by 5 seeds", "with 5 seeds ... not resolved": too few
             tok.role = "seeds_needed" if needed else "n"
+            if tok.value == 1 and re.match(r"[-‑](?:seed|run)\b", t[end : end + 6], re.I):
+                tok.decoy = True  # "the one-seed variance", "a single-run score": what one run shows
+                return
             if _MORE_SEEDS_AFTER.match(t, end):
                 tok.decoy = True  # "queue 5 more seeds per arm": runs to add, neither count nor estimate
                 return

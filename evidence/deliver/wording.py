@@ -61,7 +61,8 @@ SAMENESS = re.compile(
     r"performs? equally|equally (?:well|good|accurate)|no better (?:or|nor) worse|makes no difference|"
     r"does(?:n't| not) matter|no effect|perform(?:s|ed)? the same|do(?:es)? the same|the same performance"
     r"|no (?:real )?difference between|(?:is|are) useless|(?:is|are) pointless|buys nothing"
-    r"|perform(?:s|ed)? (?:comparably|similarly|alike)|on a par)\b", re.I)
+    r"|perform(?:s|ed)? (?:comparably|similarly|alike)|on a par"
+    r"|(?<=\s)(?:tie|are tied|were tied|draw)(?=\s*(?:[.,;:!?\"”')]|$|on\b|in\b)))\b", re.I)
 HEDGE = re.compile(
     r"\b(?:not|n't|never|cannot|can't|whether|if|might|may|could|unclear|inconclusive|insufficient|"
     r"fails? to|failed to|without|nor|neither|hypothes\w+|predicts?|expected to|would|unless|"
@@ -75,6 +76,28 @@ PER_PAIR = re.compile(r"\b(?:seed|run)\s+pair(?:s|ings)\b|\bpairings\b|\bof the 
 MENTIONED = re.compile(r"\b(?:may|can|must|should|could|do|does)\s*(?:not|n't)\s+(?:\w+\s+)?"
                        r"(?:write|say|claim|state|report|conclude)\b"
                        r"|\b(?:never|don't|do not)\s+(?:write|say|claim)\b", re.I)
+
+
+#: After a quotation: the sentence's verdict on it ('"A is reliably better" is too strong').
+REJECTED_AFTER = re.compile(r"\s*[,:]?\s*(?:(?:is|was|are|were|would be|sounds)\s+(?:\w+\s+)?"
+                            r"(?:too strong|wrong|not supported|unsupported|misleading|an overclaim"
+                            r"|overstated|false|incorrect"
+                            r"|not what (?:the|our) (?:evidence|data) (?:says|show)s?)|overstates|overclaims"
+                            r"|goes too far|went too far)\b", re.I)
+_QUOTES = (('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"))
+
+
+def _quoted_and_rejected(t: str, seg: Segment, pos: int) -> bool:
+    """Whether the assertion at ``pos`` lies in a quotation the sentence then rejects:
+    '"Wider MLPs are reliably better" is too strong' mentions the wording to refute it."""
+    for opening, closing in _QUOTES:
+        start = t.rfind(opening, seg.start, pos)
+        if start < 0 or (opening == "'" and start > seg.start and t[start - 1].isalnum()):
+            continue
+        end = t.find(closing, pos, seg.end)
+        if end >= 0 and REJECTED_AFTER.match(t, end + 1):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -129,7 +152,7 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Ment
         if pattern is SAMENESS and m.group(0).lower().startswith("no "):
             window = t[clause : m.start()]
         if HEDGE.search(window) or PER_PAIR.search(t, seg.start, seg.end) \
-                or MENTIONED.search(t, seg.start, seg.end):
+                or MENTIONED.search(t, seg.start, seg.end) or _quoted_and_rejected(t, seg, m.start()):
             continue
         return m
     return None
