@@ -304,6 +304,12 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # sign after an interval's closing bracket):
 # example 74/76 and no decoy, proj2 49/52 and none, 123/128 and 0/386 in all; corpora 1 to 9
 # unchanged.
+#
+# The eleventh corpus (tests/data/reconcile_heldout11; its proj2 setup is reconcile_heldout1's) was
+# scored once as found on a held-out basis by its scorer, after the fixes prompted by corpora 7 to
+# 10: 89 of 112 drifts with the right claim, 25 of 463 decoys flagged (a review of another paper
+# and a poster with decimal commas drew most). This module's scorer counts the same: example 58/66
+# and 9 decoys, proj2 31/46 and 16 decoys. Its floors are that score until fixes raise them.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -349,13 +355,15 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 7): (74, 1), ("proj2", 7): (51, 0),
                 ("example", 8): (86, 0), ("proj2", 8): (59, 0),
                 ("example", 9): (72, 0), ("proj2", 9): (47, 0),
-                ("example", 10): (74, 0), ("proj2", 10): (49, 0)}
+                ("example", 10): (74, 0), ("proj2", 10): (49, 0),
+                ("example", 11): (58, 9), ("proj2", 11): (31, 16)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",
               8: Path(__file__).parent / "data" / "reconcile_heldout8",
               9: Path(__file__).parent / "data" / "reconcile_heldout9",
-              10: Path(__file__).parent / "data" / "reconcile_heldout10"}
+              10: Path(__file__).parent / "data" / "reconcile_heldout10",
+              11: Path(__file__).parent / "data" / "reconcile_heldout11"}
 
 
 @pytest.mark.slow
