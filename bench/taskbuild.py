@@ -48,9 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=10000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=harness.BENCH / ".work")
+    parser.add_argument("--engine-rev", default=None,
+                        help="the engine as committed at this git revision (default: the working tree)")
     args = parser.parse_args(argv)
     harness_args = harness.parse(["--sizes", str(args.size), "--tools", "evidence",
                                   "--workdir", str(args.workdir.resolve())])
+    harness_args.engine = common.snapshot_engine(args.workdir.resolve(), args.engine_rev)
     size = harness.Size(args.size, args.workdir.resolve() / str(args.size), ["evidence"], harness_args)
     size.generate()
     harness.bench_size(size, 0, 0, 3600.0, prepare_only=True)
@@ -58,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     samples: list[dict[str, float]] = []
     for _ in range(args.repeats):
         projects.evidence_toggle(folder)
-        done = subprocess.run([sys.executable, "-c", PROBE % (CREATORS,)], cwd=folder, env=size.env,
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run([sys.executable, "-c", PROBE % (CREATORS,)], cwd=folder,
+                              env=size.env_of("evidence"), capture_output=True, text=True, check=True)
         samples.append(json.loads(done.stdout.strip().splitlines()[-1]))
     print(f"N={args.size:,}; {common.machine()}; medians of {args.repeats} (one experiment edit each)")
     for name in ("import dodo.py", *CREATORS):
