@@ -11,4 +11,5 @@ info       `doit info` in this process (for `evidence why`)
 standard   the standard task set for a one-line dodo.py
 moot       expensive uptodate checks, skipped when a file dependency changed (doit runs the task anyway)
 quick      the no-op fast path: records the up-to-date index, builds the task list from it
+warmdoit   the warm doit: a call served by a fork of a server that has the engine imported
 """

@@ -30,9 +30,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 def doit_config(project: Project, default_tasks: list[str] | None = None) -> dict[str, Any]:
     """DOIT_CONFIG for a project: sqlite3 backend (safe with parallel doit processes), the
     console reporter that records the up-to-date index after a no-op and the file checker that
-    does not stat again what the index just checked (:mod:`evidence.tasks.quick`)."""
-    from evidence.tasks.quick import index_reporter, indexed_checker
+    does not stat again what the index just checked (:mod:`evidence.tasks.quick`).
 
+    Called while doit imports dodo.py, before doit reads anything else: the one moment at which
+    a ``doit`` call can still be handed whole to a warm server that has the engine imported."""
+    from evidence.tasks.quick import index_reporter, indexed_checker
+    from evidence.tasks.warmdoit import hand_over
+
+    hand_over()  # served by a warm doit (:mod:`evidence.tasks.warmdoit`) when one listens: never returns
     project.state_dir.mkdir(parents=True, exist_ok=True)
     return {
         "reporter": index_reporter(project),

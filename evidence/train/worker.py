@@ -42,6 +42,7 @@ import socket
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,13 +62,15 @@ def preload() -> None:
     import evidence.experiments.trainers  # noqa: F401
 
 
-def loaded_files() -> dict[str, tuple[int, int, int]]:
+def loaded_files(extra: list[str] | None = None) -> dict[str, tuple[int, int, int]]:
     """``path -> (inode, size, mtime_ns)`` of every file whose content this process holds in
-    memory and a run depends on: the engine modules imported so far, and torch's version file
-    (rewritten by any install of torch)."""
-    import torch
+    memory and a request depends on: the engine modules imported so far, and ``extra`` (by
+    default torch's version file, rewritten by any install of torch)."""
+    if extra is None:
+        import torch
 
-    paths = [str(Path(torch.__file__).with_name("version.py"))]
+        extra = [str(Path(torch.__file__).with_name("version.py"))]
+    paths = list(extra)
     for module in list(sys.modules.values()):
         name = getattr(module, "__file__", None)
         if name and (module.__name__ == "evidence" or module.__name__.startswith("evidence.")):
@@ -110,7 +113,8 @@ def _receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
 
 
 def _child(worker: Worker, conn: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
-    """In the forked child: become the run's process, run the runner, never return."""
+    """In the forked child: take the client's descriptors, environment and folder, run
+    ``worker.serve_request`` on the request, never return."""
     code = 1
     try:
         worker.close_in_child()
@@ -128,15 +132,12 @@ def _child(worker: Worker, conn: socket.socket, request: dict[str, Any], fds: li
         os.environ.clear()
         os.environ.update(request["env"])
         os.chdir(request["cwd"])
-        os.environ["EVIDENCE_LAUNCH"] = "warm-worker"
-        from evidence.train import runner
-
-        runner.FORKED_UNDER = worker.env
-        sys.argv = ["python -m evidence.train.runner", *request["argv"]]
-        code = runner.main(request["argv"])
+        code = worker.serve_request(request)
     except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else 1
-    except BaseException:  # the run's own process: report, and exit like an uncaught error would
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except KeyboardInterrupt:  # a forwarded Ctrl-C that the request did not handle itself
+        code = 130
+    except BaseException:  # the request's own process: report, and exit like an uncaught error would
         traceback.print_exc()
         code = 1
     finally:
@@ -144,6 +145,16 @@ def _child(worker: Worker, conn: socket.socket, request: dict[str, Any], fds: li
             sys.stdout.flush()
             sys.stderr.flush()
         os._exit(code)
+
+
+def run_runner(worker: Worker, request: dict[str, Any]) -> int:
+    """A training worker's request: become the run's process and run the runner."""
+    os.environ["EVIDENCE_LAUNCH"] = "warm-worker"
+    from evidence.train import runner
+
+    runner.FORKED_UNDER = worker.env
+    sys.argv = ["python -m evidence.train.runner", *request["argv"]]
+    return runner.main(request["argv"])
 
 
 class Worker:
@@ -154,12 +165,15 @@ class Worker:
     reaches its client at once and an idle worker costs no CPU.
     """
 
-    def __init__(self, path: str, idle: float, check: float = CHECK_SECONDS) -> None:
+    def __init__(self, path: str, idle: float, check: float = CHECK_SECONDS,
+                 serve: Callable[[Worker, dict[str, Any]], int] = run_runner,
+                 stamps: dict[str, tuple[int, int, int]] | None = None) -> None:
         self.path = path
         self.idle = idle
         self.check = check
         self.env = dict(os.environ)  # what torch and the engine were imported under
-        self.stamps = loaded_files()
+        self.stamps = loaded_files() if stamps is None else stamps
+        self._serve = serve
         self.retired: str | None = None
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.wakeup, self.alarm = socket.socketpair()
@@ -167,6 +181,10 @@ class Worker:
         self.children: dict[int, socket.socket] = {}  # child pid -> its client's connection
         self.last_active = time.monotonic()
         self.bound: int | None = None  # the inode of the socket this worker bound
+
+    def serve_request(self, request: dict[str, Any]) -> int:
+        """In a forked child: what this worker does with one request (its exit code)."""
+        return self._serve(self, request)
 
     def serve(self) -> None:
         with contextlib.suppress(FileNotFoundError):
