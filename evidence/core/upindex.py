@@ -69,7 +69,8 @@ SKIPPED_NAMES = frozenset({".git", ".evidence", "__pycache__"})
 
 #: Variables that change how the index is used, not what the graph is.
 NOT_SURROUNDINGS = ("EVIDENCE_INDEX", "EVIDENCE_INDEX_TRACE", "EVIDENCE_PROGRESS", "EVIDENCE_WARM_WORKER",
-                    "EVIDENCE_WARM_WORKER_IDLE")
+                    "EVIDENCE_WARM_WORKER_IDLE", "EVIDENCE_WARM_DOIT", "EVIDENCE_WARM_DOIT_IDLE",
+                    "EVIDENCE_LAUNCH")
 
 Stat = list[int] | None
 

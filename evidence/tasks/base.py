@@ -37,7 +37,7 @@ def doit_config(project: Project, default_tasks: list[str] | None = None) -> dic
     from evidence.tasks.quick import index_reporter, indexed_checker
     from evidence.tasks.warmdoit import hand_over
 
-    hand_over()  # served by a warm doit (:mod:`evidence.tasks.warmdoit`) when one listens: never returns
+    hand_over(project)  # a warm doit (:mod:`evidence.tasks.warmdoit`) serves the call: never returns
     project.state_dir.mkdir(parents=True, exist_ok=True)
     return {
         "reporter": index_reporter(project),

@@ -96,6 +96,13 @@ def fast_graph(project: Project) -> upindex.Fresh | None:
     return _FAST[project.root]
 
 
+def note_not_fresh(root: Any) -> None:
+    """Take the full path for the project at ``root`` in this process without checking the index
+    (the warm doit's client has just checked it: :mod:`evidence.tasks.warmdoit`). Always safe:
+    the full path is what the fast path stands in for."""
+    _FAST[root] = None
+
+
 def indexed_checker(project: Project) -> type[MD5Checker]:
     """doit's file checker for ``project`` (see the module docstring)."""
 

@@ -44,9 +44,10 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from evidence.core.hashing import digest_json
+from evidence.core.project import Project
 
 #: Seconds a server waits for its next call before it exits (``EVIDENCE_WARM_DOIT_IDLE``).
 IDLE_SECONDS = 900.0
@@ -132,13 +133,20 @@ def socket_path(key: str) -> Path | None:
     return path if len(str(path)) <= MAX_SOCKET_PATH else None
 
 
-def hand_over() -> None:
+def hand_over(project: Project) -> None:
     """Serve this ``doit`` call warm and end this process with its exit status; return (and let
-    the call run here) when it cannot be served warm, after starting a server for the next."""
+    the call run here) when it cannot be served warm, after starting a server for the next.
+
+    A no-op (the up-to-date index is fresh: :mod:`evidence.tasks.quick`) is not handed over: it
+    imports nothing heavy, so a hand-over would only add a second process. Otherwise the call's
+    process is told the index was not fresh here, so that it does not check it again."""
     if not enabled() or eligible(sys.argv) is not None:
         return
     from evidence.scale.warm import _connect
+    from evidence.tasks.quick import fast_graph
 
+    if fast_graph(project) is not None:
+        return
     path = socket_path(server_key())
     if path is None:
         return
@@ -146,20 +154,20 @@ def hand_over() -> None:
     if conn is None:
         start_server(path)
         return
-    code = _serve_remotely(conn)
+    code = _serve_remotely(conn, project)
     if code is None:  # retired (its code changed) or gone before forking: nothing ran
         start_server(path)
         return
     _exit_like(code)
 
 
-def _serve_remotely(conn: socket.socket) -> int | None:
+def _serve_remotely(conn: socket.socket, project: Project) -> int | None:
     """Send this call; forward signals while it runs; its exit code (None: nothing ran)."""
     from evidence.scale.warm import _fd, _lines
 
     sigint_ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     request = {"argv": sys.argv, "env": dict(os.environ), "cwd": os.getcwd(), "path": sys.path,
-               "sigint_ignored": sigint_ignored}
+               "sigint_ignored": sigint_ignored, "index_not_fresh": str(project.root)}
     with conn:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -284,7 +292,7 @@ def preload() -> list[str]:
             if t in sys.modules and getattr(sys.modules[t], "__file__", None)]
 
 
-def run_doit(_worker: Any, request: dict[str, Any]) -> int:
+def run_doit(_worker: Any, request: dict[str, Any]) -> NoReturn:
     """In the forked child: doit's ``main`` on the client's arguments, as in the client."""
     os.environ["EVIDENCE_LAUNCH"] = LAUNCHED
     # doit keeps the sys.stdout it found at import (``doit run``'s default output file): write
@@ -295,11 +303,15 @@ def run_doit(_worker: Any, request: dict[str, Any]) -> int:
         sys.stdout, sys.stderr, sys.stdin = sys.__stdout__, sys.__stderr__, sys.__stdin__
     sys.path[:] = request["path"]
     sys.argv = list(request["argv"])
+    if request.get("index_not_fresh"):  # the client just found it so: the full path, at once
+        from evidence.tasks import quick
+
+        quick.note_not_fresh(Path(request["index_not_fresh"]))
     signal.signal(signal.SIGINT, signal.SIG_IGN if request.get("sigint_ignored")
                   else signal.default_int_handler)
     from doit.doit_cmd import DoitMain
 
-    return int(DoitMain().run(sys.argv[1:]))
+    raise SystemExit(DoitMain().run(sys.argv[1:]))  # as doit's own main: `forget` returns None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -327,6 +339,10 @@ def main(argv: list[str] | None = None) -> int:
                       stamps=worker.loaded_files(extra=libraries)).serve()
     finally:
         worker.remove_lock_file(args.socket + worker.LOCK_SUFFIX)
+        log = Path(args.socket).with_suffix(".log")
+        with contextlib.suppress(OSError):
+            if log.stat().st_size == 0:
+                log.unlink()
     return 0
 
 

@@ -133,8 +133,12 @@ def _child(worker: Worker, conn: socket.socket, request: dict[str, Any], fds: li
         os.environ.update(request["env"])
         os.chdir(request["cwd"])
         code = worker.serve_request(request)
-    except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except SystemExit as stop:  # as the interpreter maps sys.exit's argument to a status
+        if stop.code is None or isinstance(stop.code, int):
+            code = stop.code or 0
+        else:
+            print(stop.code, file=sys.stderr)
+            code = 1
     except KeyboardInterrupt:  # a forwarded Ctrl-C that the request did not handle itself
         code = 130
     except BaseException:  # the request's own process: report, and exit like an uncaught error would
