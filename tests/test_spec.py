@@ -141,7 +141,7 @@ def test_invalid_toml_is_reported(make_project: Callable[..., Path]) -> None:
 #: a run computes (numerical engine code, a trainer, a config, the data, the numerics profile,
 #: the protocol): then retrain and recommit the example's evidence in the same commit. A pure
 #: move of engine modules between packages must leave it alone (see docs/architecture.md).
-EXAMPLE_KEYS = "c6d708cb6d06acf1593c0d36315506dd5648c45d28e806f0f140091824e6ed78"
+EXAMPLE_KEYS = "087b9de3df07fedbfb8b34270db0c7cad1c685d9e8d45462716cf44927944164"
 
 
 def test_the_bundled_examples_run_keys_are_pinned_and_sealed() -> None:

@@ -60,17 +60,32 @@ def configure_determinism(threads: int) -> None:
 
 
 def rng_state() -> dict[str, Any]:
-    """All global RNG states, in types that ``torch.load(weights_only=True)`` accepts."""
+    """All global RNG states, in types that ``torch.load(weights_only=True)`` accepts.
+
+    On a GPU that includes each CUDA device's generator: dropout on CUDA draws from it, not from
+    the CPU generator, so a run resumed without it repeats the masks of its first steps and
+    seals other weights than the uninterrupted run (found by tests/test_cuda.py on an H200).
+    Read only once CUDA is in use: asking earlier would initialise CUDA in a CPU run.
+    """
     kind, keys, pos, has_gauss, cached = np.random.get_state(legacy=True)
-    return {
+    state: dict[str, Any] = {
         "torch": torch.get_rng_state(),
         "numpy": {"kind": kind, "keys": [int(k) for k in keys], "pos": int(pos),
                   "has_gauss": int(has_gauss), "cached_gaussian": float(cached)},
         "python": random.getstate(),
     }
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
 
 
 def set_rng_state(state: dict[str, Any]) -> None:
+    """Restore :func:`rng_state`'s states (a checkpoint's CUDA generators on the devices that
+    exist here: a CPU checkpoint restores none, and a run's key pins its device kind)."""
+    cuda = state.get("cuda")
+    if cuda and torch.cuda.is_available():
+        for index, generator in enumerate(cuda[:torch.cuda.device_count()]):
+            torch.cuda.set_rng_state(generator, index)
     torch.set_rng_state(state["torch"])
     n = state["numpy"]
     np.random.set_state((n["kind"], np.array(n["keys"], dtype=np.uint32), n["pos"],
