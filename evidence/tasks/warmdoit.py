@@ -281,15 +281,29 @@ PRELOAD = (
 
 def preload() -> list[str]:
     """Import :data:`PRELOAD` (a module that cannot be imported here is left to the call); the
-    files whose change must retire the server: the top-level packages' own ``__init__`` files."""
+    files whose change must retire the server: the top-level packages' own ``__init__`` files
+    and the folders that hold installed distributions."""
     import importlib
 
     for name in PRELOAD:
         with contextlib.suppress(Exception):
             importlib.import_module(name)
+    from evidence.core import provenance
+
+    provenance.environment()  # installed versions, read once here: every sidecar records them
     tops = {name.split(".")[0] for name in PRELOAD} - {"evidence"}
-    return [str(getattr(sys.modules[t], "__file__", "")) for t in sorted(tops)
-            if t in sys.modules and getattr(sys.modules[t], "__file__", None)]
+    files = [str(getattr(sys.modules[t], "__file__", "")) for t in sorted(tops)
+             if t in sys.modules and getattr(sys.modules[t], "__file__", None)]
+    # an install, upgrade or removal of any package adds or removes a *.dist-info folder there
+    return files + [entry for entry in sys.path if entry and os.path.isdir(entry)
+                    and any(name.endswith(".dist-info") for name in _names(entry))]
+
+
+def _names(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
 
 
 def run_doit(_worker: Any, request: dict[str, Any]) -> NoReturn:
