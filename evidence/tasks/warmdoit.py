@@ -29,8 +29,9 @@ cold while a new server starts.
 
 ``EVIDENCE_WARM_DOIT=0`` turns it off; ``EVIDENCE_WARM_DOIT_IDLE`` is how many seconds a
 server waits for its next call (default 900). Calls that must run in this very process are
-never handed over: another dodo file or folder (``-f``, ``-d``, ``-k``), ``doit auto`` and
-``strace``, an interpreter run with ``-X`` options, a tracer or a profiler (coverage, cProfile).
+never handed over: another dodo file or folder (``-f``, ``-d``, ``-k``), the debugger
+(``--pdb``), ``doit auto`` and ``strace``, an interpreter run with ``-X`` options, a tracer
+or a profiler (coverage, cProfile).
 """
 
 from __future__ import annotations
@@ -55,8 +56,10 @@ IDLE_SECONDS = 900.0
 LAUNCHED = "warm-doit"
 #: doit commands that must run in the calling process (they watch files or trace it).
 LOCAL_COMMANDS = frozenset({"auto", "strace", "tabcompletion"})
-#: doit options that change which dodo file is loaded or where it runs.
-LOCATION_OPTIONS = frozenset({"-f", "--file", "-d", "--dir", "-k", "--seek-file"})
+#: doit options that change which dodo file is loaded or where it runs, or read the terminal
+#: (a forked call is not in the terminal's foreground process group: it may write there, and
+#: reading would stop it).
+LOCATION_OPTIONS = frozenset({"-f", "--file", "-d", "--dir", "-k", "--seek-file", "--pdb"})
 #: Environment variables that shape what is imported (or how), besides ``PYTHON*``.
 IMPORT_ENV_PREFIXES = ("PYTHON", "MPL", "LC_", "LANG", "OMP_", "MKL_", "OPENBLAS_")
 IMPORT_ENV_NAMES = frozenset({"HOME", "TZ", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"})
@@ -204,6 +207,12 @@ def _forwarding(pid: int, sigint_ignored: bool) -> Any:
     them as doit would have here (a KeyboardInterrupt for SIGINT)."""
 
     def forward(signum: int, _frame: Any) -> None:
+        # a Ctrl-C reaches the call's whole process group, as a terminal's does (doit's -n
+        # workers, a run's own process); SIGTERM reaches doit alone, as `kill` would have
+        if signum == signal.SIGINT:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signum)
+                return
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signum)
 
@@ -309,6 +318,8 @@ def _names(folder: str) -> list[str]:
 def run_doit(_worker: Any, request: dict[str, Any]) -> NoReturn:
     """In the forked child: doit's ``main`` on the client's arguments, as in the client."""
     os.environ["EVIDENCE_LAUNCH"] = LAUNCHED
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)  # its own process group, which a forwarded Ctrl-C reaches whole
     # doit keeps the sys.stdout it found at import (``doit run``'s default output file): write
     # through those very objects, now on the client's descriptors, buffered as a terminal or a
     # pipe there would make them
