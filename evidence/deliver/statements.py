@@ -719,7 +719,7 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
     sep = follow.group(0)
     interval = (_INTERVAL_OPEN.search(t, max(0, s - 3), s) is not None
                 or _CI_BEFORE.search(window) is not None
-                or re.search(r"[–—]|--|-(?=\s*\d)", sep) is not None)
+                or re.search(r"[–—…]|--|-(?=\s*\d)|\.\.", sep) is not None)  # "−22.6 … −10.2": a range
     to_range = "to" in sep and (re.search(r"\b(?:CIs?|intervals?|confidence|credible)\b", window, re.I)
                                 or (tok.signed and re.match(r"[\s\u00a0]*to[\s\u00a0]*[+−-]", sep)))
     if to_range:

@@ -1,0 +1,40 @@
+"""Reconcile rules prompted by the eleventh held-out corpus, each checked on an invented document.
+
+The claims are :mod:`test_reconcile_classes`' (the bundled example's, and a house-price
+regression project); every case states the rule's catch and the near sentence it must leave alone.
+"""
+
+from __future__ import annotations
+
+from test_reconcile_classes import HOUSE_CLAIMS, failing
+
+
+def test_a_jinja_branch_that_never_renders_states_nothing() -> None:
+    hidden = ("{% if false %}{# kept for the changelog #}\n* old build: CNN 97.9% test accuracy\n"
+              "{% if true %}nested{% endif %} and the MLP 96.0%\n{% endif %}\n")
+    assert failing("paper/readme.md.j2", hidden) == []
+    # the same words outside the dead branch are read, as is a branch that may render
+    shown = "{% if show_old %}\n* old build: CNN 97.9% test accuracy\n{% endif %}\n"
+    assert failing("paper/readme.md.j2", shown) == [(2, "cnn_test_accuracy", "value", "drift")]
+
+
+def test_two_numbers_joined_by_an_ellipsis_are_a_range() -> None:
+    table = ("| comparison | improvement | 95% CI |\n|---|--:|---|\n"
+             "| GBM vs ridge | 9.17 | 7.20 … 11.14 |\n")
+    assert failing("notes.md", table, HOUSE_CLAIMS) == []
+    assert failing("notes.md", table.replace("11.14", "11.90"), HOUSE_CLAIMS) == \
+        [(3, "gbm_beats_ridge", "ci_high", "drift")]
+    assert failing("notes.md", "GBM beats ridge by 9.17 (CI 7.20 … 11.90).\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "ci_high", "drift")]
+
+
+def test_numbers_a_reviewed_paper_reports_are_not_ours() -> None:
+    review = ("On the housing task the authors report a GBM test RMSE of 19.80 over 3 seeds, a ridge "
+              "RMSE of 27.00 and a gap of 7.20.\nTheir main claim is that GBM beats ridge by 7.20.\n"
+              "A ridge model with 3 seeds is what most papers use; ours uses 5.\n")
+    assert failing("review.md", review, HOUSE_CLAIMS) == []
+    # the sentence turning to our own runs is read again
+    ours = "The authors report a GBM RMSE of 19.80, and we measure 23.90 for our GBM.\n"
+    assert failing("review.md", ours, HOUSE_CLAIMS) == [(1, "gbm_rmse", "value", "drift")]
+    assert failing("review.md", "Our ridge model has 3 seeds, as most papers do.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "n", "drift")]
