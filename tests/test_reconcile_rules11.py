@@ -38,3 +38,13 @@ def test_numbers_a_reviewed_paper_reports_are_not_ours() -> None:
     assert failing("review.md", ours, HOUSE_CLAIMS) == [(1, "gbm_rmse", "value", "drift")]
     assert failing("review.md", "Our ridge model has 3 seeds, as most papers do.\n", HOUSE_CLAIMS) == \
         [(1, "ridge_rmse", "n", "drift")]
+
+
+def test_the_interval_right_after_a_value_no_claim_takes_is_that_values() -> None:
+    # the wide MLP has no level claim: its level and the interval in parentheses after it are its own
+    wide = "The wide MLP's test accuracy is 98.3% (97.9–98.7%), and the plain MLP trails it.\n"
+    assert [f for f in failing("notes.md", wide) if f[2] != "wording"] == []
+    # the MLP's own value with a wrong interval is still the MLP's drift
+    plain = "The MLP's test accuracy is 98.1% (97.9–98.7%), and the wide MLP leads it.\n"
+    assert [f for f in failing("notes.md", plain) if f[2] != "wording"] == \
+        [(1, "mlp_test_accuracy", "ci_high", "drift"), (1, "mlp_test_accuracy", "ci_low", "drift")]

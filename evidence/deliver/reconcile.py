@@ -1314,6 +1314,29 @@ def _variant_slip(t: str, seg: prose_module.Segment, tok: Token, claims: Sequenc
     return None
 
 
+#: What joins a value to the interval right after it: "55.9 (54.9–56.9)", "55.9, 95% CI [54.9, 56.9]".
+_INTERVAL_AFTER_VALUE = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*[,;]?[\s\u00a0]*[(\[]?[\s\u00a0]*"
+                                   r"(?:(?:95|90|99)\s*\\?%\s*)?(?:CI|confidence interval|interval)?"
+                                   r"[\s\u00a0:=]*[(\[]?[\s\u00a0]*$", re.I)
+
+
+def _of_unclaimed_value(t: str, tokens: list[Token], chosen: list[Any]) -> list[Any]:
+    """The interval right after a value that no claim took is that value's, no claim's ("the MLP's
+    test RMSE is 55.9 (54.9–56.9)": the MLP's level and its interval, where only linear has a claim)."""
+    taken = {id(tok) for tok, _, _ in chosen}
+    dropped: set[int] = set()
+    for k, tok in enumerate(tokens):
+        if tok.role != "ci_low" or k == 0:
+            continue
+        before = tokens[k - 1]
+        if before.role == "value" and id(before) not in taken and not before.decoy \
+                and _INTERVAL_AFTER_VALUE.match(t[before.end : tok.start]):
+            dropped.add(id(tok))
+            if k + 1 < len(tokens) and tokens[k + 1].role == "ci_high":
+                dropped.add(id(tokens[k + 1]))
+    return [c for c in chosen if id(c[0]) not in dropped]
+
+
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = (),
@@ -1454,6 +1477,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         chosen += [(tok, c, _accepts(c, tok)) for c in _shared_by_pairs(t, seg, tok, best, claims, mentions)]
         if tok.role == "value":
             stated = best.claim.id
+    chosen = _of_unclaimed_value(t, tokens, chosen)
     chosen = _budget_checked(t, seg, chosen)
     chosen = [_unit_checked(tok, best, ok) for tok, best, ok in chosen]
     chosen = [_direction_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
