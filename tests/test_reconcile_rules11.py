@@ -48,3 +48,12 @@ def test_the_interval_right_after_a_value_no_claim_takes_is_that_values() -> Non
     plain = "The MLP's test accuracy is 98.1% (97.9–98.7%), and the wide MLP leads it.\n"
     assert [f for f in failing("notes.md", plain) if f[2] != "wording"] == \
         [(1, "mlp_test_accuracy", "ci_high", "drift"), (1, "mlp_test_accuracy", "ci_low", "drift")]
+
+
+def test_a_number_named_a_median_is_no_claims_mean() -> None:
+    medians = ("Median GBM seed: 23.90.\nThe ridge median is 31.00; the GBM median is lower by 7.10.\n"
+               "GBM seed 2 sits at 24.05 (median, not the mean).\n")
+    assert failing("notes.md", medians, HOUSE_CLAIMS) == []
+    # the mean beside a median is the claim's
+    assert failing("notes.md", "The GBM mean is 23.90, well above its median.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_rmse", "value", "drift")]

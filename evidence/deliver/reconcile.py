@@ -1314,6 +1314,19 @@ def _variant_slip(t: str, seg: prose_module.Segment, tok: Token, claims: Sequenc
     return None
 
 
+_MEDIAN = re.compile(r"\bmedians?\b", re.I)
+_MEDIAN_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*(?:\(\s*medians?\b|,?\s*(?:is|was)\s+(?:the|its|their)"
+                           r"\s+(?:[\w-]+(?:'s|’s)\s+)?medians?\b)", re.I)
+
+
+def _median_named(t: str, seg: prose_module.Segment, tok: Token) -> bool:
+    """Whether the number is named a median: in its clause before it ("MLP median 98.06%", "lower
+    than the CNN median by 0.8 points") or right after it ("98.9% (median, not the mean)")."""
+    marks = list(re.finditer(r"[,;]\s|\b(?:but|while|whereas)\b", t[seg.start : tok.start]))
+    start = seg.start + marks[-1].end() if marks else seg.start  # a label before a ':' too
+    return _MEDIAN.search(t, start, tok.start) is not None or _MEDIAN_AFTER.match(t, tok.end) is not None
+
+
 #: What joins a value to the interval right after it: "55.9 (54.9–56.9)", "55.9, 95% CI [54.9, 56.9]".
 _INTERVAL_AFTER_VALUE = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*[,;]?[\s\u00a0]*[(\[]?[\s\u00a0]*"
                                    r"(?:(?:95|90|99)\s*\\?%\s*)?(?:CI|confidence interval|interval)?"
@@ -1428,6 +1441,9 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             if label is not None:
                 options = [c for c in options if any(word_regex(w).search(t, seg.start, tok.start)
                                                      for w in (*c.claim.metric, *c.claim.keywords))]
+        if options and _median_named(t, seg, tok):
+            # "Median CNN seed: 98.9%", "lower than the CNN median by 0.8 points": a median, no mean's
+            options = [c for c in options if any("median" in w.lower() for w in (*c.claim.keywords, *c.claim.metric))]
         if tok.unit == "%":  # an RMSE of 57.2 is no percentage: "22 %" beside it states something
             # else; "57.2%" (its digits with a wrong unit) stays its drift
             options = [c for c in options if not _units_not_percent(c.claim, c.quantity)
