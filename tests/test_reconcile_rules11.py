@@ -29,12 +29,12 @@ def test_two_numbers_joined_by_an_ellipsis_are_a_range() -> None:
 
 
 def test_numbers_a_reviewed_paper_reports_are_not_ours() -> None:
-    review = ("On the housing task the authors report a GBM test RMSE of 19.80 over 3 seeds, a ridge "
+    review = ("On the housing task they report a GBM test RMSE of 19.80 over 3 seeds, a ridge "
               "RMSE of 27.00 and a gap of 7.20.\nTheir main claim is that GBM beats ridge by 7.20.\n"
               "A ridge model with 3 seeds is what most papers use; ours uses 5.\n")
     assert failing("review.md", review, HOUSE_CLAIMS) == []
     # the sentence turning to our own runs is read again
-    ours = "The authors report a GBM RMSE of 19.80, and we measure 23.90 for our GBM.\n"
+    ours = "They report a GBM RMSE of 19.80, and we measure 23.90 for our GBM.\n"
     assert failing("review.md", ours, HOUSE_CLAIMS) == [(1, "gbm_rmse", "value", "drift")]
     assert failing("review.md", "Our ridge model has 3 seeds, as most papers do.\n", HOUSE_CLAIMS) == \
         [(1, "ridge_rmse", "n", "drift")]
@@ -57,3 +57,24 @@ def test_a_number_named_a_median_is_no_claims_mean() -> None:
     # the mean beside a median is the claim's
     assert failing("notes.md", "The GBM mean is 23.90, well above its median.\n", HOUSE_CLAIMS) == \
         [(1, "gbm_rmse", "value", "drift")]
+    # the statistic named last before the number decides
+    assert failing("notes.md", "R1 asked for the median: the GBM's mean RMSE is 24.10.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_rmse", "value", "drift")]
+
+
+def test_a_signed_cell_under_a_versus_column_is_the_rows_level_minus_the_reference() -> None:
+    # RMSE is lower-is-better: GBM's improvement over ridge is +9.17, so GBM minus ridge is -9.17
+    table = ("| model | RMSE | vs. ridge |\n|---|--:|--:|\n| ridge | 31.42 | — |\n"
+             "| GBM | 22.25 | −9.17 |\n")
+    assert failing("notes.md", table, HOUSE_CLAIMS) == []
+    assert failing("notes.md", table.replace("−9.17", "+9.17"), HOUSE_CLAIMS) == \
+        [(4, "gbm_beats_ridge", "value", "drift")]
+
+
+def test_a_cell_whose_row_and_column_name_both_sides_is_that_comparison_whatever_its_size() -> None:
+    # the CNN row's "vs. control" cell holding the MLP row's number is the CNN's drift
+    table = ("| model | accuracy | vs. control |\n|---|--:|--:|\n"
+             "| MLP | [98.1%](#claim:mlp_test_accuracy) | +86.9 |\n"
+             "| CNN | [98.7%](#claim:cnn_test_accuracy) | +0.6 |\n")
+    assert failing("notes.md", table) == [(4, "cnn_beats_control", "value", "drift")]
+    assert failing("notes.md", table.replace("+0.6", "+87.5")) == []

@@ -733,7 +733,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction) \
                     and not ((tok.signed or (bare and not tok.integer))
                              and _digits_of_a_measure(tok, [quantity])) \
-                    and not (tok.signed and quantity.name != "value" and claim.comparison):
+                    and not (tok.signed and quantity.name != "value" and claim.comparison) \
+                    and not (cell is not None and claim.comparison and tok.signed
+                             and _row_and_column_name_sides(cell, claim, mentions, header_subjects)):
                 continue  # a bare or round number far from a percentage's size is a setting (not
                 # its digits shifted: "CNN accuracy 9.87" for 98.7% is a slip of the decimal point,
                 # and "+2" for +0.2 points too: a sign makes a difference, never a setting; a signed
@@ -756,6 +758,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if quantity.form == "measure" and not (claim.format.percent or claim.points) \
                     and not _bracketed(t, tok) and not _named_as_metric(t, seg, tok, claim) \
                     and not placed and not _pair_labelled(t, seg, tok, claim, mentions) \
+                    and not (cell is not None and claim.comparison and tok.signed
+                             and _row_and_column_name_sides(cell, claim, mentions, header_subjects)) \
                     and _far_from_every_measure(claim, tok):
                 continue  # 3272 (an MSE), 407 (a page), 0.05 (a learning rate) beside a 57.2 RMSE
             if quantity.form == "measure" and (claim.format.percent or claim.points) and tok.unit == "%" \
@@ -797,7 +801,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             # both sides of a comparison named: the words decide, whatever the size ("CNN vs
             # control: 0.875 points" is that comparison in the wrong unit, not CNN vs MLP's)
             both = claim.comparison and (_sides_joined(t, seg, claim, mentions, tok)
-                                         or _sides_by_verb(t, seg, claim, mentions, tok))
+                                         or _sides_by_verb(t, seg, claim, mentions, tok)
+                                         or (cell is not None and tok.signed and _row_and_column_name_sides(
+                                             cell, claim, mentions, header_subjects)))
             # "the MLP's gain over the control is 0.869 points": a comparison whose sides the
             # sentence names, stated as its fraction with "points" (a unit slip, not another claim)
             slip = claim.comparison and claim.points and tok.unit == "pts" and len(sides) >= 2 \
@@ -824,6 +830,18 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
 
 def _significant_digits(value: float) -> str:
     return f"{abs(value):.6g}".replace(".", "").lstrip("0").rstrip("0") or "0"
+
+
+def _row_and_column_name_sides(cell: Cell, claim: ClaimQuantity, mentions: list[Mention],
+                               header_subjects: set[str]) -> bool:
+    """Whether a cell's row header names one side of the comparison and its column header the
+    other ("| control | ... | −1.3 |" under "vs. linear"): the cell is that comparison's, whatever
+    its size (a number copied from the row above is its drift, not another comparison's value)."""
+    first, second = claim.subjects[0][0], claim.subjects[1][0] if len(claim.subjects) > 1 else ""
+    in_row = {m.subject for m in mentions if m.start < cell.start} | {
+        m.subject for m in mentions if cell.row and m.words in cell.row}
+    return bool(second) and ((first in in_row and second in header_subjects)
+                             or (second in in_row and first in header_subjects))
 
 
 def _far_from_every_measure(claim: ClaimQuantity, tok: Token) -> bool:

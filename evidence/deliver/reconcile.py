@@ -857,7 +857,18 @@ def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[
         header = cell.column
         turned = _turned_by_minus(candidate, header, 0, len(header),
                                   subject_mentions(header, 0, len(header), claims))
+        versus = _VERSUS_COLUMN.match(header)
+        if turned is None and versus is not None and tok is not None and tok.signed and cell.row:
+            # a signed cell under "vs. linear" in the row "MLP": the row's level minus linear's
+            spelled = f"{cell.row} − {versus.group(1)}"
+            turned = _turned_by_minus(candidate, spelled, 0, len(spelled),
+                                      subject_mentions(spelled, 0, len(spelled), claims))
     return candidate if turned is None else turned
+
+
+#: A column of each row's difference to one reference: "vs. linear", "Δ vs linear", "relative to ridge".
+_VERSUS_COLUMN = re.compile(r"^\W*(?:Δ|delta|diff(?:erence)?|change)?\s*(?:vs\.?|versus|against|relative to"
+                            r"|compared (?:with|to))\s+(?:the\s+)?([^()|]+?)\W*$", re.I)
 
 
 def _turned_by_minus(candidate: Any, t: str, lo: int, hi: int, mentions: list[Any]) -> Any:
@@ -929,7 +940,7 @@ _OURS = re.compile(r"\b(?:our|ours|we|us|this (?:work|paper|study|project|reposi
 _REPORTED = re.compile(r"\b(?:who (?:report|reported|found|obtain(?:ed)?|achieve[sd]?)|reported (?:by|in)"
                        r"|according to|as reported|prior work|previous work|the literature"
                        # a reviewed paper's own numbers: "they report 54.1", "their headline claim is ... 4.8"
-                       r"|(?:they|the authors)\s+(?:report|reported|claim|claimed|state|stated|obtain|obtained)"
+                       r"|they\s+(?:report|reported|claim|claimed|state|stated|obtain|obtained)"
                        r"|their\s+(?:(?:headline|main|central|key|reported)\s+)?(?:claims?|tables?|papers?"
                        r"|abstract|submission|appendix))\b", re.I)
 #: Others' work named at the head of a sentence ("A prior study (Smith et al., 2021) reported 99.1%").
@@ -1314,7 +1325,7 @@ def _variant_slip(t: str, seg: prose_module.Segment, tok: Token, claims: Sequenc
     return None
 
 
-_MEDIAN = re.compile(r"\bmedians?\b", re.I)
+_MEDIAN = re.compile(r"\b(?:(?P<median>medians?)|means?|average)\b", re.I)
 _MEDIAN_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*(?:\(\s*medians?\b|,?\s*(?:is|was)\s+(?:the|its|their)"
                            r"\s+(?:[\w-]+(?:'s|’s)\s+)?medians?\b)", re.I)
 
@@ -1324,7 +1335,9 @@ def _median_named(t: str, seg: prose_module.Segment, tok: Token) -> bool:
     than the CNN median by 0.8 points") or right after it ("98.9% (median, not the mean)")."""
     marks = list(re.finditer(r"[,;]\s|\b(?:but|while|whereas)\b", t[seg.start : tok.start]))
     start = seg.start + marks[-1].end() if marks else seg.start  # a label before a ':' too
-    return _MEDIAN.search(t, start, tok.start) is not None or _MEDIAN_AFTER.match(t, tok.end) is not None
+    named = [m.group("median") for m in _MEDIAN.finditer(t, start, tok.start)]
+    # the statistic named last before it decides: "asked for the median: the mean is 98.9%" is a mean
+    return bool(named and named[-1]) or _MEDIAN_AFTER.match(t, tok.end) is not None
 
 
 #: What joins a value to the interval right after it: "55.9 (54.9–56.9)", "55.9, 95% CI [54.9, 56.9]".
