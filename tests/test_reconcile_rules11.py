@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from test_reconcile_classes import HOUSE_CLAIMS, failing
 
+from evidence.deliver.statements import mask_decoys, tokenize
+
 
 def test_a_jinja_branch_that_never_renders_states_nothing() -> None:
     hidden = ("{% if false %}{# kept for the changelog #}\n* old build: CNN 97.9% test accuracy\n"
@@ -78,3 +80,12 @@ def test_a_cell_whose_row_and_column_name_both_sides_is_that_comparison_whatever
              "| CNN | [98.7%](#claim:cnn_test_accuracy) | +0.6 |\n")
     assert failing("notes.md", table) == [(4, "cnn_beats_control", "value", "drift")]
     assert failing("notes.md", table.replace("+0.6", "+87.5")) == []
+
+
+def test_digits_joined_by_a_slash_and_a_hyphen_are_a_reference_number() -> None:
+    def read(text: str) -> list[float]:
+        return [tok.value for tok in tokenize(mask_decoys(text)) if not tok.decoy and tok.statement]
+
+    assert read("Final report of grant DFG-SE 4417/2-1, file 18-2/3.") == []
+    # an interval written with a hyphen is still read
+    assert read("The gap is 0.6 (95% CI 0.1-1.1).") == [0.6, 0.1, 1.1]

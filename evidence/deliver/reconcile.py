@@ -1326,8 +1326,8 @@ def _variant_slip(t: str, seg: prose_module.Segment, tok: Token, claims: Sequenc
 
 
 _MEDIAN = re.compile(r"\b(?:(?P<median>medians?)|means?|average)\b", re.I)
-_MEDIAN_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*(?:\(\s*medians?\b|,?\s*(?:is|was)\s+(?:the|its|their)"
-                           r"\s+(?:[\w-]+(?:'s|’s)\s+)?medians?\b)", re.I)
+_MEDIAN_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*(?:\(\s*medians?\b"
+                           r"|,?\s*(?:is|was)\s+(?:the|its|their)\s+(?:[\w-]+(?:'s|’s)\s+)?medians?\b)", re.I)
 
 
 def _median_named(t: str, seg: prose_module.Segment, tok: Token) -> bool:
@@ -1374,7 +1374,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     ``stated_before``: the claims whose values the last sentence stating one stated ("Its interval,
     [0.2, 2.6], excludes zero" after "The MLP lowers test RMSE by 1.3")."""
     citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)]
-    if citations or _REPORTED.search(text, seg.start, seg.end) or _PRIOR_WORK.search(text, seg.start, seg.end):
+    if citations or _REPORTED.search(text, seg.start, seg.end) \
+            or _PRIOR_WORK.search(text, seg.start, seg.end):
         tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]
     if _HYPOTHETICAL.search(text, seg.start, seg.end):
         return []  # "Two fictional models score 90.0% and 91.5%": an exercise's numbers, no claim's
@@ -1456,7 +1457,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                                                      for w in (*c.claim.metric, *c.claim.keywords))]
         if options and _median_named(t, seg, tok):
             # "Median CNN seed: 98.9%", "lower than the CNN median by 0.8 points": a median, no mean's
-            options = [c for c in options if any("median" in w.lower() for w in (*c.claim.keywords, *c.claim.metric))]
+            options = [c for c in options
+                       if any("median" in w.lower() for w in (*c.claim.keywords, *c.claim.metric))]
         if tok.unit == "%":  # an RMSE of 57.2 is no percentage: "22 %" beside it states something
             # else; "57.2%" (its digits with a wrong unit) stays its drift
             options = [c for c in options if not _units_not_percent(c.claim, c.quantity)

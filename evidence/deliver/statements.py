@@ -83,6 +83,8 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"\b\d+(?:\.\d+)?\s*[x×]\s*\d+(?:\.\d+)?(?:\s*[x×]\s*\d+(?:\.\d+)?)*\b", 0),  # 8x8, 2 × 3
     # identifiers: resnet50, GPT-4, mlp-s0, A100 (not the metric names F1, R2)
     (r"\b(?!(?:F1|R2|L1|L2|F2)\b)[A-Za-z]+[-_]?\d+[A-Za-z]*(?:[-_.]\d+[A-Za-z]*)*\b", 0),
+    # a reference number of digits joined by a slash and a hyphen: a grant "4417/2-1", a file "12/3-7"
+    (r"(?<![\w.])\d+(?:/\d+)+-\d+(?:[-/]\d+)*\b|(?<![\w.])\d+-\d+(?:/\d+)+\b", 0),
     (r"(?<![\w.])\d+(?:st|nd|rd|th)\b", 0),  # ordinals
     (r"\b(?:Q|Question|Exercise|Problem|Task|Part)\s*\d+[a-z]?\.?\s*\(\s*\d+\s*(?:pts?|points?|marks?)\s*\)",
      re.I),  # "Q3 (6 pts)": a grading mark
