@@ -89,3 +89,11 @@ def test_digits_joined_by_a_slash_and_a_hyphen_are_a_reference_number() -> None:
     assert read("Final report of grant DFG-SE 4417/2-1, file 18-2/3.") == []
     # an interval written with a hyphen is still read
     assert read("The gap is 0.6 (95% CI 0.1-1.1).") == [0.6, 0.1, 1.1]
+
+
+def test_a_t_quantile_and_the_number_after_its_vs_are_no_result() -> None:
+    quantile = ("GBM beats ridge by 9.17 RMSE; with fewer seeds the interval widens (t quantile 4.30 vs 7.70).\n")
+    assert failing("notes.md", quantile, HOUSE_CLAIMS) == []
+    # the gap itself after a "vs" of RMSE levels is still read
+    assert failing("notes.md", "GBM beats ridge by 7.70 RMSE (31.42 vs 22.25).\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]

@@ -44,7 +44,7 @@ METRIC_WORDS = re.compile(
     r"precision|recall|mse|rmse|mae|r2(?!\.\d)|r²|perplexity|bleu|rouge|ece|calibration|runtime|latency|"
     r"throughput|memory|params|parameters|flops|cost|std|sd|standard deviation|variance|"
     r"wall[- ]clock|time|seconds|hours|spearman|pearson|correlation|iou|map|hedges(?:'|’)?\s*g"
-    r"|cohen(?:'|’)?s\s*d|effect size|z-score)\b", re.I)
+    r"|cohen(?:'|’)?s\s*d|effect size|z-score|quantiles?|degrees of freedom|t[- ](?:value|statistic))\b", re.I)
 _SPLIT_WORDS = {"test": re.compile(r"\b(?:validation|val|train|training|dev)\b(?!\s+(?:set|split)\s+"
                                    r"(?:of|was|is))"
                                    # "its RMSE on the validation split is 57.2": where it was measured
@@ -317,6 +317,14 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
         d = min(abs(m.start() - tok.end), abs(tok.start - m.end()))
         if best is None or d < best[0]:
             best = (d, m.group(0))
+    window = max(seg.start, lo - 12)
+    versus = re.search(r"\b(?:vs\.?|versus)\s*$", t[window:lo])
+    if best is None and versus is not None and not t[lo : tok.start].strip():
+        # "t quantile 4.30 vs 2.78": the number after "vs" shares the metric of the one before it
+        before = window + versus.start()
+        marks = list(re.finditer(r"[,;:(]|\b(?:but|while|whereas|and)\b", t[seg.start : before]))
+        named = list(METRIC_WORDS.finditer(t, seg.start + marks[-1].end() if marks else seg.start, before))
+        best = (0, named[-1].group(0)) if named else None
     if best is None:  # "Test MSE of linear regression: 3272", "SD over seeds: 0.1 for ..., 0.9 for ..."
         best = _label_metric(t, seg, lo)
     if best is None and _ELLIPSIS.fullmatch(t, lo, tok.start):
