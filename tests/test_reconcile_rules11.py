@@ -92,8 +92,19 @@ def test_digits_joined_by_a_slash_and_a_hyphen_are_a_reference_number() -> None:
 
 
 def test_a_t_quantile_and_the_number_after_its_vs_are_no_result() -> None:
-    quantile = ("GBM beats ridge by 9.17 RMSE; with fewer seeds the interval widens (t quantile 4.30 vs 7.70).\n")
+    quantile = ("GBM beats ridge by 9.17 RMSE; with fewer seeds the interval widens "
+                "(t quantile 4.30 vs 7.70).\n")
     assert failing("notes.md", quantile, HOUSE_CLAIMS) == []
     # the gap itself after a "vs" of RMSE levels is still read
     assert failing("notes.md", "GBM beats ridge by 7.70 RMSE (31.42 vs 22.25).\n", HOUSE_CLAIMS) == \
         [(1, "gbm_beats_ridge", "value", "drift")]
+
+
+def test_two_subjects_and_two_numbers_joined_by_and_pair_in_order() -> None:
+    # "A and B land at x and y" reads as if "respectively" followed
+    assert failing("notes.md", "Ridge and GBM land at 31.42 and 22.25, so ridge is 9.17 worse.\n",
+                   HOUSE_CLAIMS) == []
+    assert failing("notes.md", "The CNN and the wide MLP score 98.7% and 98.3%.\n") == []
+    # the pair swapped is the drift of both
+    assert failing("notes.md", "Ridge and GBM land at 22.25 and 31.42.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_rmse", "value", "drift"), (1, "ridge_rmse", "value", "drift")]

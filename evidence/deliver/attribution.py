@@ -44,7 +44,8 @@ METRIC_WORDS = re.compile(
     r"precision|recall|mse|rmse|mae|r2(?!\.\d)|r²|perplexity|bleu|rouge|ece|calibration|runtime|latency|"
     r"throughput|memory|params|parameters|flops|cost|std|sd|standard deviation|variance|"
     r"wall[- ]clock|time|seconds|hours|spearman|pearson|correlation|iou|map|hedges(?:'|’)?\s*g"
-    r"|cohen(?:'|’)?s\s*d|effect size|z-score|quantiles?|degrees of freedom|t[- ](?:value|statistic))\b", re.I)
+    r"|cohen(?:'|’)?s\s*d|effect size|z-score|quantiles?|degrees of freedom"
+    r"|t[- ](?:value|statistic))\b", re.I)
 _SPLIT_WORDS = {"test": re.compile(r"\b(?:validation|val|train|training|dev)\b(?!\s+(?:set|split)\s+"
                                    r"(?:of|was|is))"
                                    # "its RMSE on the validation split is 57.2": where it was measured
@@ -1239,14 +1240,35 @@ def listed_comparisons(t: str, seg: Segment, before: list[Mention], count: int) 
     return pairs if len(pairs) == count and len(set(pairs)) == count else None
 
 
+_AND_JOINED = re.compile(r"[\s\u00a0]*(?:%|points?|pp|RMSE)?[\s\u00a0]*and[\s\u00a0]+", re.I)
+#: Two names joined by "and" as one subject of a verb that comes before the numbers ("A and B sit at").
+_AND_JOINED_NAMES = re.compile(r"\band\b[^,;:.]*\b(?:sit|sits|score|scores|scored|reach|reached|reaches"
+                               r"|land|landed|are|were|come|came|achieve|achieved|get|got|obtain|obtained)\b"
+                               r"[^,;:.]*$", re.I)
+
+
 def respectively_order(t: str, seg: Segment, tokens: list[Token],
                        mentions: list[Mention]) -> dict[str, int] | None:
     """"The CNN and the MLP reach 98.1% and 98.7% respectively": the n-th subject named before the
     numbers pairs with the n-th number. None when the segment does not say "respectively"."""
     word = re.search(r"\brespectively\b", t[seg.start : seg.end], re.I)
-    if not word:
-        return None
     values = [tok for tok in tokens if tok.role == "value" and tok.statement and not tok.decoy]
+    if not word:
+        # "Linear regression and the mean predictor sit at 57.2 and 73.6": two subjects joined by
+        # "and" and then two numbers joined by "and" pair in order, as if "respectively" followed
+        inside = [tok for tok in values if seg.start <= tok.start < seg.end]
+        pairs = [(a, b) for a, b in pairwise(inside) if _AND_JOINED.fullmatch(t, a.end, b.start)
+                 and not a.signed and not b.signed]
+        if len(pairs) != 1 or pairs[0][0] is not inside[0]:
+            return None
+        pair = list(pairs[0])
+        before = [m for m in mentions if m.start < pair[0].start]
+        subjects = listed_subjects(t, before, 2)
+        if subjects is None or not _AND_JOINED_NAMES.search(t, seg.start, pair[0].start):
+            return None
+        order = {s: i for i, s in enumerate(subjects)}
+        order.update({"#" + str(tok.start): i for i, tok in enumerate(pair)})
+        return order
     listed = [tok for tok in values if tok.end <= seg.start + word.start()]
     if len(listed) >= 2:
         values = listed  # "... 57.2 and 55.9, respectively, so the network wins by 1.3": the list ends there
