@@ -6,7 +6,7 @@ regression project); every case states the rule's catch and the near sentence it
 
 from __future__ import annotations
 
-from test_reconcile_classes import HOUSE_CLAIMS, failing
+from test_reconcile_classes import HOUSE_CLAIMS, all_kinds, failing
 
 from evidence.deliver.statements import mask_decoys, tokenize
 
@@ -108,3 +108,16 @@ def test_two_subjects_and_two_numbers_joined_by_and_pair_in_order() -> None:
     # the pair swapped is the drift of both
     assert failing("notes.md", "Ridge and GBM land at 22.25 and 31.42.\n", HOUSE_CLAIMS) == \
         [(1, "gbm_rmse", "value", "drift"), (1, "ridge_rmse", "value", "drift")]
+
+
+def test_the_operands_of_a_subtraction_are_no_comparisons_value() -> None:
+    # "A minus B" of two levels: neither operand is the gap the sentence speaks of
+    worked = "So the GBM's edge over ridge is 22.25 minus 31.42.\n"
+    assert [(f.claim_id, f.stated) for f in all_kinds("notes.md", worked, HOUSE_CLAIMS)
+            if f.claim_id == "gbm_beats_ridge"] == []
+    # the gap stated alone is still the comparison's (drift), and two comparisons' values subtracted
+    # keep the one that states its claim
+    assert failing("notes.md", "So the GBM's edge over ridge is 22.25.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "The MLP's margin over the control minus the CNN's, 86.9 − 87.5, "
+                   "is −0.6 points.\n") == []

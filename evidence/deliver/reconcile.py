@@ -32,6 +32,7 @@ finds them, deterministically, and every finding explains itself in one line.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import os
 import re
@@ -1340,6 +1341,31 @@ def _median_named(t: str, seg: prose_module.Segment, tok: Token) -> bool:
     return bool(named and named[-1]) or _MEDIAN_AFTER.match(t, tok.end) is not None
 
 
+_MINUS_BETWEEN = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*(?:minus|[-−–])[\s\u00a0]*", re.I)
+
+
+def _operands_alike(t: str, tokens: list[Token], chosen: list[Any]) -> list[Any]:
+    """The two operands of a subtraction are quantities of one kind: "the MLP's edge is 55.9 minus
+    57.2" subtracts two levels, so where one is read as a level, the other is no comparison's value
+    (55.9 is the MLP's level, not a gap of 55.9), and neither is where both read as one comparison's
+    value, unless it states that value (in "86.9 − 87.5", 87.5 is the CNN's gain and 86.9 another's)."""
+    by_token = {id(tok): best for tok, best, _ in chosen}
+    right = {id(tok) for tok, _, ok in chosen if ok}
+    dropped: set[int] = set()
+    for a, b in itertools.pairwise(tokens):
+        if not _MINUS_BETWEEN.fullmatch(t, a.end, b.start) or b.signed:
+            continue
+        for one, other in ((a, b), (b, a)):
+            mine, theirs = by_token.get(id(one)), by_token.get(id(other))
+            if mine is None or not mine.claim.comparison:
+                continue
+            if theirs is None or not theirs.claim.comparison or (
+                    theirs.claim.id == mine.claim.id and theirs.quantity.name == mine.quantity.name
+                    and id(one) not in right):
+                dropped.add(id(one))  # one comparison's value twice, "55.9 minus 57.2": two levels
+    return [c for c in chosen if id(c[0]) not in dropped]
+
+
 #: What joins a value to the interval right after it: "55.9 (54.9–56.9)", "55.9, 95% CI [54.9, 56.9]".
 _INTERVAL_AFTER_VALUE = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*[,;]?[\s\u00a0]*[(\[]?[\s\u00a0]*"
                                    r"(?:(?:95|90|99)\s*\\?%\s*)?(?:CI|confidence interval|interval)?"
@@ -1509,6 +1535,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         if tok.role == "value":
             stated = best.claim.id
     chosen = _of_unclaimed_value(t, tokens, chosen)
+    chosen = _operands_alike(t, tokens, chosen)
     chosen = _budget_checked(t, seg, chosen)
     chosen = [_unit_checked(tok, best, ok) for tok, best, ok in chosen]
     chosen = [_direction_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
