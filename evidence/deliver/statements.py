@@ -220,6 +220,12 @@ _RATIO = re.compile(r"^(?:/\d+.|.\d+/)$")
 #: seeds-needed estimate (an increment, whatever it adds up to).
 _MORE_SEEDS_AFTER = re.compile(r"[\s\u00a0]+(?:more|additional|extra|further)\s+(?:random\s+)?"
                                r"(?:seeds?|runs?|repetitions?|replicates?)\b", re.I)
+#: Before a seed count: runs planned, not made ("re-run with 12", "we will use 20", "plan to train 8").
+_PLANNED_BEFORE = re.compile(r"\b(?:re-?run|re-?train|repeat|(?:will|shall|should|plan(?:s|ned)? to|intend to"
+                             r"|going to|need to|needs to)\s+(?:re-?)?(?:run|use|train|add|try)"
+                             r"|to be (?:re-?)?run"
+                             r"|schedul\w*|queue\w*)\b(?:\s+(?:it|them|this|everything|all|the \w+))?"
+                             r"(?:\s+(?:with|on|over|using|for|at))?\s*(?:about|around|some|~)?\s*$", re.I)
 #: Before a number: a hyper-parameter or a setting named in words.
 _SETTING_BEFORE = re.compile(
     r"(?<![\w-])(?:dropout|weight[ -]decay|momentum|learning[ -]rates?|lr|warm-?up|label smoothing"
@@ -665,6 +671,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                 return
             if _MORE_SEEDS_AFTER.match(t, end):
                 tok.decoy = True  # "queue 5 more seeds per arm": runs to add, neither count nor estimate
+                return
+            if _PLANNED_BEFORE.search(t, max(0, s - 60), s) and not needed:
+                tok.decoy = True  # "Re-run with 12 seeds per model": runs planned, no count of the claim's
                 return
             if tok.decoy and tok.role == "n" and re.search(r"\bseed\s*$", window, re.I):
                 return
