@@ -73,6 +73,20 @@ HEDGE = re.compile(
 #: we may not write") mentions the wording, it does not assert it.
 PER_PAIR = re.compile(r"\b(?:seed|run)\s+pair(?:s|ings)\b|\bpairings\b|\bof the time\b|\bhead-to-head\b"
                       r"|\ba\s+\w+\s+(?:seed|run)\s+(?:beats|outperforms)\b", re.I)
+#: A direction taken back in the sentence's next clause: "A outperforms B by 0.6; this is not yet
+#: conclusive", "..., though it is not significant": the sentence asserts no settled win.
+RETRACTED = re.compile(
+    r"(?:[;:—–]|\s-{1,2}\s|,\s*(?:though|but|although|yet))\s*(?:but\s+|though\s+)?(?:this|that|it|which"
+    r"|the\s+(?:difference|gap|lead|result|effect|advantage|edge))\s+(?:is|remains|was|stays|looks)\s+"
+    r"(?:(?:still\s+)?not\s+(?:yet\s+)?(?:conclusive|significant|statistically significant|established"
+    r"|resolved|reliable|robust)|inconclusive|preliminary|tentative|within (?:the\s+)?noise)\b", re.I)
+def _retracted(t: str, pos: int) -> bool:
+    """Whether the rest of the sentence from ``pos`` takes the assertion back (its later clauses
+    too, though the segment being read ends at a ';')."""
+    stop = re.compile(r"[.!?](?:\s|$)").search(t, pos, pos + 300)
+    return RETRACTED.search(t, pos, stop.start() if stop else min(len(t), pos + 300)) is not None
+
+
 MENTIONED = re.compile(r"\b(?:may|can|must|should|could|do|does)\s*(?:not|n't)\s+(?:\w+\s+)?"
                        r"(?:write|say|claim|state|report|conclude)\b"
                        r"|\b(?:never|don't|do not)\s+(?:write|say|claim)\b", re.I)
@@ -152,7 +166,8 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Ment
         if pattern is SAMENESS and m.group(0).lower().startswith("no "):
             window = t[clause : m.start()]
         if HEDGE.search(window) or PER_PAIR.search(t, seg.start, seg.end) \
-                or MENTIONED.search(t, seg.start, seg.end) or _quoted_and_rejected(t, seg, m.start()):
+                or MENTIONED.search(t, seg.start, seg.end) or _quoted_and_rejected(t, seg, m.start()) \
+                or (pattern is not SAMENESS and _retracted(t, m.end())):
             continue
         return m
     return None
