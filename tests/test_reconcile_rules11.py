@@ -140,3 +140,10 @@ def test_a_win_taken_back_in_the_same_sentence_is_no_assertion() -> None:
     other = "The CNN outperforms the MLP; the write-up is not yet final.\n"
     assert {f[1:] for f in failing("notes.md", other)} == \
         {("cnn_beats_mlp", "wording", "unsupported_wording")}
+
+
+def test_wording_about_another_works_models_is_theirs() -> None:
+    review = "In the submission, their CNN is clearly better than their MLP, unlike ours.\n"
+    assert failing("review.md", review) == []
+    assert {f[1:] for f in failing("review.md", "Our CNN is clearly better than our MLP.\n")} == \
+        {("cnn_beats_mlp", "wording", "unsupported_wording")}

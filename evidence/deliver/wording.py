@@ -206,6 +206,11 @@ def _denied(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Mention])
     return None
 
 
+#: Before a subject's name: another work's model ("their MLP", "the authors' linear model").
+_THEIRS = re.compile(r"\b(?:their|the\s+authors(?:'|’)|the\s+(?:paper|submission|baseline paper)(?:'s|’s))"
+                     r"\s+(?:own\s+|reported\s+|tuned\s+)?$", re.I)
+
+
 def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
                    mentions: list[Mention], cited: Sequence[str] = ()) -> list[WordingIssue]:
     """Comparisons this segment asserts that verify does not support, one per comparison.
@@ -216,6 +221,8 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
     if sentence.endswith("?") or re.match(r"(?:does|do|did|is|are|can|could|will|would|should|whether)\b",
                                            sentence, re.I):
         return []  # a question asserts nothing
+    # "Their MLP is worse than their linear model": another work's models, no claim's sides
+    mentions = [m for m in mentions if not _THEIRS.search(t, max(0, m.start - 40), m.start)]
     named = {m.subject for m in mentions}
     issues: list[WordingIssue] = []
     seen: set[frozenset[str]] = set()
