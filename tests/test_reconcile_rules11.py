@@ -147,3 +147,14 @@ def test_wording_about_another_works_models_is_theirs() -> None:
     assert failing("review.md", review) == []
     assert {f[1:] for f in failing("review.md", "Our CNN is clearly better than our MLP.\n")} == \
         {("cnn_beats_mlp", "wording", "unsupported_wording")}
+
+
+def test_a_possessors_metric_and_its_number_are_the_possessors_whoever_came_before() -> None:
+    # the wide MLP has no level claim: "our wide MLP's test accuracy is 98.3%" is its own level
+    wide = ("Their MLP trails their wide MLP, as in our runs: our wide MLP's test accuracy is 98.3%, "
+            "above the MLP.\n")
+    assert failing("notes.md", wide) == []
+    # the MLP's own metric with a wrong number is the MLP's drift
+    plain = ("The MLP trails the wide MLP, as in our runs: our MLP's test accuracy is 98.3%, "
+             "below the wide MLP.\n")
+    assert failing("notes.md", plain) == [(1, "mlp_test_accuracy", "value", "drift")]

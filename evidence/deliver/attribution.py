@@ -962,6 +962,9 @@ def _clause_names_only_others(t: str, seg: Segment, tok: Token, claim: ClaimQuan
     last = [m for m in mentions if seg.start <= m.start and m.end <= tok.start]
     if last and last[-1].subject not in own and _APPOSITION.fullmatch(t, last[-1].end, tok.start):
         return True  # "the wide MLP (98.3%) beats the MLP": in apposition to the subject before it
+    possessed = _POSSESSED.search(t, last[-1].start, tok.start) if last else None
+    if last and last[-1].subject not in own and possessed is not None and possessed.start() <= last[-1].end:
+        return True  # "...: our MLP's test RMSE is 55.9": the possessor's level, whoever came before
     lo, hi = clause_of(t, seg, tok)
     head = t[seg.start : lo].rstrip(" (")
     if head.endswith(":"):
@@ -974,6 +977,11 @@ def _clause_names_only_others(t: str, seg: Segment, tok: Token, claim: ClaimQuan
             and tok.start - near[-1].end <= 30:
         return True  # "Linear regression reaches 57.2, the MLP 55.9": the subject just before it
     return bool(inside) and not (inside & own) and not (before & own)
+
+
+#: A possessor's metric and then its number: "MLP's test RMSE is 55.9", "the MLP’s RMSE: 55.9".
+_POSSESSED = re.compile(r"(?:'s|’s)\s+(?:(?!(?:and|or|but|than|over|vs)\b)[\w-]+\s+){0,3}?"
+                        r"(?:is|was|of|at|=|:)\s*(?:about|around|roughly|~|≈)?\s*$", re.I)
 
 
 _JOINED = re.compile(r"^\W*(?:the\s+|its\s+)?(?:(?:improvement|gain|lead|advantage|margin|edge)\s+)?"
