@@ -158,3 +158,16 @@ def test_a_possessors_metric_and_its_number_are_the_possessors_whoever_came_befo
     plain = ("The MLP trails the wide MLP, as in our runs: our MLP's test accuracy is 98.3%, "
              "below the wide MLP.\n")
     assert failing("notes.md", plain) == [(1, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_the_ends_of_a_range_beside_a_spread_are_the_claims_interval() -> None:
+    # the mean ± one SD passed off as the 95% interval: its two ends are checked as the interval's
+    lecture = "Over seeds the GBM's SD is 0.40, so its 95% interval is the mean ± one SD, 21.85–22.65.\n"
+    assert failing("notes.md", lecture, HOUSE_CLAIMS) == \
+        [(1, "gbm_rmse", "ci_high", "drift"), (1, "gbm_rmse", "ci_low", "drift")]
+    # a list after a colon that names its own metric is not the label's (the SD's)
+    readme = "The ridge SD across seeds is 0.90, so for the README: ridge, RMSE 31.42 (95% CI 30.52–32.32).\n"
+    assert failing("notes.md", readme, HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "ci_high", "drift"), (1, "ridge_rmse", "ci_low", "drift")]
+    # the spread itself is still no result
+    assert failing("notes.md", "The ridge SD across seeds: 0.90 for the README.\n", HOUSE_CLAIMS) == []

@@ -335,7 +335,9 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
             else max(t.rfind(". ", 0, seg.start), seg.start - 200, 0)
         earlier = list(METRIC_WORDS.finditer(t, start, lo))
         best = (0, earlier[-1].group(0)) if earlier else None
-    if best is None:  # "one standard deviation over seeds (the CNN's is 0.5, ...)"
+    if best is None and tok.role not in ("ci_low", "ci_high"):
+        # "one standard deviation over seeds (the CNN's is 0.5, ...)"; not the two ends of a range
+        # ("the SD is 0.15, so: test RMSE 57.2 (95% CI 57.05–57.35)"): a spread has no ends
         spread = list(_SPREAD_WORDS.finditer(t, seg.start, lo))
         if spread and not any(is_own(m.group(0)) for m in METRIC_WORDS.finditer(t, spread[-1].end(), lo)):
             best = (0, spread[-1].group(0))
@@ -378,6 +380,9 @@ def _label_metric(t: str, seg: Segment, lo: int) -> tuple[int, str] | None:
     if colon < 0 or re.search(r"[.;!?]\s", t[colon:lo]):
         return None
     start = max(seg.start, t.rfind(";", seg.start, colon) + 1)
+    named = list(METRIC_WORDS.finditer(t, colon, lo))
+    if named:  # "the SD is 0.15, so: test RMSE 57.2 (95% CI 57.05–57.35)": the list names its own metric
+        return (0, named[-1].group(0))
     words = list(METRIC_WORDS.finditer(t, start, colon))
     if words and words[-1].group(0).lower() == "precision" \
             and _NUMERIC_PRECISION.search(t, seg.start, seg.end):
