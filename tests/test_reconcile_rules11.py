@@ -10,6 +10,8 @@ from test_reconcile_classes import HOUSE_CLAIMS, all_kinds, failing
 
 from evidence.deliver.statements import mask_decoys, tokenize
 
+PREAMBLE = "\\input{../build/deliver/claims.tex}\n"
+
 
 def test_a_jinja_branch_that_never_renders_states_nothing() -> None:
     hidden = ("{% if false %}{# kept for the changelog #}\n* old build: CNN 97.9% test accuracy\n"
@@ -171,3 +173,26 @@ def test_the_ends_of_a_range_beside_a_spread_are_the_claims_interval() -> None:
         [(1, "ridge_rmse", "ci_high", "drift"), (1, "ridge_rmse", "ci_low", "drift")]
     # the spread itself is still no result
     assert failing("notes.md", "The ridge SD across seeds: 0.90 for the README.\n", HOUSE_CLAIMS) == []
+
+
+def test_a_latex_commands_optional_argument_is_no_citation() -> None:
+    assert failing("paper/exam.tex", PREAMBLE + "\\question[5] Ridge reaches 30.10 on the test split.\n",
+                   HOUSE_CLAIMS) == [(2, "ridge_rmse", "value", "drift")]
+    # a numeric citation after the number still marks it as another work's
+    assert failing("paper/exam.tex", PREAMBLE + "Ridge reaches 30.10 [5].\n", HOUSE_CLAIMS) == []
+
+
+def test_two_sides_joined_by_a_minus_pair_with_two_numbers_after_them() -> None:
+    # "the GBM − ridge gap from the two means x and y": GBM's level, then ridge's
+    assert failing("notes.md", "Compute the GBM − ridge gap from the two means 22.25 and 31.42.\n",
+                   HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Compute the GBM − ridge gap from the two means 31.42 and 22.25.\n",
+                   HOUSE_CLAIMS) == [(1, "gbm_rmse", "value", "drift"), (1, "ridge_rmse", "value", "drift")]
+
+
+def test_a_difference_spelled_with_minus_and_equals_is_no_setting() -> None:
+    # "ridge minus GBM = 8.10" states the improvement (9.17), unlike "lr = 8.10"
+    assert failing("notes.md", "Also accepted: ridge minus GBM = 8.10.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", "Also accepted: ridge minus GBM = 9.17.\n", HOUSE_CLAIMS) == []
+    assert failing("notes.md", "Also accepted for ridge: lr = 8.10.\n", HOUSE_CLAIMS) == []

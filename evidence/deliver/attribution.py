@@ -1254,10 +1254,8 @@ def listed_comparisons(t: str, seg: Segment, before: list[Mention], count: int) 
 
 
 _AND_JOINED = re.compile(r"[\s\u00a0]*(?:%|points?|pp|RMSE)?[\s\u00a0]*and[\s\u00a0]+", re.I)
-#: Two names joined by "and" as one subject of a verb that comes before the numbers ("A and B sit at").
-_AND_JOINED_NAMES = re.compile(r"\band\b[^,;:.]*\b(?:sit|sits|score|scores|scored|reach|reached|reaches"
-                               r"|land|landed|are|were|come|came|achieve|achieved|get|got|obtain|obtained)\b"
-                               r"[^,;:.]*$", re.I)
+#: Two names joined as a pair: "A and B", "A and the B", "A − B", "A minus B", "A vs B".
+_NAMES_JOINED = re.compile(r"(?:'s|’s)?\s*(?:and|[-−–]|minus|vs\.?|versus)\s+(?:the\s+|a\s+|an\s+)?", re.I)
 
 
 def respectively_order(t: str, seg: Segment, tokens: list[Token],
@@ -1275,10 +1273,17 @@ def respectively_order(t: str, seg: Segment, tokens: list[Token],
         if len(pairs) != 1 or pairs[0][0] is not inside[0]:
             return None
         pair = list(pairs[0])
-        before = [m for m in mentions if m.start < pair[0].start]
-        subjects = listed_subjects(t, before, 2)
-        if subjects is None or not _AND_JOINED_NAMES.search(t, seg.start, pair[0].start):
+        clause = max([seg.start, *(seg.start + c.end() for c in re.finditer(r"[,;:]\s|[.!?]\s",
+                                                                         t[seg.start : pair[0].start]))])
+        before = [m for m in mentions if clause <= m.start and m.end <= pair[0].start]
+        distinct = list(dict.fromkeys(m.subject for m in before))
+        if len(distinct) != 2:
             return None
+        first = next(m for m in before if m.subject == distinct[0])
+        second = next(m for m in before if m.subject == distinct[1])
+        if not _NAMES_JOINED.fullmatch(t, first.end, second.start):
+            return None
+        subjects = distinct
         order = {s: i for i, s in enumerate(subjects)}
         order.update({"#" + str(tok.start): i for i, tok in enumerate(pair)})
         return order

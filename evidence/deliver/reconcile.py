@@ -935,6 +935,7 @@ _CITATION = re.compile(
     r"\\(?:cite|citep|citet|citealp|citealt|parencite|textcite|autocite|footcite)\b|\[@[\w:-]+"
     r"|\[\d+(?:\s*[,;–-]\s*\d+)*\](?!\(#claim:)|\bet al\."  # not a bound "[1](#claim:x)"
     r"|\([A-Z][A-Za-z-]+(?: et al\.?| and [A-Z][A-Za-z-]+)?,? \d{4}[a-z]?\)")
+_COMMAND_BEFORE = re.compile(r"\\[A-Za-z]+\*?$")
 #: Words that make a citing sentence about this work's own results.
 _OURS = re.compile(r"\b(?:our|ours|we|us|this (?:work|paper|study|project|repository)|here|in this)\b", re.I)
 #: Words that attribute a number to others' work.
@@ -1399,7 +1400,10 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     claim's words of its own is read with them, and where words tie, they break the tie.
     ``stated_before``: the claims whose values the last sentence stating one stated ("Its interval,
     [0.2, 2.6], excludes zero" after "The MLP lowers test RMSE by 1.3")."""
-    citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)]
+    citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)
+                 # a LaTeX command's optional argument ("\\question[5]", "\\item[3]") cites nothing
+                 if not (text[m.start()] == "["
+                         and _COMMAND_BEFORE.search(text, max(0, m.start() - 40), m.start()))]
     if citations or _REPORTED.search(text, seg.start, seg.end) \
             or _PRIOR_WORK.search(text, seg.start, seg.end):
         tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]

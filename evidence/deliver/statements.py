@@ -76,9 +76,9 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"\^\{?\d+\}?", 0),  # superscript footnote markers
     (r"(?<![\w.])\d*\.?\d+(?:\s?(?:pt|mm|cm|em|ex|bp|pc|sp)|in)\b(?!\s+(?:the|a|an|our|of|each)\b)", 0),
     (r"\[[^\]\n]*=[^\]\n]*\]", 0),  # key=value options: [width=0.8\linewidth]
-    # lr=0.05 (not a difference written as its two sides: "CNN − MLP = 0.6")
+    # lr=0.05 (not a difference written as its two sides: "CNN − MLP = 0.6", "linear minus MLP = 1.3")
     # ("P = 0.84" is left to the tokenizer: after a probability it states P(better))
-    (r"(?<!− )(?<!- )(?<!– )(?<!−)\b(?!n\s*=)(?!P\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
+    (r"(?<!− )(?<!- )(?<!– )(?<!−)(?<!minus )(?<!\$-\$ )\b(?!n\s*=)(?!P\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
      r"(?:\s*,\s*[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*)*", 0),
     (r"\b\d+(?:\.\d+)?\s*[x×]\s*\d+(?:\.\d+)?(?:\s*[x×]\s*\d+(?:\.\d+)?)*\b", 0),  # 8x8, 2 × 3
     # identifiers: resnet50, GPT-4, mlp-s0, A100 (not the metric names F1, R2)
