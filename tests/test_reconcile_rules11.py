@@ -196,3 +196,13 @@ def test_a_difference_spelled_with_minus_and_equals_is_no_setting() -> None:
         [(1, "gbm_beats_ridge", "value", "drift")]
     assert failing("notes.md", "Also accepted: ridge minus GBM = 9.17.\n", HOUSE_CLAIMS) == []
     assert failing("notes.md", "Also accepted for ridge: lr = 8.10.\n", HOUSE_CLAIMS) == []
+
+
+def test_statistically_tied_asserts_sameness_and_the_next_clauses_hedge_is_not_its() -> None:
+    # the CNN beats the control (an effect): "statistically tied" contradicts it; "wouldn't" hedges
+    # only its own clause
+    tied = "Honestly, the CNN and the control are statistically tied; I wouldn't oversell it.\n"
+    assert {f[1:] for f in failing("panel.md", tied)} == \
+        {("cnn_beats_control", "wording", "unsupported_wording")}
+    # a hedge in the tie's own clause still hedges it
+    assert failing("panel.md", "The CNN and the control are not statistically tied.\n") == []

@@ -62,7 +62,8 @@ SAMENESS = re.compile(
     r"does(?:n't| not) matter|no effect|perform(?:s|ed)? the same|do(?:es)? the same|the same performance"
     r"|no (?:real )?difference between|(?:is|are) useless|(?:is|are) pointless|buys nothing"
     r"|perform(?:s|ed)? (?:comparably|similarly|alike)|on a par"
-    r"|(?<=\s)(?:tie|are tied|were tied|draw)(?=\s*(?:[.,;:!?\"”')]|$|on\b|in\b)))\b", re.I)
+    r"|(?<=\s)(?:tie|(?:are|were)\s+(?:statistically\s+|essentially\s+|effectively\s+|practically\s+)?tied"
+    r"|draw)(?=\s*(?:[.,;:!?\"”')]|$|on\b|in\b)))\b", re.I)
 HEDGE = re.compile(
     r"\b(?:not|n't|never|cannot|can't|whether|if|might|may|could|unclear|inconclusive|insufficient|"
     r"fails? to|failed to|without|nor|neither|hypothes\w+|predicts?|expected to|would|unless|"
@@ -162,7 +163,8 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Ment
         lo = max(seg.start, m.start() - 50)
         marks = [lo + c.end() for c in re.finditer(r"[:;]", t[lo : m.start()])]
         clause = marks[-1] if marks else lo
-        window = t[clause : min(seg.end, m.end() + 14)]
+        after = re.search(r"[;:]", t[m.end() : min(seg.end, m.end() + 14)])  # not the next clause's hedge
+        window = t[clause : m.end() + after.start() if after else min(seg.end, m.end() + 14)]
         if pattern is SAMENESS and m.group(0).lower().startswith("no "):
             window = t[clause : m.start()]
         if HEDGE.search(window) or PER_PAIR.search(t, seg.start, seg.end) \
