@@ -206,3 +206,10 @@ def test_statistically_tied_asserts_sameness_and_the_next_clauses_hedge_is_not_i
         {("cnn_beats_control", "wording", "unsupported_wording")}
     # a hedge in the tie's own clause still hedges it
     assert failing("panel.md", "The CNN and the control are not statistically tied.\n") == []
+
+
+def test_a_ci_helper_under_another_level_is_drift_of_its_claim() -> None:
+    wrong = 'The GBM leads ridge; its 90% interval is {{ ci("gbm_beats_ridge") }}.\n'
+    assert failing("paper/readme.md.j2", wrong, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "ci_level", "drift")]
+    right = 'The GBM leads ridge; its 95% interval is {{ ci("gbm_beats_ridge") }}.\n'
+    assert failing("paper/readme.md.j2", right, HOUSE_CLAIMS) == []

@@ -370,6 +370,7 @@ _LEVEL_NAMED = re.compile(r"(?<![\d.])(\d{2}(?:\.\d+)?)\s*(?:\\[,;:!]\s*|~|[\u00
                           r"(?:\\?%|percent|per cent)[\s-]+(?:confidence\s+|credible\s+)?"
                           r"(?:intervals?|CIs?)\b", re.I)
 _INTERVAL_MACRO_SUFFIXES = ("Interval", "Low", "High")
+_JINJA_CI = re.compile(r"\{\{[^}]*?\bci\(\s*[\"']([\w.\-]+)[\"']")
 
 
 def _bound_level_findings(file: str, text: str, masked: str, claims: Sequence[ClaimQuantity],
@@ -393,6 +394,8 @@ def _bound_level_findings(file: str, text: str, masked: str, claims: Sequence[Cl
         bound = [cid for pos, cid in ends.items() if m.end() <= pos < hi]
         bound += [index[name][0] for pos, name in cited_macros(text[m.end() : hi])
                   if name in index and index[name][1] in _INTERVAL_MACRO_SUFFIXES]
+        if prose_module.is_template(file):  # "a 90% interval of {{ ci("x") }}": the helper's 95% interval
+            bound += [c.group(1) for c in _JINJA_CI.finditer(text, m.end(), hi) if c.group(1) in by_id]
         line, col = _line_col(starts, m.start())
         for claim_id in dict.fromkeys(bound):
             stated = m.group(0)
