@@ -213,3 +213,10 @@ def test_a_ci_helper_under_another_level_is_drift_of_its_claim() -> None:
     assert failing("paper/readme.md.j2", wrong, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "ci_level", "drift")]
     right = 'The GBM leads ridge; its 95% interval is {{ ci("gbm_beats_ridge") }}.\n'
     assert failing("paper/readme.md.j2", right, HOUSE_CLAIMS) == []
+
+
+def test_an_interval_macro_redefined_by_hand_is_checked_end_by_end() -> None:
+    stale = PREAMBLE + "\\renewcommand{\\evGbmRmseInterval}{[21.10, 23.90]}\nGBM: \\evGbmRmseInterval{}.\n"
+    assert failing("paper/results.tex", stale, HOUSE_CLAIMS) == [(2, "gbm_rmse", "ci_high", "drift")]
+    pinned = PREAMBLE + "\\renewcommand{\\evGbmRmseInterval}{[21.10, 23.40]}\n"
+    assert failing("paper/results.tex", pinned, HOUSE_CLAIMS) == []
