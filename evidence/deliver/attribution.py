@@ -1283,8 +1283,7 @@ def respectively_order(t: str, seg: Segment, tokens: list[Token],
         second = next(m for m in before if m.subject == distinct[1])
         if not _NAMES_JOINED.fullmatch(t, first.end, second.start):
             return None
-        subjects = distinct
-        order = {s: i for i, s in enumerate(subjects)}
+        order = {s: i for i, s in enumerate(distinct)}
         order.update({"#" + str(tok.start): i for i, tok in enumerate(pair)})
         return order
     listed = [tok for tok in values if tok.end <= seg.start + word.start()]
