@@ -220,3 +220,13 @@ def test_an_interval_macro_redefined_by_hand_is_checked_end_by_end() -> None:
     assert failing("paper/results.tex", stale, HOUSE_CLAIMS) == [(2, "gbm_rmse", "ci_high", "drift")]
     pinned = PREAMBLE + "\\renewcommand{\\evGbmRmseInterval}{[21.10, 23.40]}\n"
     assert failing("paper/results.tex", pinned, HOUSE_CLAIMS) == []
+
+
+def test_n_of_m_configurations_is_a_budget_of_n_and_at_budget_n_names_it() -> None:
+    tried = ("We tried 4 of 16 candidate configurations. The expected best validation accuracy at "
+             "that budget is {}.\n")
+    assert failing("faq.md", tried.format("95.0%")) == [(1, "tuning_budget", "value", "drift")]
+    assert failing("faq.md", tried.format("[95.4%](#claim:tuning_budget)")) == []
+    policy = "A tuning number must name its budget; ours reads {} at budget {}.\n"
+    assert failing("faq.md", policy.format("96.5%", "four")) == [(1, "tuning_budget", "value", "drift")]
+    assert failing("faq.md", policy.format("97.0%", "sixteen")) == []

@@ -526,6 +526,8 @@ def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> 
 #: "trying eight configurations", "a budget of 16 trials": the budget a sentence states.
 _BUDGET = re.compile(r"\b(\d+|one|single|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen"
                      r"|twenty)"
+                     # "4 of 16 candidate configurations": 4 tried of the 16 there are
+                     r"(?:\s+(?:out\s+)?of\s+(?:the\s+|all\s+)?(?:\d+|sixteen|twenty|eight|ten|twelve))?"
                      r"\s+(?:\w+\s+)?(?:configurations?|configs?|trials?|settings|hyper-?parameter settings"
                      r"|draws)\b",
                      re.I)
@@ -553,7 +555,9 @@ _LATER_BUDGET = re.compile(r"\b(?:with|of|for|from|using|at|after|trying|tried|t
 ALL_CONFIGURATIONS = -1
 
 
-_BUDGET_RIGHT_AFTER = re.compile(r"\s*(?:expected best\s+)?(?:at|with|for|using)\s+" + _BUDGET_NUMBER, re.I)
+_BUDGET_RIGHT_AFTER = re.compile(r"\s*(?:expected best\s+)?(?:at|with|for|using)\s+"
+                                 r"(?:a\s+)?(?:budget\s+(?:of\s+)?)?"  # "96.5% at eight", "at budget four"
+                                 + _BUDGET_NUMBER, re.I)
 
 
 def _word_number(word: str) -> int:
