@@ -230,3 +230,11 @@ def test_n_of_m_configurations_is_a_budget_of_n_and_at_budget_n_names_it() -> No
     policy = "A tuning number must name its budget; ours reads {} at budget {}.\n"
     assert failing("faq.md", policy.format("96.5%", "four")) == [(1, "tuning_budget", "value", "drift")]
     assert failing("faq.md", policy.format("97.0%", "sixteen")) == []
+
+
+def test_a_references_number_follows_its_word_never_across_a_table_cell() -> None:
+    row = ("\\begin{tabular}{llr}\nModel & Indicator & RMSE \\\\\n"
+           "GBM & test RMSE, mean of 5 seeds & 23.90 \\\\\n\\end{tabular}\n")
+    assert failing("paper/report.tex", PREAMBLE + row, HOUSE_CLAIMS) == [(4, "gbm_rmse", "value", "drift")]
+    # "seeds 3 and 4" in prose is still a reference to seeds, no result
+    assert failing("paper/report.tex", PREAMBLE + "For the GBM, see seeds 3 and 4.\n", HOUSE_CLAIMS) == []
