@@ -238,3 +238,10 @@ def test_a_references_number_follows_its_word_never_across_a_table_cell() -> Non
     assert failing("paper/report.tex", PREAMBLE + row, HOUSE_CLAIMS) == [(4, "gbm_rmse", "value", "drift")]
     # "seeds 3 and 4" in prose is still a reference to seeds, no result
     assert failing("paper/report.tex", PREAMBLE + "For the GBM, see seeds 3 and 4.\n", HOUSE_CLAIMS) == []
+
+
+def test_a_row_headed_one_model_over_another_holds_their_difference() -> None:
+    table = "| quantity | value |\n|---|--:|\n| GBM over ridge | {} |\n| mean over 5 seeds, GBM | 22.25 |\n"
+    assert failing("notes.md", table.format("0.92"), HOUSE_CLAIMS) == \
+        [(3, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes.md", table.format("9.17"), HOUSE_CLAIMS) == []

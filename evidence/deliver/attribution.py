@@ -1071,6 +1071,9 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
         return True  # a column "MLP − linear": its cells are the difference's
     if cell is not None and _ROW_PAIR.fullmatch(cell.row.strip()) and not _STAT_COLUMN.search(column):
         return True  # a row "CNN − control" (LaTeX "CNN $-$ control"): its cells are the difference's
+    if cell is not None and _ROW_OVER.fullmatch(_OVER_RUNS.sub(" ", cell.row).strip()) \
+            and not _STAT_COLUMN.search(column):
+        return True  # a row "MLP over linear": the improvement of the one over the other
     if cell is not None and (DIFF_CUE.search(column)
                              or len(re.findall(r"[A-Za-z]{2,}", t[cell.start : cell.end])) < 6):
         return bool(DIFF_CUE.search(column))  # a sentence in a cell is read as prose
@@ -1164,6 +1167,9 @@ _STAT_COLUMN = re.compile(r"\bp\b|p-value|hedges|cohen|\bg\b|\bd\b|\bt\b|statist
 #: A row header that is a difference of two names: "CNN − control", "CNN - control", "A vs B".
 _ROW_PAIR = re.compile(r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s+(?:[-−–]|vs\.?|versus|minus)\s+"
                        r"(?:the\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?", re.I)
+#: A row header that is one model over another: "MLP over linear", "CNN over the control".
+_ROW_OVER = re.compile(r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s+over\s+(?:the\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?",
+                       re.I)
 _PAIR_LABEL = re.compile(r"[\s\"“‘'*_]*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+"
                          r"(?:over|vs\.?|versus|minus|against)\s+"
                          r"(?:the\s+|its\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]?\s*", re.I)
