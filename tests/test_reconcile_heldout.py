@@ -309,7 +309,19 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # scored once as found on a held-out basis by its scorer, after the fixes prompted by corpora 7 to
 # 10: 89 of 112 drifts with the right claim, 25 of 463 decoys flagged (a review of another paper
 # and a poster with decimal commas drew most). This module's scorer counts the same: example 58/66
-# and 9 decoys, proj2 31/46 and 16 decoys. Its floors are that score until fixes raise them.
+# and 9 decoys, proj2 31/46 and 16 decoys. Its floors are the training score after the fixes it
+# prompted (each with a unit test in test_reconcile_rules11.py from an invented document: a Jinja
+# branch that never renders; an ellipsis range; what a reviewed paper or most papers report; the
+# interval right after a value no claim takes; a median; a "vs. X" column and a cell whose row and
+# column name both sides; a grant's reference number; a t quantity and the number after its "vs";
+# two sides and two numbers joined by "and" or "−"; the operands of a subtraction; a planned seed
+# count; a win taken back later in its sentence; another work's models; a possessor's metric; the
+# ends of a range beside an SD and a colon list naming its own metric; a LaTeX command's optional
+# argument; "A minus B = x"; "statistically tied"; {{ ci() }} under another level; an interval
+# macro redefined by hand; "4 of 16 configurations" and "at budget four"; a reference's number
+# never across a table cell; a row "A over B"): example 63/66 and 2 decoys (an HTML <figure>
+# caption, which reconcile reads by design), proj2 38/46 and none, 101/112 and 2/463 in all;
+# corpora 1 to 10 unchanged.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -356,7 +368,7 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 8): (86, 0), ("proj2", 8): (59, 0),
                 ("example", 9): (72, 0), ("proj2", 9): (47, 0),
                 ("example", 10): (74, 0), ("proj2", 10): (49, 0),
-                ("example", 11): (58, 9), ("proj2", 11): (31, 16)}
+                ("example", 11): (63, 2), ("proj2", 11): (38, 0)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",

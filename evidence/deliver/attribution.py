@@ -44,7 +44,8 @@ METRIC_WORDS = re.compile(
     r"precision|recall|mse|rmse|mae|r2(?!\.\d)|r²|perplexity|bleu|rouge|ece|calibration|runtime|latency|"
     r"throughput|memory|params|parameters|flops|cost|std|sd|standard deviation|variance|"
     r"wall[- ]clock|time|seconds|hours|spearman|pearson|correlation|iou|map|hedges(?:'|’)?\s*g"
-    r"|cohen(?:'|’)?s\s*d|effect size|z-score)\b", re.I)
+    r"|cohen(?:'|’)?s\s*d|effect size|z-score|quantiles?|degrees of freedom"
+    r"|t[- ](?:value|statistic))\b", re.I)
 _SPLIT_WORDS = {"test": re.compile(r"\b(?:validation|val|train|training|dev)\b(?!\s+(?:set|split)\s+"
                                    r"(?:of|was|is))"
                                    # "its RMSE on the validation split is 57.2": where it was measured
@@ -317,6 +318,14 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
         d = min(abs(m.start() - tok.end), abs(tok.start - m.end()))
         if best is None or d < best[0]:
             best = (d, m.group(0))
+    window = max(seg.start, lo - 12)
+    versus = re.search(r"\b(?:vs\.?|versus)\s*$", t[window:lo])
+    if best is None and versus is not None and not t[lo : tok.start].strip():
+        # "t quantile 4.30 vs 2.78": the number after "vs" shares the metric of the one before it
+        before = window + versus.start()
+        marks = list(re.finditer(r"[,;:(]|\b(?:but|while|whereas|and)\b", t[seg.start : before]))
+        named = list(METRIC_WORDS.finditer(t, seg.start + marks[-1].end() if marks else seg.start, before))
+        best = (0, named[-1].group(0)) if named else None
     if best is None:  # "Test MSE of linear regression: 3272", "SD over seeds: 0.1 for ..., 0.9 for ..."
         best = _label_metric(t, seg, lo)
     if best is None and _ELLIPSIS.fullmatch(t, lo, tok.start):
@@ -326,7 +335,9 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
             else max(t.rfind(". ", 0, seg.start), seg.start - 200, 0)
         earlier = list(METRIC_WORDS.finditer(t, start, lo))
         best = (0, earlier[-1].group(0)) if earlier else None
-    if best is None:  # "one standard deviation over seeds (the CNN's is 0.5, ...)"
+    if best is None and tok.role not in ("ci_low", "ci_high"):
+        # "one standard deviation over seeds (the CNN's is 0.5, ...)"; not the two ends of a range
+        # ("the SD is 0.15, so: test RMSE 57.2 (95% CI 57.05–57.35)"): a spread has no ends
         spread = list(_SPREAD_WORDS.finditer(t, seg.start, lo))
         if spread and not any(is_own(m.group(0)) for m in METRIC_WORDS.finditer(t, spread[-1].end(), lo)):
             best = (0, spread[-1].group(0))
@@ -369,6 +380,9 @@ def _label_metric(t: str, seg: Segment, lo: int) -> tuple[int, str] | None:
     if colon < 0 or re.search(r"[.;!?]\s", t[colon:lo]):
         return None
     start = max(seg.start, t.rfind(";", seg.start, colon) + 1)
+    named = list(METRIC_WORDS.finditer(t, colon, lo))
+    if named:  # "the SD is 0.15, so: test RMSE 57.2 (95% CI 57.05–57.35)": the list names its own metric
+        return (0, named[-1].group(0))
     words = list(METRIC_WORDS.finditer(t, start, colon))
     if words and words[-1].group(0).lower() == "precision" \
             and _NUMERIC_PRECISION.search(t, seg.start, seg.end):
@@ -733,7 +747,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                     (claim.format.percent or claim.points) and _mismatch(claim, quantity, tok, fraction) \
                     and not ((tok.signed or (bare and not tok.integer))
                              and _digits_of_a_measure(tok, [quantity])) \
-                    and not (tok.signed and quantity.name != "value" and claim.comparison):
+                    and not (tok.signed and quantity.name != "value" and claim.comparison) \
+                    and not (cell is not None and claim.comparison and tok.signed
+                             and _row_and_column_name_sides(cell, claim, mentions, header_subjects)):
                 continue  # a bare or round number far from a percentage's size is a setting (not
                 # its digits shifted: "CNN accuracy 9.87" for 98.7% is a slip of the decimal point,
                 # and "+2" for +0.2 points too: a sign makes a difference, never a setting; a signed
@@ -756,6 +772,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if quantity.form == "measure" and not (claim.format.percent or claim.points) \
                     and not _bracketed(t, tok) and not _named_as_metric(t, seg, tok, claim) \
                     and not placed and not _pair_labelled(t, seg, tok, claim, mentions) \
+                    and not (cell is not None and claim.comparison and tok.signed
+                             and _row_and_column_name_sides(cell, claim, mentions, header_subjects)) \
                     and _far_from_every_measure(claim, tok):
                 continue  # 3272 (an MSE), 407 (a page), 0.05 (a learning rate) beside a 57.2 RMSE
             if quantity.form == "measure" and (claim.format.percent or claim.points) and tok.unit == "%" \
@@ -797,7 +815,9 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             # both sides of a comparison named: the words decide, whatever the size ("CNN vs
             # control: 0.875 points" is that comparison in the wrong unit, not CNN vs MLP's)
             both = claim.comparison and (_sides_joined(t, seg, claim, mentions, tok)
-                                         or _sides_by_verb(t, seg, claim, mentions, tok))
+                                         or _sides_by_verb(t, seg, claim, mentions, tok)
+                                         or (cell is not None and tok.signed and _row_and_column_name_sides(
+                                             cell, claim, mentions, header_subjects)))
             # "the MLP's gain over the control is 0.869 points": a comparison whose sides the
             # sentence names, stated as its fraction with "points" (a unit slip, not another claim)
             slip = claim.comparison and claim.points and tok.unit == "pts" and len(sides) >= 2 \
@@ -824,6 +844,18 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
 
 def _significant_digits(value: float) -> str:
     return f"{abs(value):.6g}".replace(".", "").lstrip("0").rstrip("0") or "0"
+
+
+def _row_and_column_name_sides(cell: Cell, claim: ClaimQuantity, mentions: list[Mention],
+                               header_subjects: set[str]) -> bool:
+    """Whether a cell's row header names one side of the comparison and its column header the
+    other ("| control | ... | −1.3 |" under "vs. linear"): the cell is that comparison's, whatever
+    its size (a number copied from the row above is its drift, not another comparison's value)."""
+    first, second = claim.subjects[0][0], claim.subjects[1][0] if len(claim.subjects) > 1 else ""
+    in_row = {m.subject for m in mentions if m.start < cell.start} | {
+        m.subject for m in mentions if cell.row and m.words in cell.row}
+    return bool(second) and ((first in in_row and second in header_subjects)
+                             or (second in in_row and first in header_subjects))
 
 
 def _far_from_every_measure(claim: ClaimQuantity, tok: Token) -> bool:
@@ -935,6 +967,9 @@ def _clause_names_only_others(t: str, seg: Segment, tok: Token, claim: ClaimQuan
     last = [m for m in mentions if seg.start <= m.start and m.end <= tok.start]
     if last and last[-1].subject not in own and _APPOSITION.fullmatch(t, last[-1].end, tok.start):
         return True  # "the wide MLP (98.3%) beats the MLP": in apposition to the subject before it
+    possessed = _POSSESSED.search(t, last[-1].start, tok.start) if last else None
+    if last and last[-1].subject not in own and possessed is not None and possessed.start() <= last[-1].end:
+        return True  # "...: our MLP's test RMSE is 55.9": the possessor's level, whoever came before
     lo, hi = clause_of(t, seg, tok)
     head = t[seg.start : lo].rstrip(" (")
     if head.endswith(":"):
@@ -947,6 +982,11 @@ def _clause_names_only_others(t: str, seg: Segment, tok: Token, claim: ClaimQuan
             and tok.start - near[-1].end <= 30:
         return True  # "Linear regression reaches 57.2, the MLP 55.9": the subject just before it
     return bool(inside) and not (inside & own) and not (before & own)
+
+
+#: A possessor's metric and then its number: "MLP's test RMSE is 55.9", "the MLP’s RMSE: 55.9".
+_POSSESSED = re.compile(r"(?:'s|’s)\s+(?:(?!(?:and|or|but|than|over|vs)\b)[\w-]+\s+){0,3}?"
+                        r"(?:is|was|of|at|=|:)\s*(?:about|around|roughly|~|≈)?\s*$", re.I)
 
 
 _JOINED = re.compile(r"^\W*(?:the\s+|its\s+)?(?:(?:improvement|gain|lead|advantage|margin|edge)\s+)?"
@@ -1031,6 +1071,9 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
         return True  # a column "MLP − linear": its cells are the difference's
     if cell is not None and _ROW_PAIR.fullmatch(cell.row.strip()) and not _STAT_COLUMN.search(column):
         return True  # a row "CNN − control" (LaTeX "CNN $-$ control"): its cells are the difference's
+    if cell is not None and _ROW_OVER.fullmatch(_OVER_RUNS.sub(" ", cell.row).strip()) \
+            and not _STAT_COLUMN.search(column):
+        return True  # a row "MLP over linear": the improvement of the one over the other
     if cell is not None and (DIFF_CUE.search(column)
                              or len(re.findall(r"[A-Za-z]{2,}", t[cell.start : cell.end])) < 6):
         return bool(DIFF_CUE.search(column))  # a sentence in a cell is read as prose
@@ -1124,6 +1167,9 @@ _STAT_COLUMN = re.compile(r"\bp\b|p-value|hedges|cohen|\bg\b|\bd\b|\bt\b|statist
 #: A row header that is a difference of two names: "CNN − control", "CNN - control", "A vs B".
 _ROW_PAIR = re.compile(r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s+(?:[-−–]|vs\.?|versus|minus)\s+"
                        r"(?:the\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?", re.I)
+#: A row header that is one model over another: "MLP over linear", "CNN over the control".
+_ROW_OVER = re.compile(r"[A-Za-z][\w-]*(?:\s+[\w-]+)?\s+over\s+(?:the\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?",
+                       re.I)
 _PAIR_LABEL = re.compile(r"[\s\"“‘'*_]*(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+"
                          r"(?:over|vs\.?|versus|minus|against)\s+"
                          r"(?:the\s+|its\s+)?[A-Za-z][\w-]*(?:\s+[\w-]+)?\s*[:=]?\s*", re.I)
@@ -1213,14 +1259,39 @@ def listed_comparisons(t: str, seg: Segment, before: list[Mention], count: int) 
     return pairs if len(pairs) == count and len(set(pairs)) == count else None
 
 
+_AND_JOINED = re.compile(r"[\s\u00a0]*(?:%|points?|pp|RMSE)?[\s\u00a0]*and[\s\u00a0]+", re.I)
+#: Two names joined as a pair: "A and B", "A and the B", "A − B", "A minus B", "A vs B".
+_NAMES_JOINED = re.compile(r"(?:'s|’s)?\s*(?:and|[-−–]|minus|vs\.?|versus)\s+(?:the\s+|a\s+|an\s+)?", re.I)
+
+
 def respectively_order(t: str, seg: Segment, tokens: list[Token],
                        mentions: list[Mention]) -> dict[str, int] | None:
     """"The CNN and the MLP reach 98.1% and 98.7% respectively": the n-th subject named before the
     numbers pairs with the n-th number. None when the segment does not say "respectively"."""
     word = re.search(r"\brespectively\b", t[seg.start : seg.end], re.I)
-    if not word:
-        return None
     values = [tok for tok in tokens if tok.role == "value" and tok.statement and not tok.decoy]
+    if not word:
+        # "Linear regression and the mean predictor sit at 57.2 and 73.6": two subjects joined by
+        # "and" and then two numbers joined by "and" pair in order, as if "respectively" followed
+        inside = [tok for tok in values if seg.start <= tok.start < seg.end]
+        pairs = [(a, b) for a, b in pairwise(inside) if _AND_JOINED.fullmatch(t, a.end, b.start)
+                 and not a.signed and not b.signed]
+        if len(pairs) != 1 or pairs[0][0] is not inside[0]:
+            return None
+        pair = list(pairs[0])
+        clause = max([seg.start, *(seg.start + c.end() for c in re.finditer(r"[,;:]\s|[.!?]\s",
+                                                                         t[seg.start : pair[0].start]))])
+        before = [m for m in mentions if clause <= m.start and m.end <= pair[0].start]
+        distinct = list(dict.fromkeys(m.subject for m in before))
+        if len(distinct) != 2:
+            return None
+        first = next(m for m in before if m.subject == distinct[0])
+        second = next(m for m in before if m.subject == distinct[1])
+        if not _NAMES_JOINED.fullmatch(t, first.end, second.start):
+            return None
+        order = {s: i for i, s in enumerate(distinct)}
+        order.update({"#" + str(tok.start): i for i, tok in enumerate(pair)})
+        return order
     listed = [tok for tok in values if tok.end <= seg.start + word.start()]
     if len(listed) >= 2:
         values = listed  # "... 57.2 and 55.9, respectively, so the network wins by 1.3": the list ends there

@@ -73,18 +73,20 @@ def macro_overrides(text: str, claims: Sequence[ClaimQuantity]) -> list[Override
         if name not in index:
             continue
         claim_id, suffix = index[name]
-        wanted = _SUFFIX_QUANTITY.get(suffix)
         claim = by_id[claim_id]
-        quantity = claim.quantity(wanted) if wanted else None
-        if quantity is None:
-            continue
         lo, hi = _body(text, m.end() - 1)
-        number = _NUMBER.search(text, lo, hi)
-        if number is None:
+        # an interval macro types both ends ("[57.0, 57.9]"): each checked as its end
+        wanted = ["ci_low", "ci_high"] if suffix == "Interval" else [_SUFFIX_QUANTITY.get(suffix)]
+        numbers = list(_NUMBER.finditer(text, lo, hi))[: len(wanted)]
+        if len(numbers) < len(wanted):
             continue
-        digits = number[2]
-        value = float(digits) * (-1 if number[1] in "-−" and number[1] else 1)
-        decimals = len(digits.split(".")[1]) if "." in digits else 0
-        out.append(Override(number.start(), number.end(), claim, quantity, number[0].strip(), value,
-                            decimals, name))
+        for what, number in zip(wanted, numbers, strict=True):
+            quantity = claim.quantity(what) if what else None
+            if quantity is None:
+                continue
+            digits = number[2]
+            value = float(digits) * (-1 if number[1] in "-−" and number[1] else 1)
+            decimals = len(digits.split(".")[1]) if "." in digits else 0
+            out.append(Override(number.start(), number.end(), claim, quantity, number[0].strip(), value,
+                                decimals, name))
     return out

@@ -86,7 +86,30 @@ def mask_jinja(text: str) -> str:
         out = spaces(m.group(0))
         return out[:-1] + "." if _STATEMENT_HELPER.match(m.group(0)) and not out.endswith("\n") else out
 
-    return _JINJA_RE.sub(blank, text)
+    return _JINJA_RE.sub(blank, _blank_dead_branches(text))
+
+
+#: ``{% if false %}`` (or ``0``, ``False``, ``none``): a branch that never renders.
+_DEAD_IF = re.compile(r"\{%-?\s*if\s+(?:false|0|none)\s*-?%\}", re.I)
+_IF_OR_ENDIF = re.compile(r"\{%-?\s*(?P<kw>if|endif)\b[\s\S]*?(?:%\}|\Z)")
+
+
+def _blank_dead_branches(text: str) -> str:
+    """The body of ``{% if false %} ... {% endif %}`` blanked (nested ifs counted): a branch the
+    template never renders states nothing, whatever numbers it keeps (a hidden old history)."""
+    out, pos = [], 0
+    for m in _DEAD_IF.finditer(text):
+        if m.start() < pos:
+            continue
+        depth, end = 1, len(text)
+        for k in _IF_OR_ENDIF.finditer(text, m.end()):
+            depth += 1 if k.group("kw") == "if" else -1
+            if depth == 0:
+                end = k.end()
+                break
+        out += [text[pos : m.start()], spaces(text[m.start() : end])]
+        pos = end
+    return "".join(out) + text[pos:] if out else text
 
 
 _STATEMENT_HELPER = re.compile(r"\{\{-?\s*statement\(")

@@ -32,6 +32,7 @@ finds them, deterministically, and every finding explains itself in one line.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import os
 import re
@@ -369,6 +370,7 @@ _LEVEL_NAMED = re.compile(r"(?<![\d.])(\d{2}(?:\.\d+)?)\s*(?:\\[,;:!]\s*|~|[\u00
                           r"(?:\\?%|percent|per cent)[\s-]+(?:confidence\s+|credible\s+)?"
                           r"(?:intervals?|CIs?)\b", re.I)
 _INTERVAL_MACRO_SUFFIXES = ("Interval", "Low", "High")
+_JINJA_CI = re.compile(r"\{\{[^}]*?\bci\(\s*[\"']([\w.\-]+)[\"']")
 
 
 def _bound_level_findings(file: str, text: str, masked: str, claims: Sequence[ClaimQuantity],
@@ -392,6 +394,8 @@ def _bound_level_findings(file: str, text: str, masked: str, claims: Sequence[Cl
         bound = [cid for pos, cid in ends.items() if m.end() <= pos < hi]
         bound += [index[name][0] for pos, name in cited_macros(text[m.end() : hi])
                   if name in index and index[name][1] in _INTERVAL_MACRO_SUFFIXES]
+        if prose_module.is_template(file):  # "a 90% interval of {{ ci("x") }}": the helper's 95% interval
+            bound += [c.group(1) for c in _JINJA_CI.finditer(text, m.end(), hi) if c.group(1) in by_id]
         line, col = _line_col(starts, m.start())
         for claim_id in dict.fromkeys(bound):
             stated = m.group(0)
@@ -522,6 +526,8 @@ def _claim_references(file: str, text: str, claims: Sequence[ClaimQuantity]) -> 
 #: "trying eight configurations", "a budget of 16 trials": the budget a sentence states.
 _BUDGET = re.compile(r"\b(\d+|one|single|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|sixteen"
                      r"|twenty)"
+                     # "4 of 16 candidate configurations": 4 tried of the 16 there are
+                     r"(?:\s+(?:out\s+)?of\s+(?:the\s+|all\s+)?(?:\d+|sixteen|twenty|eight|ten|twelve))?"
                      r"\s+(?:\w+\s+)?(?:configurations?|configs?|trials?|settings|hyper-?parameter settings"
                      r"|draws)\b",
                      re.I)
@@ -549,7 +555,9 @@ _LATER_BUDGET = re.compile(r"\b(?:with|of|for|from|using|at|after|trying|tried|t
 ALL_CONFIGURATIONS = -1
 
 
-_BUDGET_RIGHT_AFTER = re.compile(r"\s*(?:expected best\s+)?(?:at|with|for|using)\s+" + _BUDGET_NUMBER, re.I)
+_BUDGET_RIGHT_AFTER = re.compile(r"\s*(?:expected best\s+)?(?:at|with|for|using)\s+"
+                                 r"(?:a\s+)?(?:budget\s+(?:of\s+)?)?"  # "96.5% at eight", "at budget four"
+                                 + _BUDGET_NUMBER, re.I)
 
 
 def _word_number(word: str) -> int:
@@ -857,7 +865,18 @@ def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[
         header = cell.column
         turned = _turned_by_minus(candidate, header, 0, len(header),
                                   subject_mentions(header, 0, len(header), claims))
+        versus = _VERSUS_COLUMN.match(header)
+        if turned is None and versus is not None and tok is not None and tok.signed and cell.row:
+            # a signed cell under "vs. linear" in the row "MLP": the row's level minus linear's
+            spelled = f"{cell.row} − {versus.group(1)}"
+            turned = _turned_by_minus(candidate, spelled, 0, len(spelled),
+                                      subject_mentions(spelled, 0, len(spelled), claims))
     return candidate if turned is None else turned
+
+
+#: A column of each row's difference to one reference: "vs. linear", "Δ vs linear", "relative to ridge".
+_VERSUS_COLUMN = re.compile(r"^\W*(?:Δ|delta|diff(?:erence)?|change)?\s*(?:vs\.?|versus|against|relative to"
+                            r"|compared (?:with|to))\s+(?:the\s+)?([^()|]+?)\W*$", re.I)
 
 
 def _turned_by_minus(candidate: Any, t: str, lo: int, hi: int, mentions: list[Any]) -> Any:
@@ -923,16 +942,21 @@ _CITATION = re.compile(
     r"\\(?:cite|citep|citet|citealp|citealt|parencite|textcite|autocite|footcite)\b|\[@[\w:-]+"
     r"|\[\d+(?:\s*[,;–-]\s*\d+)*\](?!\(#claim:)|\bet al\."  # not a bound "[1](#claim:x)"
     r"|\([A-Z][A-Za-z-]+(?: et al\.?| and [A-Z][A-Za-z-]+)?,? \d{4}[a-z]?\)")
+_COMMAND_BEFORE = re.compile(r"\\[A-Za-z]+\*?$")
 #: Words that make a citing sentence about this work's own results.
 _OURS = re.compile(r"\b(?:our|ours|we|us|this (?:work|paper|study|project|repository)|here|in this)\b", re.I)
 #: Words that attribute a number to others' work.
 _REPORTED = re.compile(r"\b(?:who (?:report|reported|found|obtain(?:ed)?|achieve[sd]?)|reported (?:by|in)"
-                       r"|according to|as reported|prior work|previous work|the literature)\b", re.I)
+                       r"|according to|as reported|prior work|previous work|the literature"
+                       # a reviewed paper's own numbers: "they report 54.1", "their headline claim is ... 4.8"
+                       r"|they\s+(?:report|reported|claim|claimed|state|stated|obtain|obtained)"
+                       r"|their\s+(?:(?:headline|main|central|key|reported)\s+)?(?:claims?|tables?|papers?"
+                       r"|abstract|submission|appendix))\b", re.I)
 #: Others' work named at the head of a sentence ("A prior study (Smith et al., 2021) reported 99.1%").
 #: Words that make a clause about this work's own runs: "over seed pairs", "pairs of seeds".
 _OWN_RUNS = re.compile(r"\b(?:seed|run)[- ]pairs?\b|\bpairs of (?:seeds|runs)\b", re.I)
-_PRIOR_WORK = re.compile(r"\b(?:prior|previous|earlier|published|related) (?:work|stud(?:y|ies)|papers?)\b",
-                         re.I)
+_PRIOR_WORK = re.compile(r"\b(?:prior|previous|earlier|published|related) (?:work|stud(?:y|ies)|papers?)\b"
+                         r"|\b(?:most|many|other|several|typical) (?:papers|studies|works|authors)\b", re.I)
 
 
 def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: list[tuple[int, int]]) -> bool:
@@ -947,9 +971,17 @@ def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: l
         return False
     after = any(tok.end <= a <= tok.end + 4 for a, _ in citations)
     before = any(clause_start <= a and b <= tok.start for a, b in citations)
-    return after or before or _REPORTED.search(clause) is not None \
-        or (_PRIOR_WORK.search(text, seg.start, tok.start) is not None
-            and not _OURS.search(text, seg.start, tok.start))
+    # the clause up to its end: "A linear model with 3 seeds is what most papers report; ours uses 5"
+    rest = re.search(r"[;:,]\s|\b(?:but|while|whereas|unlike)\b|$", text[tok.end : seg.end])
+    clause_end = tok.end + (rest.start() if rest else 0)
+    # a report of others governs its list ("they report 54.1 over 3 seeds, a linear RMSE of 53.8"),
+    # until the sentence turns to our work
+    reports = list(_REPORTED.finditer(text, seg.start, tok.start))
+    reported = bool(reports) and not _OURS.search(text, reports[-1].end(), tok.start) \
+        and not _OWN_RUNS.search(text, reports[-1].end(), tok.start)
+    return after or before or reported \
+        or (_PRIOR_WORK.search(text, seg.start, clause_end) is not None
+            and not _OURS.search(text, seg.start, clause_end))
 
 
 #: A change stated relative to the reference ("by 1.3% relative to linear", "a 2.3% relative gain").
@@ -1302,6 +1334,69 @@ def _variant_slip(t: str, seg: prose_module.Segment, tok: Token, claims: Sequenc
     return None
 
 
+_MEDIAN = re.compile(r"\b(?:(?P<median>medians?)|means?|average)\b", re.I)
+_MEDIAN_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*(?:\(\s*medians?\b"
+                           r"|,?\s*(?:is|was)\s+(?:the|its|their)\s+(?:[\w-]+(?:'s|’s)\s+)?medians?\b)", re.I)
+
+
+def _median_named(t: str, seg: prose_module.Segment, tok: Token) -> bool:
+    """Whether the number is named a median: in its clause before it ("MLP median 98.06%", "lower
+    than the CNN median by 0.8 points") or right after it ("98.9% (median, not the mean)")."""
+    marks = list(re.finditer(r"[,;]\s|\b(?:but|while|whereas)\b", t[seg.start : tok.start]))
+    start = seg.start + marks[-1].end() if marks else seg.start  # a label before a ':' too
+    named = [m.group("median") for m in _MEDIAN.finditer(t, start, tok.start)]
+    # the statistic named last before it decides: "asked for the median: the mean is 98.9%" is a mean
+    return bool(named and named[-1]) or _MEDIAN_AFTER.match(t, tok.end) is not None
+
+
+_MINUS_BETWEEN = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*(?:minus|[-−–])[\s\u00a0]*", re.I)
+
+
+def _operands_alike(t: str, tokens: list[Token], chosen: list[Any]) -> list[Any]:
+    """The two operands of a subtraction are quantities of one kind: "the MLP's edge is 55.9 minus
+    57.2" subtracts two levels, so where one is read as a level, the other is no comparison's value
+    (55.9 is the MLP's level, not a gap of 55.9), and neither is where both read as one comparison's
+    value, unless it states that value (in "86.9 − 87.5", 87.5 is the CNN's gain and 86.9 another's)."""
+    by_token = {id(tok): best for tok, best, _ in chosen}
+    right = {id(tok) for tok, _, ok in chosen if ok}
+    dropped: set[int] = set()
+    for a, b in itertools.pairwise(tokens):
+        if not _MINUS_BETWEEN.fullmatch(t, a.end, b.start) or b.signed:
+            continue
+        for one, other in ((a, b), (b, a)):
+            mine, theirs = by_token.get(id(one)), by_token.get(id(other))
+            if mine is None or not mine.claim.comparison:
+                continue
+            if theirs is None or not theirs.claim.comparison or (
+                    theirs.claim.id == mine.claim.id and theirs.quantity.name == mine.quantity.name
+                    and id(one) not in right):
+                dropped.add(id(one))  # one comparison's value twice, "55.9 minus 57.2": two levels
+    return [c for c in chosen if id(c[0]) not in dropped]
+
+
+#: What joins a value to the interval right after it: "55.9 (54.9–56.9)", "55.9, 95% CI [54.9, 56.9]".
+_INTERVAL_AFTER_VALUE = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?[\s\u00a0]*[,;]?[\s\u00a0]*[(\[]?[\s\u00a0]*"
+                                   r"(?:(?:95|90|99)\s*\\?%\s*)?(?:CI|confidence interval|interval)?"
+                                   r"[\s\u00a0:=]*[(\[]?[\s\u00a0]*$", re.I)
+
+
+def _of_unclaimed_value(t: str, tokens: list[Token], chosen: list[Any]) -> list[Any]:
+    """The interval right after a value that no claim took is that value's, no claim's ("the MLP's
+    test RMSE is 55.9 (54.9–56.9)": the MLP's level and its interval, where only linear has a claim)."""
+    taken = {id(tok) for tok, _, _ in chosen}
+    dropped: set[int] = set()
+    for k, tok in enumerate(tokens):
+        if tok.role != "ci_low" or k == 0:
+            continue
+        before = tokens[k - 1]
+        if before.role == "value" and id(before) not in taken and not before.decoy \
+                and _INTERVAL_AFTER_VALUE.match(t[before.end : tok.start]):
+            dropped.add(id(tok))
+            if k + 1 < len(tokens) and tokens[k + 1].role == "ci_high":
+                dropped.add(id(tokens[k + 1]))
+    return [c for c in chosen if id(c[0]) not in dropped]
+
+
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = (),
@@ -1312,8 +1407,12 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     claim's words of its own is read with them, and where words tie, they break the tie.
     ``stated_before``: the claims whose values the last sentence stating one stated ("Its interval,
     [0.2, 2.6], excludes zero" after "The MLP lowers test RMSE by 1.3")."""
-    citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)]
-    if citations or _REPORTED.search(text, seg.start, seg.end):
+    citations = [m.span() for m in _CITATION.finditer(text, seg.start, seg.end)
+                 # a LaTeX command's optional argument ("\\question[5]", "\\item[3]") cites nothing
+                 if not (text[m.start()] == "["
+                         and _COMMAND_BEFORE.search(text, max(0, m.start() - 40), m.start()))]
+    if citations or _REPORTED.search(text, seg.start, seg.end) \
+            or _PRIOR_WORK.search(text, seg.start, seg.end):
         tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]
     if _HYPOTHETICAL.search(text, seg.start, seg.end):
         return []  # "Two fictional models score 90.0% and 91.5%": an exercise's numbers, no claim's
@@ -1393,6 +1492,10 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             if label is not None:
                 options = [c for c in options if any(word_regex(w).search(t, seg.start, tok.start)
                                                      for w in (*c.claim.metric, *c.claim.keywords))]
+        if options and _median_named(t, seg, tok):
+            # "Median CNN seed: 98.9%", "lower than the CNN median by 0.8 points": a median, no mean's
+            options = [c for c in options
+                       if any("median" in w.lower() for w in (*c.claim.keywords, *c.claim.metric))]
         if tok.unit == "%":  # an RMSE of 57.2 is no percentage: "22 %" beside it states something
             # else; "57.2%" (its digits with a wrong unit) stays its drift
             options = [c for c in options if not _units_not_percent(c.claim, c.quantity)
@@ -1442,6 +1545,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         chosen += [(tok, c, _accepts(c, tok)) for c in _shared_by_pairs(t, seg, tok, best, claims, mentions)]
         if tok.role == "value":
             stated = best.claim.id
+    chosen = _of_unclaimed_value(t, tokens, chosen)
+    chosen = _operands_alike(t, tokens, chosen)
     chosen = _budget_checked(t, seg, chosen)
     chosen = [_unit_checked(tok, best, ok) for tok, best, ok in chosen]
     chosen = [_direction_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]

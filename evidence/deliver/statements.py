@@ -67,22 +67,25 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"\[\s*[-+−]?\d*\.?\d+%?(?:\s*,\s*[-+−]?\d*\.?\d+%?){2,}\s*,?\s*\]", 0),
     (r"\b(?:pp?|pages?)\.?\s*\d+(?:\s*(?:[-–—]|--)\s*\d+)?", re.I),  # page numbers and ranges
     # (not "a CNN seed beats an MLP seed 84% of the time": a percentage is no reference)
-    (rf"(?<![\w-])(?:{_REF_ONE})\s*{_NUMREF}(?!\d|\.\d|\s*(?:%|\\%|percent\b))",
+    # (its number right after its word, never across a table cell: "mean of 5 seeds & 98.7\,\%")
+    (rf"(?<![\w-])(?:{_REF_ONE})[ \t\u00a0]{{0,2}}{_NUMREF}(?!\d|\.\d|\s*(?:%|\\%|percent\b))",
      re.I),  # Table 2, Section 3.2, Eq. (3)
-    (rf"(?<![\w-])(?:{_REF_MANY})\s*{_NUMREF}(?:\s*(?:,|and|&|or|to|[-–—])\s*{_NUMREF})*",
+    (rf"(?<![\w-])(?:{_REF_MANY})[ \t\u00a0]{{0,2}}{_NUMREF}(?:\s*(?:,|and|&|or|to|[-–—])\s*{_NUMREF})*",
      re.I),  # Tables 2 and 3, Sections 3.1–3.4
     (r"\b\d+\(\d+\)", 0),  # volume(issue) in bibliographies: 34(2)
     (r"\(\d{1,3}[a-z]?\)", 0),  # equation and enumeration references: (3)
     (r"\^\{?\d+\}?", 0),  # superscript footnote markers
     (r"(?<![\w.])\d*\.?\d+(?:\s?(?:pt|mm|cm|em|ex|bp|pc|sp)|in)\b(?!\s+(?:the|a|an|our|of|each)\b)", 0),
     (r"\[[^\]\n]*=[^\]\n]*\]", 0),  # key=value options: [width=0.8\linewidth]
-    # lr=0.05 (not a difference written as its two sides: "CNN − MLP = 0.6")
+    # lr=0.05 (not a difference written as its two sides: "CNN − MLP = 0.6", "linear minus MLP = 1.3")
     # ("P = 0.84" is left to the tokenizer: after a probability it states P(better))
-    (r"(?<!− )(?<!- )(?<!– )(?<!−)\b(?!n\s*=)(?!P\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
+    (r"(?<!− )(?<!- )(?<!– )(?<!−)(?<!minus )(?<!\$-\$ )\b(?!n\s*=)(?!P\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
      r"(?:\s*,\s*[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*)*", 0),
     (r"\b\d+(?:\.\d+)?\s*[x×]\s*\d+(?:\.\d+)?(?:\s*[x×]\s*\d+(?:\.\d+)?)*\b", 0),  # 8x8, 2 × 3
     # identifiers: resnet50, GPT-4, mlp-s0, A100 (not the metric names F1, R2)
     (r"\b(?!(?:F1|R2|L1|L2|F2)\b)[A-Za-z]+[-_]?\d+[A-Za-z]*(?:[-_.]\d+[A-Za-z]*)*\b", 0),
+    # a reference number of digits joined by a slash and a hyphen: a grant "4417/2-1", a file "12/3-7"
+    (r"(?<![\w.])\d+(?:/\d+)+-\d+(?:[-/]\d+)*\b|(?<![\w.])\d+-\d+(?:/\d+)+\b", 0),
     (r"(?<![\w.])\d+(?:st|nd|rd|th)\b", 0),  # ordinals
     (r"\b(?:Q|Question|Exercise|Problem|Task|Part)\s*\d+[a-z]?\.?\s*\(\s*\d+\s*(?:pts?|points?|marks?)\s*\)",
      re.I),  # "Q3 (6 pts)": a grading mark
@@ -218,6 +221,12 @@ _RATIO = re.compile(r"^(?:/\d+.|.\d+/)$")
 #: seeds-needed estimate (an increment, whatever it adds up to).
 _MORE_SEEDS_AFTER = re.compile(r"[\s\u00a0]+(?:more|additional|extra|further)\s+(?:random\s+)?"
                                r"(?:seeds?|runs?|repetitions?|replicates?)\b", re.I)
+#: Before a seed count: runs planned, not made ("re-run with 12", "we will use 20", "plan to train 8").
+_PLANNED_BEFORE = re.compile(r"\b(?:re-?run|re-?train|repeat|(?:will|shall|should|plan(?:s|ned)? to|intend to"
+                             r"|going to|need to|needs to)\s+(?:re-?)?(?:run|use|train|add|try)"
+                             r"|to be (?:re-?)?run"
+                             r"|schedul\w*|queue\w*)\b(?:\s+(?:it|them|this|everything|all|the \w+))?"
+                             r"(?:\s+(?:with|on|over|using|for|at))?\s*(?:about|around|some|~)?\s*$", re.I)
 #: Before a number: a hyper-parameter or a setting named in words.
 _SETTING_BEFORE = re.compile(
     r"(?<![\w-])(?:dropout|weight[ -]decay|momentum|learning[ -]rates?|lr|warm-?up|label smoothing"
@@ -664,6 +673,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             if _MORE_SEEDS_AFTER.match(t, end):
                 tok.decoy = True  # "queue 5 more seeds per arm": runs to add, neither count nor estimate
                 return
+            if _PLANNED_BEFORE.search(t, max(0, s - 60), s) and not needed:
+                tok.decoy = True  # "Re-run with 12 seeds per model": runs planned, no count of the claim's
+                return
             if tok.decoy and tok.role == "n" and re.search(r"\bseed\s*$", window, re.I):
                 return
             if re.search(r"\bseeds?\b|\bruns?\b|n\s*=", t[end : end + 30] + window[-6:], re.I) \
@@ -719,7 +731,7 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
     sep = follow.group(0)
     interval = (_INTERVAL_OPEN.search(t, max(0, s - 3), s) is not None
                 or _CI_BEFORE.search(window) is not None
-                or re.search(r"[–—]|--|-(?=\s*\d)", sep) is not None)
+                or re.search(r"[–—…]|--|-(?=\s*\d)|\.\.", sep) is not None)  # "−22.6 … −10.2": a range
     to_range = "to" in sep and (re.search(r"\b(?:CIs?|intervals?|confidence|credible)\b", window, re.I)
                                 or (tok.signed and re.match(r"[\s\u00a0]*to[\s\u00a0]*[+−-]", sep)))
     if to_range:

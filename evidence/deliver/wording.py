@@ -62,7 +62,8 @@ SAMENESS = re.compile(
     r"does(?:n't| not) matter|no effect|perform(?:s|ed)? the same|do(?:es)? the same|the same performance"
     r"|no (?:real )?difference between|(?:is|are) useless|(?:is|are) pointless|buys nothing"
     r"|perform(?:s|ed)? (?:comparably|similarly|alike)|on a par"
-    r"|(?<=\s)(?:tie|are tied|were tied|draw)(?=\s*(?:[.,;:!?\"”')]|$|on\b|in\b)))\b", re.I)
+    r"|(?<=\s)(?:tie|(?:are|were)\s+(?:statistically\s+|essentially\s+|effectively\s+|practically\s+)?tied"
+    r"|draw)(?=\s*(?:[.,;:!?\"”')]|$|on\b|in\b)))\b", re.I)
 HEDGE = re.compile(
     r"\b(?:not|n't|never|cannot|can't|whether|if|might|may|could|unclear|inconclusive|insufficient|"
     r"fails? to|failed to|without|nor|neither|hypothes\w+|predicts?|expected to|would|unless|"
@@ -73,6 +74,20 @@ HEDGE = re.compile(
 #: we may not write") mentions the wording, it does not assert it.
 PER_PAIR = re.compile(r"\b(?:seed|run)\s+pair(?:s|ings)\b|\bpairings\b|\bof the time\b|\bhead-to-head\b"
                       r"|\ba\s+\w+\s+(?:seed|run)\s+(?:beats|outperforms)\b", re.I)
+#: A direction taken back in the sentence's next clause: "A outperforms B by 0.6; this is not yet
+#: conclusive", "..., though it is not significant": the sentence asserts no settled win.
+RETRACTED = re.compile(
+    r"(?:[;:—–]|\s-{1,2}\s|,\s*(?:though|but|although|yet))\s*(?:but\s+|though\s+)?(?:this|that|it|which"
+    r"|the\s+(?:difference|gap|lead|result|effect|advantage|edge))\s+(?:is|remains|was|stays|looks)\s+"
+    r"(?:(?:still\s+)?not\s+(?:yet\s+)?(?:conclusive|significant|statistically significant|established"
+    r"|resolved|reliable|robust)|inconclusive|preliminary|tentative|within (?:the\s+)?noise)\b", re.I)
+def _retracted(t: str, pos: int) -> bool:
+    """Whether the rest of the sentence from ``pos`` takes the assertion back (its later clauses
+    too, though the segment being read ends at a ';')."""
+    stop = re.compile(r"[.!?](?:\s|$)").search(t, pos, pos + 300)
+    return RETRACTED.search(t, pos, stop.start() if stop else min(len(t), pos + 300)) is not None
+
+
 MENTIONED = re.compile(r"\b(?:may|can|must|should|could|do|does)\s*(?:not|n't)\s+(?:\w+\s+)?"
                        r"(?:write|say|claim|state|report|conclude)\b"
                        r"|\b(?:never|don't|do not)\s+(?:write|say|claim)\b", re.I)
@@ -148,11 +163,13 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Ment
         lo = max(seg.start, m.start() - 50)
         marks = [lo + c.end() for c in re.finditer(r"[:;]", t[lo : m.start()])]
         clause = marks[-1] if marks else lo
-        window = t[clause : min(seg.end, m.end() + 14)]
+        after = re.search(r"[;:]", t[m.end() : min(seg.end, m.end() + 14)])  # not the next clause's hedge
+        window = t[clause : m.end() + after.start() if after else min(seg.end, m.end() + 14)]
         if pattern is SAMENESS and m.group(0).lower().startswith("no "):
             window = t[clause : m.start()]
         if HEDGE.search(window) or PER_PAIR.search(t, seg.start, seg.end) \
-                or MENTIONED.search(t, seg.start, seg.end) or _quoted_and_rejected(t, seg, m.start()):
+                or MENTIONED.search(t, seg.start, seg.end) or _quoted_and_rejected(t, seg, m.start()) \
+                or (pattern is not SAMENESS and _retracted(t, m.end())):
             continue
         return m
     return None
@@ -191,6 +208,11 @@ def _denied(t: str, seg: Segment, claim: ClaimQuantity, mentions: list[Mention])
     return None
 
 
+#: Before a subject's name: another work's model ("their MLP", "the authors' linear model").
+_THEIRS = re.compile(r"\b(?:their|the\s+authors(?:'|’)|the\s+(?:paper|submission|baseline paper)(?:'s|’s))"
+                     r"\s+(?:own\s+|reported\s+|tuned\s+)?$", re.I)
+
+
 def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
                    mentions: list[Mention], cited: Sequence[str] = ()) -> list[WordingIssue]:
     """Comparisons this segment asserts that verify does not support, one per comparison.
@@ -201,6 +223,8 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
     if sentence.endswith("?") or re.match(r"(?:does|do|did|is|are|can|could|will|would|should|whether)\b",
                                            sentence, re.I):
         return []  # a question asserts nothing
+    # "Their MLP is worse than their linear model": another work's models, no claim's sides
+    mentions = [m for m in mentions if not _THEIRS.search(t, max(0, m.start - 40), m.start)]
     named = {m.subject for m in mentions}
     issues: list[WordingIssue] = []
     seen: set[frozenset[str]] = set()
