@@ -322,6 +322,11 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # never across a table cell; a row "A over B"): example 63/66 and 2 decoys (an HTML <figure>
 # caption, which reconcile reads by design), proj2 38/46 and none, 101/112 and 2/463 in all;
 # corpora 1 to 10 unchanged.
+# The twelfth corpus (tests/data/reconcile_heldout12; its proj2 setup is reconcile_heldout1's) was
+# scored once as found, after corpus 11's fixes, before anyone working on reconcile read it:
+# example 50/63 and 3 decoys, proj2 31/44 and 2 decoys (81/107 drifts with the right claim, 5/208
+# decoys flagged). Its key gives a misused link's own claim as `bound_claim` beside the claim the
+# sentence is about; a finding of either counts. Its floors are that score until fixes raise them.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -339,7 +344,8 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
     used: set[int] = set()
     right = total = 0
     for d in (d for d in key["drifts"] if d["project"] == project):
-        fits = [f for f in flagged.get((d["path"], d["line"]), []) if f["claim"] == d["claim"]
+        fits = [f for f in flagged.get((d["path"], d["line"]), [])
+                if f["claim"] in (d["claim"], d.get("bound_claim"))  # corpus 12: a misused link's own
                 or (d["class"] == "hand_typed" and f["kind"] in ("hand_typed", "unbound") and not f["claim"])]
         total += 1
         if fits:
@@ -368,14 +374,16 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 8): (86, 0), ("proj2", 8): (59, 0),
                 ("example", 9): (72, 0), ("proj2", 9): (47, 0),
                 ("example", 10): (74, 0), ("proj2", 10): (49, 0),
-                ("example", 11): (63, 2), ("proj2", 11): (38, 0)}
+                ("example", 11): (63, 2), ("proj2", 11): (38, 0),
+                ("example", 12): (50, 3), ("proj2", 12): (31, 2)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",
               8: Path(__file__).parent / "data" / "reconcile_heldout8",
               9: Path(__file__).parent / "data" / "reconcile_heldout9",
               10: Path(__file__).parent / "data" / "reconcile_heldout10",
-              11: Path(__file__).parent / "data" / "reconcile_heldout11"}
+              11: Path(__file__).parent / "data" / "reconcile_heldout11",
+              12: Path(__file__).parent / "data" / "reconcile_heldout12"}
 
 
 @pytest.mark.slow
