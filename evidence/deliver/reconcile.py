@@ -570,6 +570,10 @@ _BUDGET_COLUMN = re.compile(r"^\W*(?:#\s*|number of\s+|n\s+)?(?:configurations?|
                             r"\W*$", re.I)
 
 
+#: What a budget counts, in a paragraph whose count a template fills ("a budget of {{ k }} configs").
+_COUNTED = re.compile(r"\b(?:configurations?|configs?|trials|budget)\b", re.I)
+
+
 def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
     """The budget a number is stated for: the nearest budget before it in its paragraph ("trying 4
     configurations: about 95%. With sixteen: about 97%": 97% is for sixteen), else one after it
@@ -593,6 +597,13 @@ def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
                 return ALL_CONFIGURATIONS
             return _word_number(later[-1].group(1) or later[-1].group(2))
         return _word_number(before[-1].group(1))
+    if _COUNTED.search(t, para, tok.start):  # "a budget of {{ k }} configs ...; with all 16 it is 97.0%"
+        clause = max(t.rfind(";", para, tok.start), t.rfind(",", para, tok.start), para)
+        later = list(_LATER_BUDGET.finditer(t, clause, tok.start))
+        if later:
+            if later[-1].group("all"):
+                return ALL_CONFIGURATIONS
+            return _word_number(later[-1].group(1) or later[-1].group(2))
     after = _BUDGET.search(t, tok.end, seg.end)
     return _word_number(after.group(1)) if after else None
 
@@ -957,6 +968,35 @@ _REPORTED = re.compile(r"\b(?:who (?:report|reported|found|obtain(?:ed)?|achieve
 _OWN_RUNS = re.compile(r"\b(?:seed|run)[- ]pairs?\b|\bpairs of (?:seeds|runs)\b", re.I)
 _PRIOR_WORK = re.compile(r"\b(?:prior|previous|earlier|published|related) (?:work|stud(?:y|ies)|papers?)\b"
                          r"|\b(?:most|many|other|several|typical) (?:papers|studies|works|authors)\b", re.I)
+
+
+def _others_number(text: str, segments: Sequence[prose_module.Segment], tok: Token) -> bool:
+    """Whether a number is another work's by the rule ``_segment_findings`` drops it by."""
+    seg = next((s for s in segments if s.start <= tok.start < s.end), None)
+    if seg is None:
+        return False
+    citations = [m.span() for m in _CITATION.finditer(text, seg.start, tok.start)  # before it: a citation
+                 if not (text[m.start()] == "["  # after it may cite a method ("95.4%~\\citep{dodge}")
+                         and _COMMAND_BEFORE.search(text, max(0, m.start() - 40), m.start()))]
+    return bool(citations or _REPORTED.search(text, seg.start, seg.end)
+                or _PRIOR_WORK.search(text, seg.start, seg.end)) and _cited_number(text, seg, tok, citations)
+
+
+#: The whole sweep named right before a number in its clause: "with all 16 it is", "using every one".
+_WHOLE_SWEEP = re.compile(r"\b(?:with|using|over|across|for|after)\s+(?:all|every)\b[^.;,:]{0,40}$", re.I)
+
+
+def _other_budget(t: str, segments: Sequence[prose_module.Segment], tok: Token,
+                  claims: Sequence[ClaimQuantity]) -> bool:
+    """Whether a number is the whole sweep's expected best where the expected-max claims are of a
+    smaller budget ("with all 16 it is 97.0%" beside expected@4): a table's value, no result to bind
+    (a value said for another budget short of the sweep, "with 8 it would be 95.9%", stays typed)."""
+    budgets = {c.budget for c in claims if c.budget is not None}
+    seg = next((s for s in segments if s.start <= tok.start < s.end), None)
+    if not budgets or seg is None or not _WHOLE_SWEEP.search(t, max(seg.start, tok.start - 60), tok.start):
+        return False
+    stated = stated_budget(t, seg, tok)
+    return stated is not None and stated not in budgets
 
 
 def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: list[tuple[int, int]]) -> bool:
@@ -1894,6 +1934,12 @@ def hand_typed_numbers(path: Path, text: str,
     out = []
     for tok in tokenize(masked):
         line, col = _line_col(starts, tok.start)
+        if attributed is not None and (line, col) not in attributed \
+                and (_others_number(text, doc.segments, tok)
+                     or _other_budget(masked, doc.segments, tok, claims or ())):
+            # "Smith et al. (1998) report 0.95% test error": another work's result, not ours to bind;
+            # "with all 16 it is 97.0%" beside an expected@4 claim: a budget no claim states
+            continue
         if tok.decoy or (tok.word and (attributed is None or (line, col) not in attributed)):
             continue  # a number in words is a result only where it states one ("about ten seeds per group")
         if attributed is not None and (line, col) not in attributed \

@@ -287,8 +287,15 @@ _PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?:P|Pr|Prob)\s*\([^)]{0,80}\)(?:\s+
                           r"(?:about|around|roughly)?\s*$",
                           re.I)
 #: After a percentage: the chance level ("the 10% of guessing", "10% for random guessing").
-_CHANCE_AFTER = re.compile(r"[\s\u00a0]*(?:of|for|from|by|under)\s+(?:random\s+|pure\s+|blind\s+)?"
-                           r"(?:guessing|chance)\b", re.I)
+_CHANCE_AFTER = re.compile(r"[\s\u00a0]*(?:(?:of|for|from|by|under)\s+(?:random\s+|pure\s+|blind\s+)?"
+                           r"(?:guessing|chance)\b"
+                           # "close to the 10% a uniform guess would get": what guessing scores
+                           r"|(?:that\s+|which\s+)?(?:a|an|any)\s+"
+                           r"(?:uniform(?:ly random)?|random|blind|constant)\s+"
+                           r"(?:guess(?:er)?|classifier|predictor|labell?ing)"
+                           r"\s+(?:would|will|could|can|gets|scores)\b"
+                           r"|(?:that\s+|which\s+)?(?:random\s+|blind\s+|uniform\s+)?guessing\s+"
+                           r"(?:would\s+|will\s+)?(?:gives?|get|gets|yields?|scores?|reach(?:es)?)\b)", re.I)
 #: Before a number: the range or scale of the data's values ("the scale of the outcome (25-346)").
 _DATA_RANGE_BEFORE = re.compile(r"\b(?:scale|range|span|spread|values?)\s+of\s+(?:the\s+|its\s+)?(?:outcomes?"
                                 r"|targets?|response|labels?|inputs?|features?|variable|data|values)\b"

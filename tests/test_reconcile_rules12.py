@@ -1,0 +1,48 @@
+"""Reconcile rules prompted by the twelfth held-out corpus, each checked on an invented document.
+
+The claims are :mod:`test_reconcile_classes`' (the bundled example's, and a house-price
+regression project); every case states the rule's catch and the near sentence it must leave alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_reconcile_classes import CLAIMS, failing
+
+from evidence.deliver.reconcile import hand_typed_numbers
+
+
+def _typed(name: str, text: str) -> list[str]:
+    return [h.text for h in hand_typed_numbers(Path(name), text, CLAIMS)]
+
+
+def test_another_works_result_in_a_template_is_not_hand_typed() -> None:
+    cited = ("Our CNN is no record; Okafor et al. (2011) report 1.25% test error on a larger "
+             "digit set.\n")
+    assert _typed("paper/related.md.j2", cited) == []
+    assert failing("paper/related.md.j2", cited) == []
+    # the same number said of our own model is a result typed by hand
+    assert _typed("paper/related.md.j2", "Our CNN is no record; it makes 1.25% test error.\n") == ["1.25%"]
+
+
+def test_what_guessing_would_score_is_the_chance_level() -> None:
+    text = "The shuffled-label control lands near the 10% a random guesser would score.\n"
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", "The shuffled-label control lands near 10%, far from chance.\n") == \
+        [(1, "control_at_chance", "value", "drift")]
+
+
+def test_a_value_for_all_configurations_after_a_templated_budget_is_another_budgets() -> None:
+    text = ("Trying {{ k }} configurations gives an expected best validation accuracy of "
+            "{{ claim('tuning_budget') }}; using all 16 gives 96.8%.\n")
+    assert failing("paper/tuning.md.j2", text) == []
+    assert _typed("paper/tuning.md.j2", text) == []
+    # without the other budget, the number is the claim's (and typed by hand)
+    near = "Trying {{ k }} configurations gives an expected best validation accuracy of 96.8%.\n"
+    assert failing("paper/tuning.md.j2", near) == [(1, "tuning_budget", "value", "drift")]
+    assert _typed("paper/tuning.md.j2", near) == ["96.8%"]
+    # a value for another budget short of the whole sweep is still a result typed by hand
+    other = ("Trying {{ k }} configurations gives an expected best validation accuracy of "
+             "{{ claim('tuning_budget') }}; with 8 configurations it would be 96.8%.\n")
+    assert _typed("paper/tuning.md.j2", other) == ["96.8%"]
