@@ -46,3 +46,11 @@ def test_a_value_for_all_configurations_after_a_templated_budget_is_another_budg
     other = ("Trying {{ k }} configurations gives an expected best validation accuracy of "
              "{{ claim('tuning_budget') }}; with 8 configurations it would be 96.8%.\n")
     assert _typed("paper/tuning.md.j2", other) == ["96.8%"]
+
+
+def test_a_count_of_seed_pairs_won_states_p_better() -> None:
+    text = "No difference is shown, though the CNN comes out ahead in 17 of the 25 seed pairings.\n"
+    assert failing("notes.md", text) == [(1, "cnn_beats_mlp", "prob_better", "drift")]
+    assert failing("notes.md", text.replace("17 of", "21 of")) == []  # 21/25 is P(better) 0.84
+    # a count of something else out of 25 is no P(better)
+    assert failing("notes.md", "No difference is shown; the CNN won 17 of the 25 test batches.\n") == []

@@ -186,6 +186,9 @@ _BROKEN_DECIMAL = re.compile(r"\.[ \t]*\n[ \t>]*(\d+)(?=[ \u00a0\u2009\u202f]?%)
 _PER_HUNDRED = re.compile(r"[ \u00a0]+(?:out\s+)?(?:of|in)\s+(?:every\s+|each\s+|a\s+)?(?:100|hundred)\b"
                           r"(?!\.\d)", re.I)
 _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
+#: After a count: the seed pairs it is a share of ("wins 21 of the 25 seed pairings"): P(better) as a count.
+_PAIR_COUNT = re.compile(r"[ \u00a0]+(?:out\s+)?of\s+(?:the\s+|all\s+)?(\d+)[ \u00a0]+(?:(?:seed|run)[- ]?)?"
+                         r"(?:pairs|pairings|pairwise comparisons)\b", re.I)
 #: After a percentage: a confidence level or a share of the data, not a result.
 _LEVEL_AFTER = re.compile(
     r"[\s\u00a0-]*(?:(?:(?!(?:and|but|or|while|whereas|with|the|its|their|is|was|are|were)\b)[A-Za-z'-]+\s)"
@@ -429,7 +432,11 @@ def tokenize(t: str) -> list[Token]:
         before, before2 = t[s - 1 : s], t[max(s - 2, 0) : s - 1]
         decoy = frac.count(".") >= 2  # 1.2.3 is a version, not a quantity
         unit, end, value, start = "", e, 0.0, s
-        if pm := _PERCENT_RE.match(t, e):
+        paired = 0
+        if not frac and not sign and (pair := _PAIR_COUNT.match(t, e)) and int(pair.group(1)) > 0:
+            unit, end = "%", pair.end()  # "21 of the 25 seed pairs": 84% of them, P(better)
+            skip, paired = end, int(pair.group(1))
+        elif pm := _PERCENT_RE.match(t, e):
             unit, end = "%", pm.end()
         elif hundred := _PER_HUNDRED.match(t, e):
             unit, end = "%", hundred.end()  # "98.9 of every 100 digits": a percentage
@@ -452,6 +459,8 @@ def tokenize(t: str) -> list[Token]:
             if before in ("-", "−") and not (before2.isalnum() or before2 in ("%", ")", "-")):  # "98.1--99.4"
                 value, start = -value, s - 1
                 sign = "-"
+        if paired and not decoy:
+            value = 100.0 * value / paired
         integer = not frac and "e" not in body.lower()
         tok = Token(start, end, value, len(frac[1:]), unit, t[e : e + 40], integer, decoy,
                     signed=bool(sign))
@@ -485,7 +494,7 @@ def tokenize(t: str) -> list[Token]:
         probability = _PROB_BEFORE.search(t, max(0, s - 130), s) is not None \
             or _PROB_AFTER.match(t, e) is not None or (
             re.search(r"\bP\s*=\s*$", window) is not None and _PROBABILITY_NAMED.search(t, max(0, s - 130), s)
-            is not None)
+            is not None) or paired > 0
         # a setting is never signed nor in points: "its width is +0.4 points" is a difference
         setting = _SETTING_BEFORE.search(window) is not None and not (tok.signed or unit == "pts")
         if setting and _ON_THE_SPLIT.search(window):
