@@ -54,3 +54,12 @@ def test_a_count_of_seed_pairs_won_states_p_better() -> None:
     assert failing("notes.md", text.replace("17 of", "21 of")) == []  # 21/25 is P(better) 0.84
     # a count of something else out of 25 is no P(better)
     assert failing("notes.md", "No difference is shown; the CNN won 17 of the 25 test batches.\n") == []
+
+
+def test_minus_in_words_is_a_sign_and_not_a_subtraction() -> None:
+    text = "Widening the MLP moves test accuracy by +0.2 points, interval minus 0.1 to plus 0.5 points.\n"
+    assert failing("notes.md", text) == []
+    assert failing("notes.md", text.replace("minus 0.1", "minus 0.3")) == \
+        [(1, "width_is_noise", "ci_low", "drift")]
+    # between two numbers, "minus" subtracts: the CNN's lead is 98.7% minus 98.1%
+    assert failing("notes.md", "The CNN's lead over the MLP, 98.7% minus 98.1%, is +0.6 points.\n") == []

@@ -186,6 +186,8 @@ _BROKEN_DECIMAL = re.compile(r"\.[ \t]*\n[ \t>]*(\d+)(?=[ \u00a0\u2009\u202f]?%)
 _PER_HUNDRED = re.compile(r"[ \u00a0]+(?:out\s+)?(?:of|in)\s+(?:every\s+|each\s+|a\s+)?(?:100|hundred)\b"
                           r"(?!\.\d)", re.I)
 _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
+#: A sign spelled before a number ("minus 22.6", "plus 0.5"), not a subtraction ("57.2 minus 55.9").
+_MINUS_WORD = re.compile(r"(?:^|[^\d%)\]}\s])[\s\u00a0]*\b(minus|plus)[ \u00a0]+$", re.I)
 #: After a count: the seed pairs it is a share of ("wins 21 of the 25 seed pairings"): P(better) as a count.
 _PAIR_COUNT = re.compile(r"[ \u00a0]+(?:out\s+)?of\s+(?:the\s+|all\s+)?(\d+)[ \u00a0]+(?:(?:seed|run)[- ]?)?"
                          r"(?:pairs|pairings|pairwise comparisons)\b", re.I)
@@ -459,6 +461,10 @@ def tokenize(t: str) -> list[Token]:
             if before in ("-", "−") and not (before2.isalnum() or before2 in ("%", ")", "-")):  # "98.1--99.4"
                 value, start = -value, s - 1
                 sign = "-"
+            elif not sign and (spelled := _MINUS_WORD.search(t, max(0, s - 40), s)):
+                # "from minus 22.6 to minus 10.2": the sign in words, read as "from -22.6 to -10.2"
+                minus = spelled.group(1).lower() == "minus"
+                value, sign, start = -value if minus else value, "-" if minus else "+", spelled.start(1)
         if paired and not decoy:
             value = 100.0 * value / paired
         integer = not frac and "e" not in body.lower()
@@ -662,6 +668,10 @@ def _word_token(t: str, w: re.Match[str], value: float, decimals: int) -> Token 
     return tok if tok.statement and not tok.decoy and tok.role not in ("n", "seeds_needed") else None
 
 
+#: "to" before a signed end: "+0.2 to +2.5", "minus 22.6 to minus 10.2".
+_TO_SIGNED = re.compile(r"[\s\u00a0]*to[\s\u00a0]*(?:[+−-]|(?:minus|plus)\b)", re.I)
+
+
 def _role(t: str, tok: Token, tokens: list[Token]) -> None:
     """What the number states: an interval end, a count of seeds, a probability, or a value."""
     s, end = tok.start, tok.end
@@ -741,7 +751,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
         if not prev.unit and tok.unit:
             prev.unit = tok.unit  # 97.8–98.6%: the unit once at the end
         return
-    follow = re.match(r"[\s\u00a0]*(?:,|;|–|—|-|−|--|to|and|\.\.\.?|…)[\s\u00a0]*[+−-]?\d", t[end : end + 14])
+    follow = re.match(r"[\s\u00a0]*(?:,|;|–|—|-|−|--|to|and|\.\.\.?|…)[\s\u00a0]*"
+                      r"(?:[+−-]|(?:minus|plus)[ \u00a0]+)?\d",  # "minus 22.6 to minus 10.2": signs in words
+                      t[end : end + 20], re.I)
     if follow is None:
         return
     sep = follow.group(0)
@@ -749,7 +761,7 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                 or _CI_BEFORE.search(window) is not None
                 or re.search(r"[–—…]|--|-(?=\s*\d)|\.\.", sep) is not None)  # "−22.6 … −10.2": a range
     to_range = "to" in sep and (re.search(r"\b(?:CIs?|intervals?|confidence|credible)\b", window, re.I)
-                                or (tok.signed and re.match(r"[\s\u00a0]*to[\s\u00a0]*[+−-]", sep)))
+                                or (tok.signed and _TO_SIGNED.match(sep)))
     if to_range:
         interval = True  # "the interval runs from 0.2 to 3.5", "+0.2 to +2.5"
     elif _SPREAD_FROM.search(window) and "to" in sep:
