@@ -63,3 +63,11 @@ def test_minus_in_words_is_a_sign_and_not_a_subtraction() -> None:
         [(1, "width_is_noise", "ci_low", "drift")]
     # between two numbers, "minus" subtracts: the CNN's lead is 98.7% minus 98.1%
     assert failing("notes.md", "The CNN's lead over the MLP, 98.7% minus 98.1%, is +0.6 points.\n") == []
+
+
+def test_the_same_model_after_shuffling_the_labels_is_the_control() -> None:
+    text = "Permute the labels and the same MLP is 86.9 points worse.\n"
+    assert failing("notes.md", text) == []
+    # without the shuffling, the MLP itself is said to be worse: drift of the comparison's direction
+    assert (1, "mlp_beats_control", "value", "drift") in \
+        failing("notes.md", "Retrain it, and the same MLP is 86.9 points worse.\n")

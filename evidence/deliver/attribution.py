@@ -99,10 +99,27 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
 
     # "a linear model trained on shuffled targets" is the control: the subject it is trained on
     # names what the thing is (its own words, "linear model", are then no keyword of linear's)
-    return [Mention(m.start, m.end, found[k + 1].subject, m.words)
-            if k + 1 < len(found) and found[k + 1].subject != m.subject
-            and _TRAINED_ON.fullmatch(t, m.end, found[k + 1].start) else m
-            for k, m in enumerate(found)]
+    found = [Mention(m.start, m.end, found[k + 1].subject, m.words)
+             if k + 1 < len(found) and found[k + 1].subject != m.subject
+             and _TRAINED_ON.fullmatch(t, m.end, found[k + 1].start) else m
+             for k, m in enumerate(found)]
+    # "Shuffle the targets and the same linear model is 16.4 worse": the same model, shuffled, is the control
+    shuffled = {owners[str(hit.lastgroup)] for words in ("shuffled targets", "shuffled labels")
+                if (hit := pattern.fullmatch(words)) is not None}
+    if len(shuffled) == 1:
+        control = next(iter(shuffled))
+        found = [Mention(m.start, m.end, control, m.words)
+                 if m.subject != control
+                 and _SAME_AFTER_SHUFFLING.search(t, max(start, m.start - 80), m.start)
+                 else m for m in found]
+    return found
+
+
+#: A shuffling named before "the same": "Shuffle the targets and the same linear model ...".
+_SAME_AFTER_SHUFFLING = re.compile(r"\b(?:shuffl(?:e|es|ed|ing)|permut(?:e|es|ed|ing)|scrambl(?:e|es|ed|ing)"
+                                   r"|randomi[sz](?:e|es|ed|ing))\s+(?:the\s+|its\s+|their\s+)?"
+                                   r"(?:training\s+)?(?:targets|labels|outcomes)\b[^.;:]{0,20}?\bthe\s+same\s+$",
+                                   re.I)
 
 
 #: Two names sharing one plural noun: "the convolutional and dense networks" (its singular after).
