@@ -71,3 +71,17 @@ def test_the_same_model_after_shuffling_the_labels_is_the_control() -> None:
     # without the shuffling, the MLP itself is said to be worse: drift of the comparison's direction
     assert (1, "mlp_beats_control", "value", "drift") in \
         failing("notes.md", "Retrain it, and the same MLP is 86.9 points worse.\n")
+
+
+def test_seeds_needed_after_approx_and_in_an_elided_list() -> None:
+    # "\approx" in LaTeX names an estimate as "about" does
+    assert failing("paper/s.tex", "Width: \\evWidthIsNoise{}, seeds needed $\\approx 40$.\n") == \
+        [(1, "width_is_noise", "seeds_needed", "drift")]
+    assert failing("paper/s.tex", "Width: \\evWidthIsNoise{}, seeds needed $\\approx 26$.\n") == []
+    # a list that elides "seeds per group" after its first estimate: each is its own clause's comparison
+    listed = ("At this power, the CNN against the MLP needs about 10 seeds per group, and the width "
+              "comparison about \\num{40}.\n")
+    assert failing("paper/s.tex", listed) == [(1, "width_is_noise", "seeds_needed", "drift")]
+    assert failing("paper/s.tex", listed.replace("40", "26")) == []
+    assert failing("paper/s.tex", listed.replace("about 10", "about 14").replace("40", "26")) == \
+        [(1, "cnn_beats_mlp", "seeds_needed", "drift")]

@@ -1546,6 +1546,13 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             options = [slip]  # "| Wide MLP | 98.1% |": the MLP's own value under its variant's name
         if not options:
             continue
+        if tok.role == "seeds_needed" and len({c.claim.id for c in options}) > 1:
+            # "settling CNN vs MLP takes about 10 seeds per group, and the width comparison about
+            # 26": each estimate is of the comparison its own clause names
+            clause = _clause_start(t, seg.start, tok.start)
+            here = {m.subject for m in mentions if clause <= m.start < tok.start}
+            if here:
+                options = sorted(options, key=lambda c: -len(here & {g[0] for g in c.claim.subjects}))
         if tok.role == "value" and tok.signed and _DIRECTION_AFTER.match(t, tok.end):
             # "+0.3 RMSE worse": a signed change with its direction is a difference, no one's level
             options = [c for c in options if c.claim.comparison]

@@ -346,7 +346,14 @@ _CI_BEFORE = re.compile(r"(?:CI|interval|confidence interval|credible interval|r
 
 #: "the seeds needed, 26 per group": seeds named just before a bare integer that counts them.
 _SEEDS_NAMED_BEFORE = re.compile(r"\bseeds?\b(?:\s+(?:needed|required|per (?:group|model|side)))?"
-                                 r"\s*(?:,|:|=|at|is|are|of)?\s*(?:about|around|roughly|~|≈)?\s*$", re.I)
+                                 r"\s*(?:,|:|=|at|is|are|of)?\s*(?:about|around|roughly|approx\.?|~|≈)?\s*$",
+                                 re.I)
+#: A seeds-needed estimate's list going on with the count elided: "about 10 seeds per group, and
+#: the width comparison about 26" (LaTeX's "\num{26}" masked to " num 26").
+_NEEDED_ELIDED = re.compile(r"[\s\u00a0]*(?:seeds?\s+)?(?:per\s+(?:group|model|side|arm)\s*)?,?"
+                            r"\s+(?:and|while)\s+"
+                            r"(?:for\s+)?(?:the\s+)?[A-Za-z][^,.;:\d]{0,40}?\s+(?:about|around|roughly|approx\.?"
+                            r"|approximately|~|≈|at)?\s*(?:num\s*)?$", re.I)
 
 
 #: The label's list going on after a ';': "Seeds needed for A: about 10 per group; for B about 62".
@@ -711,6 +718,12 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
         line = t[t.rfind("\n", 0, s) + 1 : s]
         if _SEEDS_NEEDED_LABEL.match(line) or _SEEDS_NEEDED_LIST.match(line):
             tok.role = "seeds_needed"  # "Seeds needed for the width comparison, per verify: about 62"
+            return
+        prev = tokens[-1] if tokens else None
+        if prev is not None and prev.role == "seeds_needed" and not prev.decoy \
+                and _NEEDED_ELIDED.fullmatch(t, prev.end, s):
+            tok.role = "seeds_needed"  # "about 10 seeds per group, and the width comparison about 26"
+            tok.approximate = tok.approximate or prev.approximate
             return
         if _SEEDS_NAMED_BEFORE.search(t, max(0, s - 40), s):
             # "the seeds needed, 26 per group", "puts the seeds needed at about 18 per group"
