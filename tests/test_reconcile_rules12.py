@@ -85,3 +85,14 @@ def test_seeds_needed_after_approx_and_in_an_elided_list() -> None:
     assert failing("paper/s.tex", listed.replace("40", "26")) == []
     assert failing("paper/s.tex", listed.replace("about 10", "about 14").replace("40", "26")) == \
         [(1, "cnn_beats_mlp", "seeds_needed", "drift")]
+
+
+def test_p_better_read_out_as_and_a_seeds_needed_estimate_for_a_named_comparison() -> None:
+    assert failing("notes.md", "P(CNN beats MLP) was quoted as 0.91 in the meeting.\n") == \
+        [(1, "cnn_beats_mlp", "prob_better", "drift")]
+    assert failing("notes.md", "P(CNN beats MLP) was quoted as 0.84 in the meeting.\n") == []
+    # "width" after "the seeds-needed estimate for" names the comparison, no width setting
+    assert failing("notes.md", "The seeds-needed estimate for width is 48.\n") == \
+        [(1, "width_is_noise", "seeds_needed", "drift")]
+    assert failing("notes.md", "The seeds-needed estimate for width is 26.\n") == []
+    assert failing("notes.md", "The hidden width is 48.\n") == []

@@ -288,7 +288,10 @@ _PER_MODEL = re.compile(r"\bper (?:model|variant)\b", re.I)
 _PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?:P|Pr|Prob)\s*\([^)]{0,80}\)(?:\s+(?:for|of)\s+[^.;:=]{0,40}?)?"
                           r"|probability(?: of [^.;]{0,90}?| that [^.;]{0,90}?)?"
                           r"|prob\.?|(?:chance|likelihood|odds) that [^.;]{0,90}?)"
-                          r"\s*(?:(?:is|was)\s+P\s*=|=|≈|~|:|is|are|of|at|was|about|around|only|just)?\s*"
+                          r"\s*(?:(?:is|was)\s+P\s*=|=|≈|~|:|is|are|of|at|was|about|around|only|just"
+                          # "P(CNN better) was read out as 0.94", "is estimated at 0.84"
+                          r"|(?:is|was|were)\s+(?:read(?:\s+out)?|reported|quoted|given|stated|put|estimated"
+                          r"|computed|recorded|noted)\s+(?:as|at))?\s*"
                           r"(?:about|around|roughly)?\s*$",
                           re.I)
 #: After a percentage: the chance level ("the 10% of guessing", "10% for random guessing").
@@ -345,7 +348,10 @@ _CI_BEFORE = re.compile(r"(?:CI|interval|confidence interval|credible interval|r
 
 
 #: "the seeds needed, 26 per group": seeds named just before a bare integer that counts them.
-_SEEDS_NAMED_BEFORE = re.compile(r"\bseeds?\b(?:\s+(?:needed|required|per (?:group|model|side)))?"
+_SEEDS_NAMED_BEFORE = re.compile(r"\bseeds?\b(?:\s+(?:needed|required|per (?:group|model|side))"
+                                 # "the seeds-needed estimate for width is 62"
+                                 r"|[- ](?:needed|required)\s+estimates?"
+                                 r"(?:\s+(?:for|of)\s+[^.;:\d]{0,40}?)?)?"
                                  r"\s*(?:,|:|=|at|is|are|of)?\s*(?:about|around|roughly|approx\.?|~|≈)?\s*$",
                                  re.I)
 #: A seeds-needed estimate's list going on with the count elided: "about 10 seeds per group, and
@@ -728,6 +734,8 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
         if _SEEDS_NAMED_BEFORE.search(t, max(0, s - 40), s):
             # "the seeds needed, 26 per group", "puts the seeds needed at about 18 per group"
             tok.role = "seeds_needed" if _NEEDED_CUE.search(t, max(0, s - 40), s) else "n"
+            if tok.role == "seeds_needed" and tok.setting:
+                tok.decoy = tok.setting = False  # "the seeds-needed estimate for width is 62": no setting
             return
         if (_COUNT_NOUNS.match(t, end) or _PLURAL_AFTER.match(t, end)) and not _METRIC_UNITS.match(t, end):
             tok.statement = False  # 1,797 images, 15 epochs, 442 patients: a count of things
