@@ -96,3 +96,13 @@ def test_p_better_read_out_as_and_a_seeds_needed_estimate_for_a_named_comparison
         [(1, "width_is_noise", "seeds_needed", "drift")]
     assert failing("notes.md", "The seeds-needed estimate for width is 26.\n") == []
     assert failing("notes.md", "The hidden width is 48.\n") == []
+
+
+def test_a_sign_before_a_siunitx_number_is_its_sign() -> None:
+    # "$+\num{8.69}$" for +86.9 points is the difference with its decimal point slipped
+    assert failing("paper/s.tex", "The MLP over its control: $+\\num{8.69}$ points.\n") == \
+        [(1, "mlp_beats_control", "value", "drift")]
+    assert failing("paper/s.tex", "The MLP over its control: $+\\num{86.9}$ points.\n") == []
+    # a negative sign flips the direction
+    assert failing("paper/s.tex", "Widening the MLP: $-\\num{0.2}$ points.\n") == \
+        [(1, "width_is_noise", "value", "drift")]

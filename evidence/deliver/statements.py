@@ -188,6 +188,8 @@ _PER_HUNDRED = re.compile(r"[ \u00a0]+(?:out\s+)?(?:of|in)\s+(?:every\s+|each\s+
 _GLUED_RE = re.compile(r"[A-Za-zµ×]+")
 #: A sign spelled before a number ("minus 22.6", "plus 0.5"), not a subtraction ("57.2 minus 55.9").
 _MINUS_WORD = re.compile(r"(?:^|[^\d%)\]}\s])[\s\u00a0]*\b(minus|plus)[ \u00a0]+$", re.I)
+#: A sign before a siunitx wrapper, as the masked text has it: "$+\num{8.69}$" is "+ num 8.69".
+_SIGN_BEFORE_WRAPPER = re.compile(r"(?<![\w.%)\]])[\s\u00a0]*([+−-])[\s\u00a0]*(?:num|SI|qty)[\s\u00a0]+$")
 #: After a count: the seed pairs it is a share of ("wins 21 of the 25 seed pairings"): P(better) as a count.
 _PAIR_COUNT = re.compile(r"[ \u00a0]+(?:out\s+)?of\s+(?:the\s+|all\s+)?(\d+)[ \u00a0]+(?:(?:seed|run)[- ]?)?"
                          r"(?:pairs|pairings|pairwise comparisons)\b", re.I)
@@ -478,6 +480,10 @@ def tokenize(t: str) -> list[Token]:
                 # "from minus 22.6 to minus 10.2": the sign in words, read as "from -22.6 to -10.2"
                 minus = spelled.group(1).lower() == "minus"
                 value, sign, start = -value if minus else value, "-" if minus else "+", spelled.start(1)
+            elif not sign and (wrapped := _SIGN_BEFORE_WRAPPER.search(t, max(0, s - 12), s)):
+                # "$+\num{8.69}$" (masked "+ num 8.69"): the sign before a siunitx wrapper is the number's
+                minus = wrapped.group(1) in ("-", "−")
+                value, sign, start = -value if minus else value, "-" if minus else "+", wrapped.start(1)
         if paired and not decoy:
             value = 100.0 * value / paired
         integer = not frac and "e" not in body.lower()
