@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_reconcile_classes import CLAIMS, failing
+from test_reconcile_classes import CLAIMS, all_kinds, failing
 
 from evidence.deliver.reconcile import hand_typed_numbers
 
@@ -106,3 +106,20 @@ def test_a_sign_before_a_siunitx_number_is_its_sign() -> None:
     # a negative sign flips the direction
     assert failing("paper/s.tex", "Widening the MLP: $-\\num{0.2}$ points.\n") == \
         [(1, "width_is_noise", "value", "drift")]
+
+
+def test_a_citation_where_its_words_state_another_comparison_or_a_change() -> None:
+    # a comparison cited after words naming exactly another comparison's two sides
+    text = "Against the shuffled-label control, the CNN gains {{ claim('mlp_beats_control') }} on test.\n"
+    assert (1, "mlp_beats_control", "value", "drift") in [
+        (f.line, f.claim_id, f.quantity, f.kind) for f in all_kinds("paper/r.md.j2", text) if f.failing]
+    assert [f for f in all_kinds("paper/r.md.j2", text.replace("mlp_beats", "cnn_beats")) if f.failing] == []
+    # two subjects listed, not compared, leave the citation alone
+    listed = "The MLP and the CNN both clear the control, the MLP by {{ claim('mlp_beats_control') }}.\n"
+    assert [f for f in all_kinds("paper/r.md.j2", listed) if f.failing] == []
+    # a level cited as the size of a change is misplaced; cited as a level it is not
+    level = "Widening its hidden layer moves the MLP's test accuracy by \\evMlpTestAccuracy{}.\n"
+    assert [(f.claim_id, f.kind) for f in all_kinds("paper/r.tex", level) if f.failing] == \
+        [("mlp_test_accuracy", "drift")]
+    assert [f for f in all_kinds("paper/r.tex", "The MLP's test accuracy is \\evMlpTestAccuracy{}.\n")
+            if f.failing] == []

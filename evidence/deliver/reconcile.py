@@ -1765,7 +1765,7 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
                                         f"{owner.subjects[0][0]}'s result: the citation is misplaced")))
             continue
         other = _other_subject(masked, doc, start, claim, claims)
-        other = other or swapped.get(start)
+        other = other or swapped.get(start) or _other_pair(masked, doc, start, claim, claims, bindings)
         seg = next((g for g in doc.segments if g.start <= start < g.end), None)
         if not other and seg is not None and claim.split \
                 and (named := split_misnamed_before(masked, seg.start, start, claim)) is not None:
@@ -1832,6 +1832,51 @@ def _possessor(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuant
         return None
     return next((c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == subject
                  and c.metric == claim.metric), None)
+
+
+#: A change whose amount follows "by": "lower than the control's by", "changes the MLP's accuracy by".
+_CHANGE_BY = re.compile(r"\b(?:than|lowers?|lowered|raises?|raised|reduces?|reduced|improves?|improved"
+                        r"|changes?|changed|increases?|increased|decreases?|decreased|gains?|gained"
+                        r"|ahead|behind|beats?|outperforms?|trails?|drops?|dropped|cuts?|moves?|moved|shifts?|shifted)\b"
+                        r"[^.;]{0,60}\bby\s*$",
+                        re.I)
+
+
+#: Two subjects listed, not compared: "the MLP and the CNN", "MLP or CNN".
+_LISTED = re.compile(r"\s*,?\s*(?:and|or|&)\s*(?:the\s+)?", re.I)
+
+
+def _other_pair(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
+                claims: Sequence[ClaimQuantity], bindings: Sequence[tuple[int, int, str]]) -> str | None:
+    """A citation placed where its sentence states another result: a comparison cited after words
+    that name exactly another comparison's two sides ("the MLP is ahead of its control by
+    {{ claim('cnn_beats_control') }}"), or a level cited as the amount of a change ("lower than the
+    control's by \\evLinearTestRmse{}")."""
+    seg = next((s for s in doc.segments if s.start <= pos < s.end), None)
+    if seg is None or not claim.subjects:
+        return None
+    lo = max([seg.start, *(b for _, b, _ in bindings if seg.start <= b <= pos)])
+    if not claim.comparison:
+        if _CHANGE_BY.search(masked, max(lo, pos - 120), pos):
+            return (f"cited as {claim.id}, a level, where the sentence states the size of a change "
+                    f"(a comparison's difference)")
+        return None
+    # the words since the last number or ", and": those before name that number's result
+    # ("16 seeds to settle CNN vs MLP, and [26](#claim:width_is_noise) for the width question")
+    marks = list(re.finditer(r"\d+(?:\.\d+)?|,\s+and\b|;", masked[lo:pos]))
+    lo += marks[-1].end() if marks else 0
+    mentions = subject_mentions(masked, lo, pos, claims)
+    named = {m.subject for m in mentions}
+    own = {g[0] for g in claim.subjects}
+    if len(named) < 2 or named == own or any(
+            a.subject != b.subject and _LISTED.fullmatch(masked, a.end, b.start)
+            for a, b in itertools.pairwise(mentions)):
+        return None  # "Both the MLP and the CNN beat it, by ...": a list of subjects, no comparison
+    meant = [c for c in claims if c.comparison and {g[0] for g in c.subjects} == named]
+    if len(meant) != 1:
+        return None
+    return (f"cited as {claim.id} ({' vs '.join(sorted(own))}), but the words before it name "
+            f"{' vs '.join(sorted(named))}: {meant[0].id}'s comparison")
 
 
 def _other_subject(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
