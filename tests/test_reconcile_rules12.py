@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_reconcile_classes import CLAIMS, all_kinds, failing
+from test_reconcile_classes import CLAIMS, HOUSE_CLAIMS, all_kinds, failing
 
 from evidence.deliver.reconcile import hand_typed_numbers
 
@@ -123,3 +123,12 @@ def test_a_citation_where_its_words_state_another_comparison_or_a_change() -> No
         [("mlp_test_accuracy", "drift")]
     assert [f for f in all_kinds("paper/r.tex", "The MLP's test accuracy is \\evMlpTestAccuracy{}.\n")
             if f.failing] == []
+
+
+def test_a_plus_minus_far_beyond_every_spread_is_a_wrong_half_width() -> None:
+    # ridge's interval is [29.80, 33.04]: a half-width of 1.62
+    assert failing("notes.md", "Our ridge test RMSE is 31.42 ± 4.9.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "ci_half", "drift")]
+    assert failing("notes.md", "Our ridge test RMSE is 31.42 ± 1.62.\n", HOUSE_CLAIMS) == []
+    # within reach of the seeds' SD or the standard error: left alone, as before
+    assert failing("notes.md", "Our ridge test RMSE is 31.42 ± 1.3.\n", HOUSE_CLAIMS) == []

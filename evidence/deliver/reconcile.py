@@ -1492,6 +1492,15 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             options = [c for c in options if c.claim.id == stated]  # "9.17 (was 8.40)": the same claim's
         if tok.role in ("spread", "sd", "se"):  # "57.2 ± 0.4": the spread of the value before it, or nothing
             options = [c for c in options if c.claim.id == stated and _plus_minus_of_last(t, tokens, tok)]
+            valued = next((c for c in claims if c.id == stated), None)
+            if not options and tok.role == "spread" and valued is not None \
+                    and _plus_minus_of_last(t, tokens, tok) \
+                    and (half := valued.quantity("ci_half")) is not None \
+                    and abs(tok.value) > 1.5 * max(q.format.scaled(q.raw) for q in valued.spreads()) \
+                    + half_unit(tok.decimals):
+                # "57.2 ± 1.2" where the interval is [57.0, 57.4]: a ± term well beyond the half-width,
+                # the seeds' SD and the standard error is checked as the half-width, and drifts
+                options = [Candidate(valued, half, False, (1.0, 0, 0, tok.start), (), "")]
         if not options and context and seg.kind != "row" \
                 and (not tok.word or tok.role == "seeds_needed" or tok.signed) \
                 and tok.role != "n" and not _subject_just_before(t, seg, tok, mentions) \
