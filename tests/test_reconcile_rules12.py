@@ -132,3 +132,13 @@ def test_a_plus_minus_far_beyond_every_spread_is_a_wrong_half_width() -> None:
     assert failing("notes.md", "Our ridge test RMSE is 31.42 ± 1.62.\n", HOUSE_CLAIMS) == []
     # within reach of the seeds' SD or the standard error: left alone, as before
     assert failing("notes.md", "Our ridge test RMSE is 31.42 ± 1.3.\n", HOUSE_CLAIMS) == []
+
+
+def test_no_difference_shown_is_no_sameness_but_equivalent_after_it_is() -> None:
+    hedged = "The interval spans zero, so no difference was found between the CNN and the MLP.\n"
+    assert failing("notes.md", hedged) == []
+    both = ("The interval spans zero: no difference was found, and the CNN and the MLP are\n"
+            "equivalent on this split.\n")
+    assert failing("notes.md", both) == [(2, "cnn_beats_mlp", "wording", "unsupported_wording")]
+    assert failing("notes.md", "There is no difference between the CNN and the MLP.\n") == \
+        [(1, "cnn_beats_mlp", "wording", "unsupported_wording")]

@@ -56,7 +56,10 @@ NO_DIFFERENCE = re.compile(
     r"|(?:is|are|was|were)\s+(?:\w+\s+and\s+)?not\s+(?:statistically\s+)?significant"
     r"|(?:statistically\s+)?(?:insignificant|non-?significant))\b", re.I)
 SAMENESS = re.compile(
-    r"\b(?:equivalent|equivalence|no difference|on par|par with|match(?:es|ed)?|indistinguishable|"
+    # "no difference is shown" reports an absence of evidence, no sameness
+    r"\b(?:equivalent|equivalence|no difference(?!\s+(?:is|was|has been|could be|can be)\s+"
+    r"(?:shown|found|detected|established|demonstrated|resolved))"
+    r"|on par|par with|match(?:es|ed)?|indistinguishable|"
     r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical|"
     r"performs? equally|equally (?:well|good|accurate)|no better (?:or|nor) worse|makes no difference|"
     r"does(?:n't| not) matter|no effect|perform(?:s|ed)? the same|do(?:es)? the same|the same performance"
