@@ -142,3 +142,11 @@ def test_no_difference_shown_is_no_sameness_but_equivalent_after_it_is() -> None
     assert failing("notes.md", both) == [(2, "cnn_beats_mlp", "wording", "unsupported_wording")]
     assert failing("notes.md", "There is no difference between the CNN and the MLP.\n") == \
         [(1, "cnn_beats_mlp", "wording", "unsupported_wording")]
+
+
+def test_one_in_n_right_is_a_share() -> None:
+    assert failing("notes.md", "The shuffled-label control gets about one test image in four right.\n") == \
+        [(1, "control_at_chance", "value", "drift")]
+    assert failing("notes.md", "The shuffled-label control gets about one test image in nine right.\n") == []
+    # "one in five" without saying right or correct is no share of a result
+    assert failing("notes.md", "The shuffled-label control was rerun once in five sweeps.\n") == []

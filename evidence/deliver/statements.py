@@ -619,7 +619,23 @@ def tokenize(t: str) -> list[Token]:
         _role(t, tok, [])
         if tok.statement and not tok.decoy and tok.role == "value":
             tokens.append(tok)
+    for w in _ONE_IN_RE.finditer(t):  # "about one test digit in five right": a share, 1/N
+        if any(k.start <= w.start("n") < k.end for k in tokens):
+            tokens = [k for k in tokens if not k.start <= w.start("n") < k.end]
+        n = w.group("n")
+        count = int(n) if n.isdigit() else _WORD_NUMBERS[n.lower()]
+        if count >= 2:
+            # placed at its N, the number the share is written with
+            tokens.append(Token(w.start("n"), w.end(), 100.0 / count, 0, "%", t[w.end() : w.end() + 40],
+                                False, word=True, approximate=bool(w.group("about"))))
     return sorted(tokens, key=lambda k: k.start)
+
+
+#: A share as "one in N": "about one test digit in five right", "one image in 9 correct".
+_ONE_IN_RE = re.compile(r"(?P<about>\b(?:about|roughly|around|nearly|almost|some)\s+)?"
+                        r"\bone\s+(?:[a-z-]+\s+){0,3}?in\s+(?:every\s+)?"
+                        r"(?P<n>\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty)"
+                        r"\s+(?:right|correct(?:ly)?|classified correctly|is right|are right)\b", re.I)
 
 
 #: A half in words before a unit: "half a point", "one and a half points", "two and a half RMSE".
