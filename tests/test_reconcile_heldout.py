@@ -326,7 +326,14 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # scored once as found, after corpus 11's fixes, before anyone working on reconcile read it:
 # example 50/63 and 3 decoys, proj2 31/44 and 2 decoys (81/107 drifts with the right claim, 5/208
 # decoys flagged). Its key gives a misused link's own claim as `bound_claim` beside the claim the
-# sentence is about; a finding of either counts. Its floors are that score until fixes raise them.
+# sentence is about; a finding of either counts. Fixed then for its general causes (each with a
+# unit test in test_reconcile_rules12.py): another work's result in a template; what a random
+# guesser would score; "with all 16" after a templated budget; seed pairs won as P(better); signs in
+# words and before a siunitx number; "the same" model after shuffling the labels; "seeds needed
+# $\approx 26$" and an elided list of estimates; "was quoted as"; a seeds-needed estimate "for
+# width"; a citation after another comparison's two sides or of a level as a change's size; a ± term
+# far beyond every spread; "no difference was found"; "one in five right": example 62/63 and no
+# decoy, proj2 37/44 and none (99/107, 0/208); corpora 1 to 11 unchanged.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -375,7 +382,7 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 9): (72, 0), ("proj2", 9): (47, 0),
                 ("example", 10): (74, 0), ("proj2", 10): (49, 0),
                 ("example", 11): (63, 2), ("proj2", 11): (38, 0),
-                ("example", 12): (50, 3), ("proj2", 12): (31, 2)}
+                ("example", 12): (62, 0), ("proj2", 12): (37, 0)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",
