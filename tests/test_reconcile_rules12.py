@@ -150,3 +150,9 @@ def test_one_in_n_right_is_a_share() -> None:
     assert failing("notes.md", "The shuffled-label control gets about one test image in nine right.\n") == []
     # "one in five" without saying right or correct is no share of a result
     assert failing("notes.md", "The shuffled-label control was rerun once in five sweeps.\n") == []
+
+
+def test_a_plus_minus_after_a_cited_value_is_that_claims() -> None:
+    text = "Our CNN scores [98.7%](#claim:cnn_test_accuracy) ± 2.5 points on the test digits.\n"
+    assert (1, "cnn_test_accuracy", "ci_half", "drift") in failing("notes.md", text)
+    assert failing("notes.md", text.replace("2.5", "0.6")) == []

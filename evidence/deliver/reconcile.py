@@ -1302,6 +1302,10 @@ _PER_SEED = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\b"
 _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", re.I)
 
 
+#: A citation right before a ± term: "[98.7%](#claim:cnn_test_accuracy) ± 1.5 points".
+_LINK_BEFORE_PM = re.compile(r"\]\(#claim:([\w.\-]+)\)[\s\u00a0]*(?:±|\+/-)[\s\u00a0]*$")
+
+
 def _plus_minus_of_last(t: str, tokens: list[Token], tok: Token) -> bool:
     """Whether the ± term ``tok`` directly follows the number before it ("57.2 ± 0.4")."""
     before = [x for x in tokens if x.end <= tok.start]
@@ -1492,9 +1496,10 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             options = [c for c in options if c.claim.id == stated]  # "9.17 (was 8.40)": the same claim's
         if tok.role in ("spread", "sd", "se"):  # "57.2 ± 0.4": the spread of the value before it, or nothing
             options = [c for c in options if c.claim.id == stated and _plus_minus_of_last(t, tokens, tok)]
-            valued = next((c for c in claims if c.id == stated), None)
+            linked = _LINK_BEFORE_PM.search(text, seg.start, tok.start)  # "[98.7%](#claim:x) ± 1.5"
+            owner_id = linked.group(1) if linked else stated if _plus_minus_of_last(t, tokens, tok) else None
+            valued = next((c for c in claims if c.id == owner_id), None)
             if not options and tok.role == "spread" and valued is not None \
-                    and _plus_minus_of_last(t, tokens, tok) \
                     and (half := valued.quantity("ci_half")) is not None \
                     and abs(tok.value) > 1.5 * max(q.format.scaled(q.raw) for q in valued.spreads()) \
                     + half_unit(tok.decimals):
