@@ -334,6 +334,10 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # width"; a citation after another comparison's two sides or of a level as a change's size; a ± term
 # far beyond every spread, after a typed or a cited value; "no difference was found"; "one in five
 # right": example 63/63 and no decoy, proj2 37/44 and none (100/107, 0/208); corpora 1 to 11 unchanged.
+# The thirteenth corpus (tests/data/reconcile_heldout13) was scored once as found after the fixes
+# of corpora 11 and 12: example 49/64 and 1 decoy, proj2 45/54 and 2 decoys (94/118 drifts with
+# the right claim, 3/128 decoys flagged). Its key gives a misused citation's claim as `claim` and
+# the sentence's as `about`; a finding of either counts.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -352,7 +356,7 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
     right = total = 0
     for d in (d for d in key["drifts"] if d["project"] == project):
         fits = [f for f in flagged.get((d["path"], d["line"]), [])
-                if f["claim"] in (d["claim"], d.get("bound_claim"))  # corpus 12: a misused link's own
+                if f["claim"] in (d["claim"], d.get("bound_claim"), d.get("about"))  # corpora 12, 13: both
                 or (d["class"] == "hand_typed" and f["kind"] in ("hand_typed", "unbound") and not f["claim"])]
         total += 1
         if fits:
@@ -382,7 +386,8 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 9): (72, 0), ("proj2", 9): (47, 0),
                 ("example", 10): (74, 0), ("proj2", 10): (49, 0),
                 ("example", 11): (63, 2), ("proj2", 11): (38, 0),
-                ("example", 12): (63, 0), ("proj2", 12): (37, 0)}
+                ("example", 12): (63, 0), ("proj2", 12): (37, 0),
+                ("example", 13): (49, 1), ("proj2", 13): (45, 2)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",
@@ -390,7 +395,8 @@ LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile
               9: Path(__file__).parent / "data" / "reconcile_heldout9",
               10: Path(__file__).parent / "data" / "reconcile_heldout10",
               11: Path(__file__).parent / "data" / "reconcile_heldout11",
-              12: Path(__file__).parent / "data" / "reconcile_heldout12"}
+              12: Path(__file__).parent / "data" / "reconcile_heldout12",
+              13: Path(__file__).parent / "data" / "reconcile_heldout13"}
 
 
 @pytest.mark.slow
