@@ -87,6 +87,9 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     # a reference number of digits joined by a slash and a hyphen: a grant "4417/2-1", a file "12/3-7"
     (r"(?<![\w.])\d+(?:/\d+)+-\d+(?:[-/]\d+)*\b|(?<![\w.])\d+-\d+(?:/\d+)+\b", 0),
     (r"(?<![\w.])\d+(?:st|nd|rd|th)\b", 0),  # ordinals
+    # an international phone number: a "+" country code and three or more groups of digits
+    # ("+43 1 234 5678", "+1-555-010-9999"; never a signed decimal "+87.5 [81.1, 93.9]")
+    (r"(?<![\w.])\+\d{1,3}(?:[ \u00a0-]\(?\d{1,5}\)?){2,}[ \u00a0-]\d{3,5}(?!\.?\d|\s*%)", 0),
     (r"\b(?:Q|Question|Exercise|Problem|Task|Part)\s*\d+[a-z]?\.?\s*\(\s*\d+\s*(?:pts?|points?|marks?)\s*\)",
      re.I),  # "Q3 (6 pts)": a grading mark
     (r"(?:[$€£]\s*)?\d+(?:\.\d+)?\s*(?:USD|EUR|GBP|CHF|dollars?|euros?)\b", 0),  # 0.00266 USD: money
@@ -325,6 +328,15 @@ _TO_THE_FINAL = re.compile(r"[\s\u00a0]*(?:\([^()]{0,40}\)[\s\u00a0]*)?(?:down\s
                            r"(?:the|its|our|their)\s+(?:final|current|reported|present|headline|new|published)\b",
                            re.I)
 #: After a number: named as the expectation it is compared with ("11.2% vs. 10% expected").
+#: After a number: the text refutes it as a slip ("bo's 58.9 came from a stale build folder",
+#: "the 61.2 in the draft was a typo"): a wrong number quoted to correct it, no statement of it.
+_REFUTED_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?"
+                            r"(?:[\s\u00a0]+(?:in|on)(?:[\s\u00a0]+[\w'`./-]+){1,3}"
+                            r"|,[\s\u00a0]*which)?"
+                            r"[\s\u00a0]+(?:(?:came|comes|was|is)[\s\u00a0]+from"
+                            r"[\s\u00a0]+(?:an?|the)[\s\u00a0]+(?:stale|old|outdated|broken|buggy|wrong)\b"
+                            r"|(?:was|is)[\s\u00a0]+(?:just[\s\u00a0]+)?(?:an?[\s\u00a0]+)?"
+                            r"(?:typo|mistake|misprint|wrong|stale|outdated|copy-paste error)\b)", re.I)
 _EXPECTED_AFTER = re.compile(r"[\s\u00a0]+(?:is\s+|was\s+)?expected\s*(?=[).,;:|\n]|$)", re.I)
 #: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.
 _PROBABILITY_NAMED = re.compile(r"probabilit|(?<![A-Za-z])P\s*\(", re.I)
@@ -534,6 +546,8 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = True  # "1.2 points above 10%": a distance from a stated number, no claim's
         if _DATA_RANGE_BEFORE.search(window):
             tok.decoy = tok.setting = True  # "the scale of the outcome (25–346)": the data, no result
+        if _REFUTED_AFTER.match(t, end):
+            tok.decoy = True  # "bo's 58.9 came from a stale build folder": quoted to be corrected
         if re.search(r"\bfrom\s*$", window, re.I) and _TO_THE_FINAL.match(t, end):
             tok.decoy = True  # "drop from 61.8 (raw target) to the final value": the level before a change
         if _NORM_BEFORE.search(window) or _EXPECTED_AFTER.match(t, end):
@@ -585,6 +599,14 @@ def tokenize(t: str) -> list[Token]:
                 said.approximate = bool(w.group("about"))
                 tokens.append(said)
                 spoken.append((w.start("tens"), w.end()))
+    for w in _WORD_PERCENT_RE.finditer(t):  # "around twenty percent", "nearly ninety-seven percent"
+        if not any(a <= w.start("num") < b for a, b in spoken) \
+                and not any(k.start <= w.start("num") < k.end for k in tokens):
+            said = _word_token(t, w, float(_word_integer(w)), 0)
+            if said is not None and said.unit == "%":
+                said.approximate = bool(w.group("about"))
+                tokens.append(said)
+                spoken.append((w.start("num"), w.end()))
     for w in _WORD_DIFFERENCE_RE.finditer(t):  # "beats it by eighty-five points": a difference in words
         if any(a <= w.start("tens") < b for a, b in spoken):
             continue
@@ -668,6 +690,11 @@ _WORD_LEVEL_RE = re.compile(
     r"\b(?:is|was|of|at|reaches|reached)\s+(?P<about>about\s+|roughly\s+|around\s+|nearly\s+|some\s+)?"
     r"(?P<tens>" + "|".join(_TENS) + r")[- ](?P<unit>" + _UNITS_WORDS + r")\b(?!\s+point\b)", re.I)
 
+#: A whole number in words right before "percent": "around twenty percent", "ninety-seven per cent".
+_WORD_PERCENT_RE = re.compile(
+    r"(?P<about>\b(?:about|roughly|around|nearly|almost|some)\s+)?\b(?P<num>(?P<tens>" + "|".join(_TENS)
+    + r")(?:[- ](?P<unit>" + _UNITS_WORDS + r"))?|(?P<small>" + _SMALL_WORDS + r"))"
+    r"(?=[ \u00a0]*(?:percent|per cent)\b)", re.I)
 
 #: A whole number in words before a metric's units and a direction: "fourteen RMSE units worse",
 #: "twenty-two points lower".

@@ -51,7 +51,7 @@ INTRANSITIVE = re.compile(r"wins|won|comes? out|is the winner|significant|statis
                           re.I)
 #: "Not significantly different": true of an unresolved comparison, false of a shown effect.
 NO_DIFFERENCE = re.compile(
-    r"\b(?:not (?:significantly|statistically(?: significantly)?|reliably|measurably) (?:different|better"
+    r"\b(?:not (?:significantly|statistically(?: significantly)?|reliably|measurably),? (?:different|better"
     r"|worse)|no (?:significant|statistically significant|reliable|measurable) difference"
     r"|(?:is|are|was|were)\s+(?:\w+\s+and\s+)?not\s+(?:statistically\s+)?significant"
     r"|(?:statistically\s+)?(?:insignificant|non-?significant))\b", re.I)
@@ -128,13 +128,21 @@ class WordingIssue:
     reason: str
 
 
+#: Between an assertion and a subject named after it: the start of another clause.
+_CLAUSE_BREAK = re.compile(r",\s*(?:so|but|which|while|whereas|because|since|though|although|hence|thus)\b|;",
+                           re.I)
+
+
 def _pair(m: re.Match[str], mentions: list[Mention], coordinated: bool = False) -> frozenset[str]:
     """The two subjects an assertion is about: the nearest named before it and after it, or,
     with none after, the last two named before it ("the CNN and the MLP are equivalent").
     ``coordinated`` (sameness): two subjects joined by "and" right before it are the pair, whatever
     follows ("A and B perform the same, and both beat C")."""
     before = [x for x in mentions if x.end <= m.start()]
-    after = [x for x in mentions if x.start >= m.end() and x.start - m.end() < 80]
+    # after it only within its clause: "makes no difference to accuracy (...), so capacity is not
+    # what the CNN adds" names the CNN in the next clause, no side of the sameness
+    after = [x for x in mentions if x.start >= m.end() and x.start - m.end() < 80
+             and not _CLAUSE_BREAK.search(m.string, m.end(), x.start)]
     if coordinated and len(before) >= 2 and before[-2].subject != before[-1].subject \
             and re.fullmatch(r"\s*(?:and|&)\s+(?:the\s+)?", m.string[before[-2].end : before[-1].start],
                              re.I) \

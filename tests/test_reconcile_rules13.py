@@ -1,0 +1,60 @@
+"""Reconcile rules prompted by the thirteenth held-out corpus, each checked on an invented document.
+
+The claims are :mod:`test_reconcile_classes`' (the bundled example's, and a house-price
+regression project); every case states the rule's catch and the near sentence it must leave alone.
+"""
+
+from __future__ import annotations
+
+from test_reconcile_classes import HOUSE_CLAIMS, all_kinds, failing
+
+
+def _wording(name: str, text: str) -> list[tuple[int, str, str]]:
+    return sorted((f.line, f.claim_id, f.stated) for f in all_kinds(name, text)
+                  if f.kind == "unsupported_wording")
+
+
+def test_an_international_phone_number_is_no_result() -> None:
+    text = "The CNN beats the shuffled-label control. **Contact:** Jo Park, +49 30 901 820.\n"
+    assert failing("notes/press.md", text) == []
+    # a signed difference with its interval is still read
+    assert failing("notes/press.md", "The CNN beats the shuffled-label control by +80.5 points.\n") == \
+        [(1, "cnn_beats_control", "value", "drift")]
+
+
+def test_a_number_the_text_refutes_as_a_slip_is_no_statement() -> None:
+    text = "The ridge RMSE is 31.42; the 35.10 in last week's draft was a typo.\n"
+    assert failing("notes/fix.md", text, HOUSE_CLAIMS) == []
+    assert failing("notes/fix.md", "The ridge RMSE is 31.42; Kim's 35.10 came from an old checkout.\n",
+                   HOUSE_CLAIMS) == []
+    # the same number stated as the ridge's, with no refutation, is drift
+    assert failing("notes/fix.md", "The ridge RMSE is 35.10 in last week's draft.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "value", "drift")]
+
+
+def test_a_whole_percentage_in_words_is_read() -> None:
+    text = "In the end the CNN gets roughly ninety-four percent of the test digits right.\n"
+    assert failing("notes/chat.md", text) == [(1, "cnn_test_accuracy", "value", "drift")]
+    assert failing("notes/chat.md", "The shuffled-label control hovers at about thirty percent.\n") == \
+        [(1, "control_at_chance", "value", "drift")]
+    # a share of the data in words is a setting, and a right level in words passes
+    assert failing("notes/chat.md", "The CNN is trained on eighty percent of the images.\n") == []
+    assert failing("notes/chat.md", "The CNN gets ninety-nine percent of the test digits right.\n") == []
+
+
+def test_a_subject_after_a_clause_break_is_no_side_of_the_wording_before_it() -> None:
+    text = ("Going from 64 to 128 hidden units makes no difference to test accuracy "
+            "(\\evWidthIsNoise{}), so depth is what the CNN adds.\n")
+    assert _wording("paper/w.tex", text) == [(1, "width_is_noise", "makes no difference")]
+    # within one clause, the two sides named around the word are still its pair
+    assert _wording("notes/w.md", "The MLP makes no difference against the CNN.\n") == \
+        [(1, "cnn_beats_mlp", "makes no difference")]
+
+
+def test_not_significantly_set_off_by_commas_denies_an_effect() -> None:
+    text = "The GBM is only slightly, not significantly, better than ridge.\n"
+    assert [(f.claim_id, f.kind) for f in all_kinds("notes/w.md", text, HOUSE_CLAIMS)
+            if f.kind == "unsupported_wording"] == [("gbm_beats_ridge", "unsupported_wording")]
+    # "significantly" without the denial is what the verdict effect supports
+    assert [f for f in all_kinds("notes/w.md", "The GBM is significantly better than ridge.\n", HOUSE_CLAIMS)
+            if f.kind == "unsupported_wording"] == []
