@@ -58,3 +58,14 @@ def test_not_significantly_set_off_by_commas_denies_an_effect() -> None:
     # "significantly" without the denial is what the verdict effect supports
     assert [f for f in all_kinds("notes/w.md", "The GBM is significantly better than ridge.\n", HOUSE_CLAIMS)
             if f.kind == "unsupported_wording"] == []
+
+
+def test_a_seed_count_said_of_no_model_is_every_results() -> None:
+    text = "For the study we trained every model with three random seeds.\n"
+    assert failing("notes/methods.md", text) == [(1, "cnn_test_accuracy", "n", "drift")]
+    # the sentence before names the model it is about
+    before = "The MLP reaches 98.1% test accuracy. " + text
+    assert failing("notes/methods.md", before) == [(1, "mlp_test_accuracy", "n", "drift")]
+    # the count every claim was run with, and a count nobody says was run, are left alone
+    assert failing("notes/methods.md", text.replace("three", "five")) == []
+    assert failing("notes/methods.md", "The first draft had only 3 seeds.\n") == []

@@ -1441,6 +1441,26 @@ def _of_unclaimed_value(t: str, tokens: list[Token], chosen: list[Any]) -> list[
     return [c for c in chosen if id(c[0]) not in dropped]
 
 
+#: Before a seed count in its clause: the authors ran it ("We ran", "the team tested ... over").
+_WE_RAN = re.compile(r"\b(?:we|the\s+(?:team|authors|group|lab))\s+(?:\w+\s+)?(?:ran|trained|tested|evaluated"
+                     r"|repeated|averaged|used)\b", re.I)
+#: Right after the count: seeds ("three random seeds", "3 seeds per model").
+_SEEDS_NOUN = re.compile(r"[\s\u00a0]+(?:random\s+|training\s+|different\s+)?seeds\b", re.I)
+
+
+def _run_by_every_result(tok: Token, claims: Sequence[ClaimQuantity],
+                         context: Sequence[Any]) -> ClaimQuantity | None:
+    """The result a seed count that names no model contradicts: where every claim was run with one
+    number of seeds and the count is another, the first level of a subject the sentence before
+    names, else the first level (the headline result); None where the count agrees."""
+    counts = {c.n for c in claims if c.n is not None}
+    levels = [c for c in claims if not c.comparison and c.subjects and c.n is not None]
+    if len(counts) != 1 or not levels or tok.value in counts or tok.decoy:
+        return None
+    about = {m.subject for m in context}
+    return next((c for c in levels if c.subjects[0][0] in about), levels[0])
+
+
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = (),
@@ -1485,6 +1505,13 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             claim = next(c for c in claims if c.id == stated_before[0])
             named_there = [Mention(seg.start, seg.start, g[0], g[0]) for g in claim.subjects]
             options = candidates(t, seg, tok, [claim], named_there, splits, order)
+        if not options and tok.role == "n" and not mentions and seg.kind != "row" \
+                and _WE_RAN.search(t, _clause_start(t, seg.start, tok.start), tok.start) \
+                and _SEEDS_NOUN.match(t, tok.end) \
+                and (every := _run_by_every_result(tok, claims, context)) is not None:
+            # "We ran three seeds per model": a count of seeds said of no model is every result's
+            named_there = [Mention(seg.start, seg.start, g[0], g[0]) for g in every.subjects]
+            options = candidates(t, seg, tok, [every], named_there, splits, order)
         # an interval or a P(better) after a value is that value's claim's, the value typed or
         # cited ("its lead is [+0.6 points](#claim:...) with a lower CI end of -0.6 points")
         cited = [m.group(2) for m in BOUND_RE.finditer(text, seg.start, tok.start)]
