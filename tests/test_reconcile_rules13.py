@@ -69,3 +69,20 @@ def test_a_seed_count_said_of_no_model_is_every_results() -> None:
     # the count every claim was run with, and a count nobody says was run, are left alone
     assert failing("notes/methods.md", text.replace("three", "five")) == []
     assert failing("notes/methods.md", "The first draft had only 3 seeds.\n") == []
+
+
+def test_a_chance_with_that_left_out_states_p_better_of_its_winner() -> None:
+    text = "There's a 30% chance the MLP is actually better than the CNN.\n"
+    assert failing("notes/chat.md", text) == [(1, "cnn_beats_mlp", "prob_better", "drift")]
+    # 16% is 1 - P(CNN better) = 1 - 0.84: the complement, right
+    assert failing("notes/chat.md", text.replace("30%", "16%")) == []
+    # a chance level is no probability
+    assert failing("notes/chat.md", "The shuffled-label control sits near the 10% chance level.\n") == []
+
+
+def test_a_share_misclassified_is_an_error_rate() -> None:
+    text = "On the test set the CNN misclassifies 2.3% of the digits.\n"
+    assert failing("notes/chat.md", text) == [(1, "cnn_test_accuracy", "error_rate", "drift")]
+    assert failing("notes/chat.md", text.replace("2.3%", "1.3%")) == []  # 100% - 98.7%
+    # a share of one class misclassified is the error on a part of the data
+    assert failing("notes/chat.md", "The CNN misclassifies 2.3% of the sevens.\n") == []

@@ -713,7 +713,9 @@ _COMPARED_WITH = re.compile(r"\s*(?:compared\s+(?:with|to)|against|relative\s+to
 
 
 #: After a subject: it wins ("in 16 of 100 seed pairs the MLP wins").
-_WINS_AFTER = re.compile(r"\s+(?:wins|won|is\s+(?:the\s+)?better|was\s+(?:the\s+)?better|comes?\s+out\s+ahead"
+_WINS_AFTER = re.compile(r"\s+(?:actually\s+|really\s+|truly\s+)?"
+                         r"(?:wins|won|(?:is|was)\s+(?:actually\s+|really\s+|truly\s+)?(?:the\s+)?better"
+                         r"|comes?\s+out\s+ahead"
                          r"|does\s+better|beats|leads)\b", re.I)
 
 

@@ -341,6 +341,10 @@ _EXPECTED_AFTER = re.compile(r"[\s\u00a0]+(?:is\s+|was\s+)?expected\s*(?=[).,;:|
 #: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.
 _PROBABILITY_NAMED = re.compile(r"probabilit|(?<![A-Za-z])P\s*\(", re.I)
 _PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior"
+                         # "a 14% chance linear is better": "that" left out before its subject
+                         r"|chance\s+(?!(?:level|accuracy|rate|performance|score|baseline)\b)"
+                         r"(?:[\w'-]+\s+){1,3}?(?:is|are|was|were)\s+(?:actually\s+|really\s+)?"
+                         r"(?:better|worse|ahead|behind)\b"
                          r"|(?:of|in)\s+(?:the\s+|all\s+)?(?:seed\s+|run\s+)?(?:pairs|pairings"
                          r"|pairwise comparisons|head-to-head(?: comparisons)?)|of (?:the )?pairings"
                          r"|(?:seed|run)\s+pair(?:s|ings)|of the time)", re.I)
