@@ -40,7 +40,8 @@ LOCAL_DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|
 #: Names of metrics: a number whose nearest metric word is not the claim's does not state it
 #: ("R2.3", numbering a reviewer's third point, is no R²).
 METRIC_WORDS = re.compile(
-    r"\b(?:accuracy|acc\.?|error(?: rate)?|misclassif(?:ies|ied|y|ying|ication(?: rate)?)|loss|nll|cross[- ]entropy|f1(?:[- ]score)?|auc|auroc|auprc|"
+    r"\b(?:accuracy|acc\.?|error(?: rate)?|misclassif(?:ies|ied|y|ying|ication(?: rate)?)|loss|nll|"
+    r"cross[- ]entropy|f1(?:[- ]score)?|auc|auroc|auprc|"
     r"precision|recall|mse|rmse|mae|r2(?!\.\d)|r²|perplexity|bleu|rouge|ece|calibration|runtime|latency|"
     r"throughput|memory|params|parameters|flops|cost|std|sd|standard deviation|variance|"
     r"wall[- ]clock|time|seconds|hours|spearman|pearson|correlation|iou|map|hedges(?:'|’)?\s*g"
@@ -629,8 +630,8 @@ def _error_on_subset(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, men
     """"its error on the digit 8": the error on a part of the data; "the error rate of the CNN"
     names the model whose error it is, which is the complement of its accuracy."""
     own = {g[0] for g in claim.subjects}
-    if re.match(r"\s*(?:%|percent\b)\s+of\s+(?!(?:the\s+|all\s+)?(?:test|held-out|hold-out|unseen|digits|images"
-                r"|examples|samples|inputs|items|cases|patients)\b)\w",
+    if re.match(r"\s*(?:%|percent\b)\s+of\s+(?!(?:the\s+|all\s+)?(?:test|held-out|hold-out|unseen"
+                r"|digits|images|examples|samples|inputs|items|cases|patients)\b)\w",
                 t[tok.end - 1 if t[tok.end - 1 : tok.end] == "%" else tok.end : tok.end + 40], re.I) \
             and re.search(r"misclassif", t[max(seg.start, tok.start - 40) : tok.start], re.I):
         return True  # "misclassifies 0.4% of the sevens": a part of the data, no test error
