@@ -1034,6 +1034,12 @@ _RELATIVE = re.compile(r"\brelative(?:ly)?\b|\bin relative terms\b", re.I)
 _GAIN_OVER = re.compile(r"\b(?:improvement|gain|reduction)\s+(?:over|on|upon|against)\b", re.I)
 
 
+#: After a percentage: a comparative with its other side ("the MLP's test RMSE is 2.3% lower than
+#: linear regression's"): a change in percent of that side's level.
+_PERCENT_THAN = re.compile(r"[\s\u00a0]*(?:lower|higher|smaller|larger|less|more|better|worse)[\s\u00a0]+than\b",
+                           re.I)
+
+
 #: A percentage glossing the difference before it: "by 16.4 RMSE points (about 22 %)".
 _GLOSS_BEFORE = re.compile(r"\(\s*(?:about|around|roughly|approximately|~|≈|i\.e\.,?|or|that is,?)?\s*$",
                            re.I)
@@ -1056,7 +1062,8 @@ def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequ
     stated as a percentage of its reference side's level (the claim of that side alone, same
     metric). One candidate, or none where the sentence names no such comparison."""
     if not _RELATIVE.search(t, seg.start, seg.end) and not _GAIN_OVER.search(t, seg.start, tok.start) \
-            and not _GLOSS_BEFORE.search(t, max(seg.start, tok.start - 30), tok.start):
+            and not _GLOSS_BEFORE.search(t, max(seg.start, tok.start - 30), tok.start) \
+            and not _PERCENT_THAN.match(t, tok.end):
         return []
     named = {m.subject for m in mentions}
     # "linear vs control is -22.3%, MLP vs linear -2.3%": the pair written just before it is its
