@@ -337,7 +337,14 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # The thirteenth corpus (tests/data/reconcile_heldout13) was scored once as found after the fixes
 # of corpora 11 and 12: example 49/64 and 1 decoy, proj2 45/54 and 2 decoys (94/118 drifts with
 # the right claim, 3/128 decoys flagged). Its key gives a misused citation's claim as `claim` and
-# the sentence's as `about`; a finding of either counts.
+# the sentence's as `about`; a finding of either counts. (This module's scorer, rerun on a fresh
+# build, counts proj2 at 48/54 and 1 decoy as found.) Fixed then for general causes (each with a
+# unit test in test_reconcile_rules13.py): an international phone number; a number refuted as a
+# slip ("came from a stale build"); a whole percentage in words; a subject past a clause break no
+# side of the wording before it; "not significantly, better"; a seed count the authors ran naming
+# no model; "a 14% chance linear is better" without "that"; a share misclassified as an error rate;
+# "10% lower than" as a relative change: example 54/64 and no decoy, proj2 52/54 and none
+# (106/118, 0/128); corpora 1 to 12 unchanged, drift for drift.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -387,7 +394,7 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 10): (74, 0), ("proj2", 10): (49, 0),
                 ("example", 11): (63, 2), ("proj2", 11): (38, 0),
                 ("example", 12): (63, 0), ("proj2", 12): (37, 0),
-                ("example", 13): (49, 1), ("proj2", 13): (45, 2)}
+                ("example", 13): (54, 0), ("proj2", 13): (52, 0)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",

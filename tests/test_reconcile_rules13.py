@@ -91,7 +91,8 @@ def test_a_share_misclassified_is_an_error_rate() -> None:
 def test_a_percentage_lower_than_the_other_side_is_a_relative_change() -> None:
     # the GBM's 9.17 improvement is 29.2% of ridge's 31.42
     text = "In short, the GBM's test RMSE is 12% lower than ridge's.\n"
-    assert failing("notes/wiki.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "relative_change", "drift")]
+    assert failing("notes/wiki.md", text, HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "relative_change", "drift")]
     assert failing("notes/wiki.md", text.replace("12%", "29.2%"), HOUSE_CLAIMS) == []
     # a percentage beside an accuracy is points, no relative change
     assert failing("notes/wiki.md", "The CNN's accuracy is 0.6% higher than the MLP's.\n") == []

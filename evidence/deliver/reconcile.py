@@ -1036,8 +1036,8 @@ _GAIN_OVER = re.compile(r"\b(?:improvement|gain|reduction)\s+(?:over|on|upon|aga
 
 #: After a percentage: a comparative with its other side ("the MLP's test RMSE is 2.3% lower than
 #: linear regression's"): a change in percent of that side's level.
-_PERCENT_THAN = re.compile(r"[\s\u00a0]*(?:lower|higher|smaller|larger|less|more|better|worse)[\s\u00a0]+than\b",
-                           re.I)
+_PERCENT_THAN = re.compile(r"[\s\u00a0]*(?:lower|higher|smaller|larger|less|more|better|worse)"
+                           r"[\s\u00a0]+than\b", re.I)
 
 
 #: A percentage glossing the difference before it: "by 16.4 RMSE points (about 22 %)".
