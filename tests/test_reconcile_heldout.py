@@ -345,6 +345,10 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # no model; "a 14% chance linear is better" without "that"; a share misclassified as an error rate;
 # "10% lower than" as a relative change: example 54/64 and no decoy, proj2 52/54 and none
 # (106/118, 0/128); corpora 1 to 12 unchanged, drift for drift.
+# A finding without a claim (a hand-typed number's) counts only for a `hand_typed` drift: the
+# scorer briefly let it count for any drift whose key names no `bound_claim` or `about` (a None
+# among the accepted claims), and corpora 12 and 13's floors after their fixes are the counts
+# without that slip (12: example 62/63, proj2 36/44; 13: 54/64, 49/54 and one decoy).
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -363,7 +367,8 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
     right = total = 0
     for d in (d for d in key["drifts"] if d["project"] == project):
         fits = [f for f in flagged.get((d["path"], d["line"]), [])
-                if f["claim"] in (d["claim"], d.get("bound_claim"), d.get("about"))  # corpora 12, 13: both
+                if (f["claim"] is not None  # a claimless finding is a hand-typed number's, below
+                and f["claim"] in (d["claim"], d.get("bound_claim"), d.get("about")))  # 12, 13: both
                 or (d["class"] == "hand_typed" and f["kind"] in ("hand_typed", "unbound") and not f["claim"])]
         total += 1
         if fits:
@@ -393,8 +398,8 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 9): (72, 0), ("proj2", 9): (47, 0),
                 ("example", 10): (74, 0), ("proj2", 10): (49, 0),
                 ("example", 11): (63, 2), ("proj2", 11): (38, 0),
-                ("example", 12): (63, 0), ("proj2", 12): (37, 0),
-                ("example", 13): (54, 0), ("proj2", 13): (52, 0)}
+                ("example", 12): (62, 0), ("proj2", 12): (36, 0),
+                ("example", 13): (54, 0), ("proj2", 13): (49, 1)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",
