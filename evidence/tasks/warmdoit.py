@@ -25,7 +25,8 @@ and environment it was started for: the socket's name is a digest of the interpr
 engine's files (path, size, mtime), ``PYTHONPATH`` and the environment variables read at import
 (locale, matplotlib's, ``HOME``); the server also stats the files it imported before each fork
 and retires when one changed (an edited engine, an upgraded library), and the call then runs
-cold while a new server starts.
+cold while a new server starts (once the engine's files have been left alone for
+:data:`SETTLE_SECONDS`).
 
 ``EVIDENCE_WARM_DOIT=0`` turns it off; ``EVIDENCE_WARM_DOIT_IDLE`` is how many seconds a
 server waits for its next call (default 900). Calls that must run in this very process are
@@ -44,6 +45,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -52,6 +54,10 @@ from evidence.core.project import Project
 
 #: Seconds a server waits for its next call before it exits (``EVIDENCE_WARM_DOIT_IDLE``).
 IDLE_SECONDS = 900.0
+#: A server is started only for an engine whose newest file is at least this many seconds old:
+#: while someone edits the engine (or a test edits a copy of it), every call has new code, and a
+#: server per edit would only compete with the calls for the processor.
+SETTLE_SECONDS = 10.0
 #: The value of ``EVIDENCE_LAUNCH`` in a call served warm (such a call never hands over again).
 LAUNCHED = "warm-doit"
 #: doit commands that must run in the calling process (they watch files or trace it).
@@ -108,10 +114,12 @@ def engine_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
-def server_key() -> str:
-    """What a server is fixed to: interpreter, engine files, import path, import-time variables."""
+def server_key() -> tuple[str, float]:
+    """What a server is fixed to (interpreter, engine files, import path, import-time variables),
+    and the newest engine file's age in seconds."""
     engine = engine_root() / "evidence"
     code = []
+    newest = 0
     for folder, dirs, files in os.walk(engine):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):
@@ -119,10 +127,12 @@ def server_key() -> str:
                 with contextlib.suppress(OSError):
                     st = os.stat(os.path.join(folder, name))
                     code.append([os.path.join(folder, name), st.st_size, st.st_mtime_ns])
+                    newest = max(newest, st.st_mtime_ns)
     env = {k: v for k, v in os.environ.items()
            if k.startswith(IMPORT_ENV_PREFIXES) or k in IMPORT_ENV_NAMES}
-    return digest_json({"python": sys.executable, "engine": str(engine), "code": code,
-                        "env": dict(sorted(env.items()))})[:20]
+    key = digest_json({"python": sys.executable, "engine": str(engine), "code": code,
+                       "env": dict(sorted(env.items()))})[:20]
+    return key, time.time() - newest / 1e9
 
 
 def socket_path(key: str) -> Path | None:
@@ -150,16 +160,20 @@ def hand_over(project: Project) -> None:
 
     if fast_graph(project) is not None:
         return
-    path = socket_path(server_key())
+    key, age = server_key()
+    path = socket_path(key)
     if path is None:
         return
     conn = _connect(path)
+    settled = age >= SETTLE_SECONDS  # an engine being edited would start a server per edit
     if conn is None:
-        start_server(path)
+        if settled:
+            start_server(path)
         return
     code = _serve_remotely(conn, project)
     if code is None:  # retired (its code changed) or gone before forking: nothing ran
-        start_server(path)
+        if settled:
+            start_server(path)
         return
     _exit_like(code)
 
