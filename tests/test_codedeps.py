@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,8 @@ NUMERICS = {"evidence.numerics.data", "evidence.numerics.recipe", "evidence.nume
 ALWAYS_RUN = {"verify:summary", "deliver:summary"}
 
 
-def ast_closure(module: str) -> set[str]:
+@cache  # the repository's modules do not change during a test (the edits are to a copy)
+def ast_closure(module: str) -> frozenset[str]:
     seen: set[str] = set()
     todo = [module]
     parts = module.split(".")
@@ -47,7 +49,7 @@ def ast_closure(module: str) -> set[str]:
         for imported in ast_imports(current):
             pieces = imported.split(".")
             todo += [".".join(pieces[:i]) for i in range(1, len(pieces) + 1)]
-    return seen
+    return frozenset(seen)
 
 
 def step_module(task: str) -> str | None:
