@@ -19,8 +19,8 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 # Each test project gets its own warm worker; let them go soon after the test, not in two minutes.
 os.environ.setdefault("EVIDENCE_WARM_WORKER_IDLE", "10")
-# The warm doit (evidence.tasks.warmdoit) serves the suite's `doit` calls as it serves a user's:
-# one server per engine and environment, gone a minute after the suite's last call.
+# The warm doit (evidence.tasks.warmdoit, opt-in) is on only in its own tests; its servers go a
+# minute after their last call.
 os.environ.setdefault("EVIDENCE_WARM_DOIT_IDLE", "60")
 
 TINY_EXPERIMENT = """

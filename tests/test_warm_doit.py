@@ -81,7 +81,8 @@ def engine(tmp_path: Path) -> dict[str, str]:
     copy = tmp_path / "engine"
     shutil.copytree(REPO / "evidence", copy / "evidence",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    return {**os.environ, "PYTHONPATH": str(copy), "EVIDENCE_WARM_DOIT_IDLE": "30"}
+    return {**os.environ, "PYTHONPATH": str(copy), "EVIDENCE_WARM_DOIT": "1",
+            "EVIDENCE_WARM_DOIT_IDLE": "30"}
 
 
 def _call(root: Path, env: dict[str, str], *args: str, **kw: object) -> subprocess.CompletedProcess[str]:

@@ -28,8 +28,9 @@ and retires when one changed (an edited engine, an upgraded library), and the ca
 cold while a new server starts (once the engine's files have been left alone for
 :data:`SETTLE_SECONDS`).
 
-``EVIDENCE_WARM_DOIT=0`` turns it off; ``EVIDENCE_WARM_DOIT_IDLE`` is how many seconds a
-server waits for its next call (default 900). Calls that must run in this very process are
+``EVIDENCE_WARM_DOIT=1`` turns it on (see :func:`enabled` for why it is not the default);
+``EVIDENCE_WARM_DOIT_IDLE`` is how many seconds a server waits for its next call (default 900).
+Calls that must run in this very process are
 never handed over: another dodo file or folder (``-f``, ``-d``, ``-k``), the debugger
 (``--pdb``), ``doit auto`` and ``strace``, an interpreter run with ``-X`` options, a tracer
 or a profiler (coverage, cProfile).
@@ -72,11 +73,17 @@ IMPORT_ENV_NAMES = frozenset({"HOME", "TZ", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"}
 
 
 def enabled() -> bool:
-    """``EVIDENCE_WARM_DOIT`` (default on) and a platform that can fork and pass descriptors."""
+    """``EVIDENCE_WARM_DOIT=1`` (opt-in) and a platform that can fork and pass descriptors.
+
+    Opt-in because a handed-over call's processes (doit, its -n workers, a run's subprocess) are
+    the server's descendants, not the caller's: a signal to the caller's process group, a closed
+    terminal or a cluster job's cgroup does not reach them directly (the server ends the call
+    when its client goes away, but later than a process group kill would), and a server started
+    outside a job's cgroup would do the job's work outside its limits."""
     from evidence.scale.warm import available
 
-    setting = os.environ.get("EVIDENCE_WARM_DOIT", "1").strip().lower()
-    return setting not in {"0", "false", "no", "off"} and available()
+    setting = os.environ.get("EVIDENCE_WARM_DOIT", "0").strip().lower()
+    return setting in {"1", "true", "yes", "on"} and available()
 
 
 def idle_seconds() -> float:
