@@ -82,17 +82,24 @@ def worker_key(profile_env: Mapping[str, str]) -> str:
     the numerics profile's variables (read once, at import), the import path and the engine's
     code (by each file's stat: an edit starts a new worker; the old one retires, see
     :mod:`evidence.train.worker`)."""
-    engine = Path(__file__).resolve().parents[1]
-    code = []
+    code = code_stamps(Path(__file__).resolve().parents[1])
+    return digest_json({"python": sys.executable, "torch": torch_stamp(),
+                        "profile": dict(sorted(profile_env.items())),
+                        "path": os.environ.get("PYTHONPATH", ""), "code": code})[:20]
+
+
+def code_stamps(engine: Path) -> list[list[Any]]:
+    """``[path, size, mtime_ns]`` of every Python file of the engine package at ``engine``: what
+    a server that imported it is fixed to (the training worker's and the warm doit's keys)."""
+    code: list[list[Any]] = []
     for folder, dirs, files in os.walk(engine):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):
             if name.endswith(".py"):
-                st = os.stat(os.path.join(folder, name))
-                code.append([os.path.join(folder, name), st.st_size, st.st_mtime_ns])
-    return digest_json({"python": sys.executable, "torch": torch_stamp(),
-                        "profile": dict(sorted(profile_env.items())),
-                        "path": os.environ.get("PYTHONPATH", ""), "code": code})[:20]
+                with contextlib.suppress(OSError):
+                    st = os.stat(os.path.join(folder, name))
+                    code.append([os.path.join(folder, name), st.st_size, st.st_mtime_ns])
+    return code
 
 
 def runtime_dir() -> Path | None:

@@ -124,17 +124,11 @@ def engine_root() -> Path:
 def server_key() -> tuple[str, float]:
     """What a server is fixed to (interpreter, engine files, import path, import-time variables),
     and the newest engine file's age in seconds."""
+    from evidence.scale.warm import code_stamps
+
     engine = engine_root() / "evidence"
-    code = []
-    newest = 0
-    for folder, dirs, files in os.walk(engine):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(files):
-            if name.endswith(".py"):
-                with contextlib.suppress(OSError):
-                    st = os.stat(os.path.join(folder, name))
-                    code.append([os.path.join(folder, name), st.st_size, st.st_mtime_ns])
-                    newest = max(newest, st.st_mtime_ns)
+    code = code_stamps(engine)
+    newest = max((stamp[2] for stamp in code), default=0)
     env = {k: v for k, v in os.environ.items()
            if k.startswith(IMPORT_ENV_PREFIXES) or k in IMPORT_ENV_NAMES}
     key = digest_json({"python": sys.executable, "engine": str(engine), "code": code,
