@@ -30,7 +30,8 @@ from evidence.deliver.statements import Token
 DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|improv\w*|gain\w*|ahead|"
                       r"higher|lower|better|worse|beats?|outperform\w*|advantage|over|than|versus|vs\.?|"
                       r"drop\w*|loses?|trails?|behind|change[sd]?|changing|delta|Δ|increase[sd]?|"
-                      r"decrease[sd]?|edge|wins?|winning|loses)\b|Δ", re.I)
+                      r"decrease[sd]?|edge|wins?|winning|loses|lowers|lowered|lowering|reduc\w*|"
+                      r"shaves?|shaved|cuts?|saves?|saved|beating|won|lost)\b|Δ", re.I)
 #: Words just before a number that make it a difference ("by 0.6", "a lead of 0.6", "gap: 0.6").
 LOCAL_DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|improv\w*|gains?|ahead|"
                             r"advantage|delta|drops?|dropped|change[sd]?|changing|increase[sd]?|decrease[sd]?|"

@@ -717,6 +717,8 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
         subjects = (tuple((*subject_words(n), *family.get(n, ())) for n in names[:2]) if comparison
                     else (tuple(w for n in names for w in (*subject_words(n), *family.get(n, ()))),)
                     if names else ())
+        if kind == "expected_max":  # whatever the sweep is called, prose names what is computed
+            subjects = (tuple(dict.fromkeys((*(subjects[0] if subjects else ()), *_EXPECTED_MAX_WORDS))),)
         quantities.append(ClaimQuantity(
             id=claim["id"], value=claim["value"], format=fmt.number_format,
             keywords=tuple(claim["keywords"]), ci_low=claim["ci_low"],
@@ -738,6 +740,13 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
 #: Metrics that are better when lower: "1.3 higher" RMSE is worse, "1.3 higher" accuracy better.
 _LOWER_BETTER = re.compile(r"\b(?:rmse|mse|mae|loss|nll|error|err|perplexity|ece|latency|runtime|wer|cer)\b",
                            re.I)
+
+
+#: What prose calls an expected-max claim's quantity, whatever its sweep is named (Dodge et al.'s
+#: "expected validation performance": "the expected best validation accuracy with 4 trials").
+_EXPECTED_MAX_WORDS = ("expected best", "expected maximum", "expected max", "expected validation performance",
+                       "best validation", "best-of-k", "random search", "hyper-parameter search",
+                       "hyperparameter search", "grid search", "grid points", "tuning", "sweep")
 
 
 def _budget(quantity: str | None) -> int | None:

@@ -570,19 +570,27 @@ _BUDGET_COLUMN = re.compile(r"^\W*(?:#\s*|number of\s+|n\s+)?(?:configurations?|
                             r"\W*$", re.I)
 
 
+#: The budget in the expected-max notation, right before its number: "k = 4: 95.4%", "$k=4$ gives".
+_K_EQUALS = re.compile(r"(?<![\w\\])\$?k\$?\s*=\s*\$?(\d+)\$?\s*(?::|,|→|->|=|gives|yields)?\s*"
+                       r"(?:about|around|~|≈)?\s*$")
+
+
 #: What a budget counts, in a paragraph whose count a template fills ("a budget of {{ k }} configs").
 _COUNTED = re.compile(r"\b(?:configurations?|configs?|trials|budget)\b", re.I)
 
 
-def stated_budget(t: str, seg: prose_module.Segment, tok: Token) -> int | None:
+def stated_budget(t: str, seg: prose_module.Segment, tok: Token, raw: str | None = None) -> int | None:
     """The budget a number is stated for: the nearest budget before it in its paragraph ("trying 4
     configurations: about 95%. With sixteen: about 97%": 97% is for sixteen), else one after it
-    in its segment ("95.4% with four configurations"); None where the text states none."""
+    in its segment ("95.4% with four configurations"); None where the text states none. ``raw``:
+    the text before its settings were masked, where "k = 4" still is."""
     cell = seg.cell(tok.start)
     if cell is not None and seg.cells and re.fullmatch(r"\W*\d+\W*", cell.row) \
             and _BUDGET_COLUMN.search(seg.cells[0].column):
         return int(re.sub(r"\D", "", cell.row))  # a row "| 4 | 94.5 |" under "| configs | expected max |"
     para = max(t.rfind("\n\n", 0, tok.start) + 2, tok.start - 400, 0)
+    if raw is not None and (k := _K_EQUALS.search(raw, max(para, tok.start - 30), tok.start)):
+        return int(k.group(1))  # "k = 1: 87.1%, k = 2: 92.8%": Dodge et al.'s notation for the budget
     right_after = _BUDGET_RIGHT_AFTER.match(t, tok.end, seg.end)
     if right_after:  # "96.5% at eight", "95.4% with four configurations"
         return _word_number(right_after.group(1))
@@ -625,7 +633,7 @@ _OBSERVED_BEST = re.compile(r"\b(?:best|top|highest|maximum)\s+(?:single\s+|indi
                             r"|configuration|config)\b|\bsingle best\b", re.I)
 
 
-def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> list[Any]:
+def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any], raw: str) -> list[Any]:
     """An expected-max claim states the best of its budget (expected@4). A number stated for
     another budget ("trying eight configurations ... 95.4%") states the claim's value for the
     wrong budget (drift), or another budget's value (not this claim: "16 configurations ...
@@ -635,7 +643,7 @@ def _budget_checked(t: str, seg: prose_module.Segment, chosen: list[Any]) -> lis
         budget = best.claim.budget
         if budget is not None and _OBSERVED_BEST.search(t, max(seg.start, tok.start - 60), tok.start):
             continue  # "the sweep's best single trial is 97.2%": an observed maximum, not the expected one
-        stated = stated_budget(t, seg, tok) if budget is not None else None
+        stated = stated_budget(t, seg, tok, raw) if budget is not None else None
         if budget is None or stated is None or stated == budget or best.quantity.form != "measure":
             out.append((tok, best, ok))
         elif ok:
@@ -1644,7 +1652,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             stated = best.claim.id
     chosen = _of_unclaimed_value(t, tokens, chosen)
     chosen = _operands_alike(t, tokens, chosen)
-    chosen = _budget_checked(t, seg, chosen)
+    chosen = _budget_checked(t, seg, chosen, text)
     chosen = [_unit_checked(tok, best, ok) for tok, best, ok in chosen]
     chosen = [_direction_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]
     chosen = [_complement_checked(t, seg, mentions, tok, best, ok) for tok, best, ok in chosen]

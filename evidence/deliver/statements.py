@@ -266,7 +266,13 @@ _COUNT_NOUNS = re.compile(
     r"|people|participants|authors?|annotators?|versions?|days?|weeks?|months?|years?|points? of data)",
     re.I)
 #: A metric's units after a number ("by 13 RMSE units"): a measure, not a count of units.
-_METRIC_UNITS = re.compile(r"[\s\u00a0]+(?:rmse|mse|mae|loss|error|score|accuracy)\s+units?\b", re.I)
+_METRIC_UNITS = re.compile(r"[\s\u00a0]+(?:(?:rmse|mse|mae|loss|error|score|accuracy)\s+units?\b"
+                           # "by 3 units of RMSE", "about three units of test error": a measure too
+                           r"|units?\s+of\s+(?:the\s+)?(?:(?:test|validation|val|mean)\s+)?"
+                           r"(?:rmse|mse|mae|loss|error|score|accuracy)\b)", re.I)
+#: "lowers test RMSE by 3 units": after "by", bare units are the metric's, a difference's size.
+_BARE_UNITS = re.compile(r"[\s\u00a0]+units?\b(?![\s\u00a0]+(?:wide|of\s+(?:width|hidden)))", re.I)
+_BY_BEFORE = re.compile(r"\bby\s+(?:about|around|roughly|nearly|almost|some|~|≈)?\s*$", re.I)
 #: Any plural noun right after an integer: a count of things (442 patients, 12 annotators), unless
 #: it is a unit of the result (points, percent).
 _PLURAL_AFTER = re.compile(r"[ \u00a0]+(?:[a-z]{3,}[ \u00a0]+)?(?!(?:points|percent|pts|times)\b)"
@@ -704,7 +710,8 @@ _WORD_PERCENT_RE = re.compile(
 #: "twenty-two points lower".
 _WORD_UNITS_DIFFERENCE_RE = re.compile(
     r"\b(?P<num>(?P<tens>" + "|".join(_TENS) + r")(?:[- ](?P<unit>" + _UNITS_WORDS + r"))?|(?P<small>"
-    + _SMALL_WORDS + r"))\s+(?:[A-Za-z]+\s+)?(?:units?|points?)\s+(?:higher|lower|worse|better)\b", re.I)
+    + _SMALL_WORDS + r"))\s+(?:[A-Za-z]+\s+)?(?:units?|points?)\s+(?:(?:higher|lower|worse|better)\b"
+    r"|of\s+(?:the\s+)?(?:(?:test|validation|val|mean)\s+)?(?:rmse|mse|mae|loss|error)\b)", re.I)
 
 
 def _word_integer(w: re.Match[str]) -> int:
@@ -790,7 +797,8 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             if tok.role == "seeds_needed" and tok.setting:
                 tok.decoy = tok.setting = False  # "the seeds-needed estimate for width is 62": no setting
             return
-        if (_COUNT_NOUNS.match(t, end) or _PLURAL_AFTER.match(t, end)) and not _METRIC_UNITS.match(t, end):
+        if (_COUNT_NOUNS.match(t, end) or _PLURAL_AFTER.match(t, end)) and not _METRIC_UNITS.match(t, end) \
+                and not (_BARE_UNITS.match(t, end) and _BY_BEFORE.search(window)):
             tok.statement = False  # 1,797 images, 15 epochs, 442 patients: a count of things
             return
     if _PROB_BEFORE.search(t, max(0, s - 130), s) or (

@@ -1,0 +1,44 @@
+"""Reconcile rules prompted by what the thirteenth corpus still missed after its fixes, each checked
+on an invented document: the catch, and the near sentence it must leave alone.
+
+The claims are :mod:`test_reconcile_classes`' (the bundled example's, and a house-price
+regression project).
+"""
+
+from __future__ import annotations
+
+from test_reconcile_classes import HOUSE_CLAIMS, failing
+
+
+def test_units_of_the_metric_are_a_difference_not_a_count() -> None:
+    text = "The GBM shaves about 3 units of RMSE off ridge regression.\n"
+    assert failing("notes/n.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes/n.md", "The GBM lowers the RMSE of ridge regression by 3 units.\n",
+                   HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "value", "drift")]
+    # units of a layer are a count, whatever the sentence says about the metric
+    assert failing("notes/n.md", "The GBM uses 64 units per layer and beats ridge on RMSE.\n",
+                   HOUSE_CLAIMS) == []
+
+
+def test_a_number_in_words_before_units_of_the_metric_is_read() -> None:
+    text = "Over ridge, the GBM saves roughly seven units of test RMSE.\n"
+    assert failing("notes/n.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "value", "drift")]
+
+
+def test_one_side_and_a_reducing_verb_name_the_comparison() -> None:
+    # "cuts"/"reduces"/"lowers" are a difference's verbs, as "beats" is
+    assert failing("notes/n.md", "The GBM cuts ridge's RMSE by about 4.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+
+
+def test_expected_best_names_the_tuning_claim_whatever_the_sweep_is_called() -> None:
+    text = "With four configurations the expected best validation accuracy is 93.1%.\n"
+    assert failing("notes/t.md", text) == [(1, "tuning_budget", "value", "drift")]
+
+
+def test_k_equals_is_the_budget_of_the_number_after_it() -> None:
+    text = ("Expected best validation accuracy by budget (Dodge et al., 2019): k = 1: 87.1%, "
+            "k = 2: 92.8%, k = 4: 95.4%, k = 16: 97.0%.\n")
+    assert failing("notes/t.md", text) == []
+    wrong = "Expected best validation accuracy: k = 1: 87.1%, k = 4: 93.1%.\n"
+    assert failing("notes/t.md", wrong) == [(1, "tuning_budget", "value", "drift")]
