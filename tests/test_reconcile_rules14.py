@@ -42,3 +42,24 @@ def test_k_equals_is_the_budget_of_the_number_after_it() -> None:
     assert failing("notes/t.md", text) == []
     wrong = "Expected best validation accuracy: k = 1: 87.1%, k = 4: 93.1%.\n"
     assert failing("notes/t.md", wrong) == [(1, "tuning_budget", "value", "drift")]
+
+
+def test_a_difference_after_both_sides_of_a_comparison_is_that_comparisons() -> None:
+    # 22.25 is the GBM's own RMSE, but the sentence states it as the GBM's gain over ridge (9.17)
+    assert failing("notes/p.md", "The GBM improves on ridge regression by 22.25.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    # a list of two subjects is no comparison of them
+    assert failing("notes/p.md", "Both the MLP and the CNN beat it, by +86.9 and +87.5 points.\n") == []
+
+
+def test_the_test_error_of_an_error_metric_is_that_metric() -> None:
+    assert failing("notes/e.md", "Ridge regression's mean test error is 35.9.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "value", "drift")]
+    # a standard error is not the metric
+    assert failing("notes/e.md", "Ridge regression's RMSE is 31.42, with a standard error of 0.8.\n",
+                   HOUSE_CLAIMS) == []
+
+
+def test_a_default_is_a_setting() -> None:
+    text = "The expected best validation accuracy is computed at a confidence (default 0.95) over trials.\n"
+    assert failing("notes/d.md", text) == []

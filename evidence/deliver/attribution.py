@@ -793,7 +793,12 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction) \
                     and not (quantity.name == "seeds_needed" and len(sides) >= 2):
                 continue  # 41 training runs in total: not this claim's seeds
-            if quantity.form == "measure" and not (claim.format.percent or claim.points) \
+            # "The MLP improves on linear regression by 16.4" (16.4 is linear vs control's): a
+            # difference after the two sides of one comparison is that comparison's, before any
+            # claim it only matches in size, however far from it
+            paired = claim.comparison and quantity.name == "value" and order is None \
+                and _pair_in_clause(t, seg, tok, claim, mentions) and difference_shaped(t, seg, tok)
+            if quantity.form == "measure" and not (claim.format.percent or claim.points) and not paired \
                     and not _bracketed(t, tok) and not _named_as_metric(t, seg, tok, claim) \
                     and not placed and not _pair_labelled(t, seg, tok, claim, mentions) \
                     and not (cell is not None and claim.comparison and tok.signed
@@ -852,7 +857,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             shifted = claim.comparison and len(sides) >= 2 and quantity.name == "value" \
                 and _digits_of_a_measure(tok, [quantity]) \
                 and _mismatch(claim, quantity, tok, fraction) > 0
-            fits_size = both or slip or placed or shifted
+            fits_size = both or slip or placed or shifted or paired
             key = (0.0 if fits_size else _mismatch(claim, quantity, tok, fraction), -fit, distance,
                    tok.start)
             unique: dict[str, str] = {}
@@ -864,6 +869,32 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             out.append(Candidate(claim, quantity, fraction, key, words, misnamed))
     out.sort(key=lambda c: (c.key, c.claim.id))
     return out
+
+
+#: Words joining the two sides of one comparison (not of a list of subjects).
+_PAIR_WORDS = re.compile(r"\b(?:vs\.?|versus|against|than|over|on|upon|relative to|compared(?: to| with)?"
+                         r"|beats?|beating|outperforms?|improves?|lowers?|reduces?|cuts?|trails?|leads?"
+                         r"|exceeds?|ahead of|behind|from|to|minus)\b|[−–-]|/", re.I)
+#: Where the stretch of a sentence that a difference belongs to begins: a clause of its own.
+_PAIR_CLAUSE_BREAK = re.compile(r"[;(]|\b(?:but|while|whereas|although|though)\b|,\s*(?:and|or)\b|\.\s", re.I)
+
+
+def _pair_in_clause(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, mentions: list[Mention]) -> bool:
+    """Whether both sides of a comparison are named in the stretch of the sentence that leads to
+    the number (from its last clause break), and no third subject is."""
+    lo = seg.start
+    for m in _PAIR_CLAUSE_BREAK.finditer(t, seg.start, tok.start):
+        lo = m.end()
+    inside = [m for m in mentions if lo <= m.start and m.end <= tok.start]
+    here = {m.subject for m in inside}
+    own = {g[0] for g in claim.subjects}
+    if len(claim.subjects) < 2 or not own <= here or len(here) != len(own):
+        return False
+    first, second = sorted((next(m for m in inside if m.subject == s) for s in own), key=lambda m: m.start)
+    between = t[first.end : second.start]
+    # "the MLP improves on linear regression", "CNN vs MLP"; not "the MLP and the CNN beat it" (a list)
+    return _PAIR_WORDS.search(between) is not None and not re.fullmatch(r"[\W_]*(?:and|or|nor|&)?[\W_]*"
+                                                                          r"(?:the\s+)?", between, re.I)
 
 
 def _significant_digits(value: float) -> str:

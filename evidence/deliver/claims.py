@@ -694,7 +694,14 @@ def metric_words(metric: str | None, split: str | None) -> tuple[str, ...]:
     words = list(names)
     for split_name in _SPLIT_NAMES.get(split or "", ()):
         words += [f"{split_name} {n}" for n in names]
+        if metric.lower() in _ERROR_METRICS:  # "linear regression's mean test error is 57.2"
+            words += [f"{split_name} error", f"mean {split_name} error", f"{split_name}-set error"]
     return tuple(dict.fromkeys(words))
+
+
+#: Metrics that prose calls an error of the split they were measured on ("the test error"); "error"
+#: alone is not theirs (a standard error, an error rate).
+_ERROR_METRICS = frozenset({"rmse", "mae", "mse"})
 
 
 def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:

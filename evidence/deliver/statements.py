@@ -245,7 +245,7 @@ _SETTING_BEFORE = re.compile(
     r"|decay|patience|width|depth|hidden(?: units| size)?|channels|kernel(?: size)?|stride|budget of"
     r"|top-?k|k\s*=|p\s*[<>=≤]|p-value|p value|significance|confidence(?: level)?|power"
     r"|version|release|held out|holds? out|hold-out|test size|test share"
-    r"|trained on|train on|training on|ratio)"
+    r"|trained on|train on|training on|ratio|defaults?|default value|by default)"
     r"(?: rate)?(?:\s+(?:of|=|:|to|at|is|was|set to|fixed at|equal to|below|under|above|from|between"
     r"|(?:stays?|stayed|remains?|remained|kept|left|held) at))?"
     r"\s*[\s(~≈]*"
