@@ -63,3 +63,22 @@ def test_the_test_error_of_an_error_metric_is_that_metric() -> None:
 def test_a_default_is_a_setting() -> None:
     text = "The expected best validation accuracy is computed at a confidence (default 0.95) over trials.\n"
     assert failing("notes/d.md", text) == []
+
+
+def test_a_cards_fields_are_its_title_subjects() -> None:
+    text = ("# Model card: SmallCNN-16 for 8x8 digits\n\nLicense: CC-BY-4.0\n\n## Evaluation\n\n"
+            "Test accuracy (mean over 5 seeds): 0.0987\n"
+            "Comparison to the shuffled-label control: beats it by 93.9 points\n")
+    assert failing("docs/card.md", text) == [(7, "cnn_test_accuracy", "value", "drift"),
+                                             (8, "cnn_beats_control", "value", "drift")]
+    # prose under a subheading is not the title's: "error rate down from 1.9% to 1.3%" is no level
+    prose = ("# ADR 7: the CNN as default model\n\n## Consequences\n\n"
+             "* Good: the error rate goes down from about 1.9% to about 1.3%.\n")
+    assert failing("docs/adr.md", prose) == []
+
+
+def test_an_acronym_ending_a_camelcase_name_names_its_subject() -> None:
+    assert failing("notes/c.md", "TinyMLP reaches a test accuracy of 96.9%.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+    # only in capitals: "tinymlp" is some other identifier
+    assert failing("notes/c.md", "The tinymlp config reaches a test accuracy of 96.9%.\n") == []

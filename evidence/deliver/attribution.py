@@ -69,9 +69,13 @@ _CLAUSE_PENALTY = 10_000
 
 @lru_cache(maxsize=4096)
 def word_regex(keyword: str) -> re.Pattern[str]:
-    """Case-insensitive, whole-word-ish: "CNN" matches "CNNs" and "CNN's", not "CNNLayer"."""
+    """Case-insensitive, whole-word-ish: "CNN" matches "CNNs" and "CNN's", not "CNNLayer". An
+    acronym written in capitals also ends a model's CamelCase name ("SmallCNN-16", "TinyMLP")."""
     words = r"[\s_-]+".join(re.escape(w) for w in keyword.split())
-    return re.compile(rf"(?<!\w){words}(?:s|es|'s|’s)?(?![\w])", re.IGNORECASE)
+    glued = ""
+    if re.fullmatch(r"[A-Za-z]{3,5}", keyword) and not re.search(r"[aeiou]{2}", keyword, re.I):
+        glued = rf"|(?<=(?-i:[a-z]))(?-i:{re.escape(keyword.upper())})"
+    return re.compile(rf"(?:(?<!\w){words}{glued})(?:s|es|'s|’s)?(?![\w])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,7 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
             found.append(Mention(m.start(1), m.end(1), owners[str(named.lastgroup)], m.group(1)))
     found += _contrasted_bare(t, start, end, found, pattern, owners, claims)
     found += _change_to_variant(t, start, end, found, claims)
+    found += glued_acronyms(t, start, end, found, claims)
     found.sort(key=lambda x: x.start)
 
     # "a linear model trained on shuffled targets" is the control: the subject it is trained on
@@ -115,6 +120,31 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
                  and _SAME_AFTER_SHUFFLING.search(t, max(start, m.start - 80), m.start)
                  else m for m in found]
     return found
+
+
+def _acronym(word: str) -> bool:
+    return re.fullmatch(r"[A-Za-z]{3,5}", word) is not None and not re.search(r"[aeiou]{2}", word, re.I)
+
+
+@lru_cache(maxsize=64)
+def _acronym_pattern(pairs: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    owners = {w.upper(): subject for subject, w in pairs if _acronym(w)}
+    if not owners:
+        return None, {}
+    names = "|".join(sorted(owners, key=len, reverse=True))
+    return re.compile(rf"(?<=[a-z])(?:{names})(?:s)?(?![a-z])"), owners
+
+
+def glued_acronyms(t: str, start: int, end: int, found: list[Mention],
+                    claims: Sequence[ClaimQuantity]) -> list[Mention]:
+    """A subject's acronym in capitals ending a model's CamelCase name: "SmallCNN-16", "TinyMLP"."""
+    pattern, owners = _acronym_pattern(tuple(sorted({(g[0], w) for c in claims for g in c.subjects
+                                                     for w in g})))
+    if pattern is None:
+        return []
+    return [Mention(m.start(), m.end(), owners[m.group(0).rstrip("s")], m.group(0))
+            for m in pattern.finditer(t, start, end)
+            if not any(x.start < m.end() and m.start() < x.end for x in found)]
 
 
 #: A shuffling named before "the same": "Shuffle the targets and the same linear model ...".

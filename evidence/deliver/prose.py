@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,8 @@ class Segment:
     cells: tuple[Cell, ...] = ()
     kind: str = "sentence"  # sentence | heading | row
     clause: bool = False  # ends with ';': the sentence goes on in the next segment
+    level: int = 0  # a Markdown heading's level (1 for '#'); 0 where the source gives none
+    field: bool = False  # a line of labelled fields ("Seeds evaluated: 4"), a card's or a form's
 
     def cell(self, pos: int) -> Cell | None:
         return next((c for c in self.cells if c.start <= pos < c.end), None)
@@ -140,13 +142,24 @@ _BOUNDARY_RE = re.compile(r"[.!?;][\"'”’)\]*_]*(?=\s|$|<br\b)", re.I)  # "1.
 _SPEAKER_LINE = re.compile(r"\n(?=[ \t]*(?:\*\*|__)[^*_\n]{1,60}?(?::[ \t]*(?:\*\*|__)|(?:\*\*|__)[ \t]*:))")
 
 
+#: A line that opens with a field's label and a colon ("Seeds evaluated: 4", "Verdict vs MLP: ...").
+_LABEL_LINE = re.compile(r"\n(?=[ \t]*[A-Z(][^:\n.!?|]{0,60}:[ \t])")
+_LABEL_OPENING = re.compile(r"[ \t]*[A-Z(][^:\n.!?|]{0,60}:[ \t]")
+
+
 def sentences(t: str, start: int, end: int) -> list[Segment]:
     """Split a block into sentences: after . ! ? ; and whitespace, unless the period ends a
     known abbreviation or an initial, or the next word starts in lower case; and before a line
     that opens with a speaker's label."""
     cuts = [m.end() for m in _SPEAKER_LINE.finditer(t, start, end)]
+    labelled = [m.end() for m in _LABEL_LINE.finditer(t, start, end)]
+    if len(labelled) >= 2 or (labelled and _LABEL_OPENING.match(t, start)):
+        # "Test accuracy (mean over 5 seeds): 0.0987\nSeeds evaluated: 4": a model card's fields,
+        # each its own statement though no period ends it
+        cuts = sorted({*cuts, *labelled})
     if cuts:
-        return [seg for a, b in zip([start, *cuts], [*cuts, end], strict=True)
+        fields = set(labelled) | ({start} if labelled and _LABEL_OPENING.match(t, start) else set())
+        return [replace(seg, field=a in fields) for a, b in zip([start, *cuts], [*cuts, end], strict=True)
                 for seg in _sentences(t, a, b)]
     return _sentences(t, start, end)
 
@@ -241,7 +254,8 @@ def _parse_markdown(text: str, template: bool = False) -> Prose:
                 keep[n] = True
             s, e = span(a, b)
             if tok.type == "heading_open":
-                segments.append(Segment(s, e, kind="heading"))
+                level = int(tok.tag[1:]) if tok.tag[1:].isdigit() else 0
+                segments.append(Segment(s, e, kind="heading", level=level))
             else:
                 segments.append(Segment(s, e, kind="block"))
         elif tok.type == "html_block" and tok.map and "<tr" in tok.content.lower():

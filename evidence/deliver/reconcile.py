@@ -51,6 +51,7 @@ from evidence.deliver.attribution import (
     candidates,
     clause_of,
     difference_shaped,
+    glued_acronyms,
     listed_comparisons,
     listed_subjects,
     pair_before,
@@ -286,12 +287,17 @@ def scan_text(
     tokens = [tok for tok in tokenize(masked) if not tok.decoy and tok.statement]
     token_starts = [tok.start for tok in tokens]
     spoken = subject_mentions(masked, 0, len(masked), claims)  # once per document, sliced below
+    # "SmallCNN-16" is masked as an identifier, but names the CNN
+    spoken = sorted([*spoken, *glued_acronyms(doc.masked, 0, len(masked), spoken, claims)],
+                    key=lambda m: m.start)
     spoken_starts = [m.start for m in spoken]
     named = sorted([*sized_variants(masked, spoken, claims), *_claim_references(file, text, claims)],
                    key=lambda m: m.start)
     named_starts = [m.start for m in named]
     whole = _sentences(doc.segments)
     section: list[Any] = []  # the subjects of the last heading
+    outline: list[tuple[int, list[Any]]] = []  # the headings above, with their levels and subjects
+    inherited: list[Any] = []  # the subjects of the nearest heading above the last that names any
     cited_before: list[str] = []  # the comparisons the last citing sentence cites, and its end
     cited_end = -10
     previous: list[Any] = []  # the subjects of the last sentence
@@ -306,14 +312,22 @@ def scan_text(
         before_sentence = named[: bisect.bisect_left(named_starts, whole[id(seg)].start)]
         referred += _the_two(masked, seg, mentions, before_sentence, claims)
         mentions = sorted([*mentions, *referred], key=lambda m: m.start) if referred else mentions
-        context = previous + section
+        # a field of a card ("Seeds evaluated: 4") under "## Evaluation" in "# Model card: SmallCNN-16"
+        # is the card's subject's; prose under a subheading is read with that subheading alone
+        context = previous + (section or (inherited if seg.field else []))
         context_span = previous_span
         if (noted := _footnoted(text, seg, doc.segments)) is not None:
             # "[^gain]: Interval [+0.2, +2.6]": a footnote is read with the sentence citing it
             context = [m for m in named if noted.start <= m.start and m.end <= noted.end] + section
             context_span = (noted.start, noted.end)
         if seg.kind == "heading":
-            section, previous, previous_span = mentions, [], (seg.start, seg.start)
+            # "# Model card: SmallCNN-16" over "## Evaluation": a subheading naming no subject is
+            # still about its parent heading's
+            outline = [(level, names) for level, names in outline if seg.level and level < seg.level]
+            section = mentions
+            inherited = next((names for _, names in reversed(outline) if names), [])
+            outline.append((seg.level, mentions))
+            previous, previous_span = [], (seg.start, seg.start)
         elif seg.kind != "row" and mentions:
             previous, previous_span = mentions, (whole[id(seg)].start, seg.end)
         sentence = whole[id(seg)]
