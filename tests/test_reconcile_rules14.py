@@ -82,3 +82,145 @@ def test_an_acronym_ending_a_camelcase_name_names_its_subject() -> None:
         [(1, "mlp_test_accuracy", "value", "drift")]
     # only in capitals: "tinymlp" is some other identifier
     assert failing("notes/c.md", "The tinymlp config reaches a test accuracy of 96.9%.\n") == []
+
+
+# ------------------------------------------------------------------ prompted by corpora 14 and 15
+
+
+def test_a_number_marked_as_superseded_is_no_statement() -> None:
+    assert failing("docs/r.md", "The 99.4% has been removed from the abstract, which now cites the CNN.\n") \
+        == []
+    assert failing("docs/c.md", "- Ridge test RMSE was 35.10 at this release; 0.3.0 replaces it.\n",
+                   HOUSE_CLAIMS) == []
+    fixed = "In the Q2 report the ridge RMSE was given as 35.10 before the scaling fix.\n"
+    assert failing("docs/q.md", fixed, HOUSE_CLAIMS) == []
+    text = "The slides said the CNN averaged 98.1% test accuracy. That number is superseded.\n"
+    assert failing("notes/p.md", text) == []
+    # the same number with no such words is drift
+    assert failing("docs/c.md", "- Ridge test RMSE is 35.10 at this release.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "value", "drift")]
+
+
+def test_a_quotation_of_an_earlier_version_or_a_reviewer_asserts_nothing() -> None:
+    text = ('- **¶1, v1:** "the CNN significantly outperforms the MLP (98.9% vs. 97.6%)".\n\n'
+            '> **R1.1** "The abstract says the CNN reaches 99.4% test accuracy."\n\n'
+            'The v2 sentence "the CNN clearly outperforms the MLP" has been deleted.\n')
+    assert failing("docs/v2.md", text) == []
+    # quotation marks alone do not make a statement someone else's
+    assert failing("docs/v2.md", 'We write: "the CNN clearly outperforms the MLP".\n') == \
+        [(1, "cnn_beats_mlp", "wording", "unsupported_wording")]
+
+
+def test_a_column_of_the_earlier_version_holds_no_claim() -> None:
+    table = ("| Quantity | v1 | v2 |\n|---|---:|---:|\n"
+             "| CNN mean test accuracy | 98.9% | 97.1% |\n")
+    assert failing("docs/v2.md", table) == [(3, "cnn_test_accuracy", "value", "drift")]  # v2's cell only
+    before = "| Model | before | after |\n|---|---:|---:|\n| Ridge test RMSE | 35.10 | 31.42 |\n"
+    assert failing("notes/pr.md", before, HOUSE_CLAIMS) == []
+
+
+def test_rows_of_single_seeds_and_their_sd_are_no_means() -> None:
+    table = ("\\begin{tabular}{lrr}\nSeed & MLP & CNN \\\\\n\\midrule\n0 & 97.78 & 99.17 \\\\\n"
+             "1 & 98.33 & 98.06 \\\\\n\\midrule\nSD & 0.23 & 0.46 \\\\\n\\end{tabular}\n")
+    assert [f for f in failing("paper/s.tex", table) if f[3] == "drift"] == []
+    assert failing("notes/s.md", "Seed 3 of the control scored 4.4%, the lowest of all runs.\n") == []
+    lucky = "Not every seed agrees: the luckiest control seed reaches 17.2% on test.\n"
+    assert failing("notes/s.md", lucky) == []
+    assert failing("notes/s.md", "The y-axis runs from 97.5% to 99.5% for the CNN and the MLP.\n") == []
+    # the mean after a seed's value, past the clause break, is still read
+    both = "Seed 3 of the control scored 4.4%; over its five seeds the control scores 17.4% on test.\n"
+    assert failing("notes/s.md", both) == [(1, "control_at_chance", "value", "drift")]
+
+
+def test_a_variant_named_by_its_size_after_the_name_is_not_the_default() -> None:
+    text = "The MLP with 128 hidden units reaches 98.3% test accuracy.\n"
+    assert failing("notes/w.md", text) == []
+    # the default named with its size is the plain MLP
+    assert failing("notes/w.md", "The default MLP (64 hidden units) reaches a test accuracy of 98.9%.\n") == \
+        [(1, "mlp_test_accuracy", "value", "drift")]
+
+
+def test_more_ways_to_name_the_chance_level() -> None:
+    for text in ("An MLP trained on shuffled labels (the control) should sit at chance, 10%.\n",
+                 "The control is within 2 points of 10%, the chance level for ten classes.\n",
+                 "The control scores [11.2%](#claim:control_at_chance), next to the 10% one gets by "
+                 "guessing.\n"):
+        assert failing("notes/c.md", text) == [], text
+
+
+def test_a_budget_with_all_configurations_and_a_k_column() -> None:
+    text = "The curve keeps rising, to 97.0% with all 16 configurations.\n"
+    assert failing("notes/b.md", text) == []
+    table = ("\\begin{tabular}{rr}\ntrials $k$ & expected best (val.) \\\\\n\\midrule\n"
+             "1 & \\SI{87.1}{\\percent} \\\\\n4 & \\SI{93.1}{\\percent} \\\\\n\\end{tabular}\n")
+    assert [f for f in failing("paper/b.tex", table) if f[3] == "drift"] == \
+        [(5, "tuning_budget", "value", "drift")]
+
+
+def test_a_half_width_in_points_named_as_the_interval_is_checked() -> None:
+    assert failing("notes/h.md", "The MLP's mean comes with a 95% interval of ± 1.1 points.\n") == \
+        [(1, "mlp_test_accuracy", "ci_half", "drift")]
+    assert failing("notes/h.md", "Ridge reaches a test RMSE of 31.42 ± 4.0 (95% CI).\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "ci_half", "drift")]
+    assert failing("notes/h.md", "The CNN's mean comes with a 95% interval of ± 0.6 points.\n") == []
+
+
+def test_a_relative_change_may_name_its_comparison_in_the_sentence_before() -> None:
+    text = ("The GBM lowers ridge's test RMSE by 9.17.\n"
+            "Put differently, that is a 12.5% reduction of the error.\n")
+    assert failing("notes/r.md", text, HOUSE_CLAIMS) == [(2, "gbm_beats_ridge", "relative_change", "drift")]
+    right = text.replace("12.5%", "29.2%")  # 9.17 / 31.42
+    assert failing("notes/r.md", right, HOUSE_CLAIMS) == []
+
+
+def test_the_answer_to_a_question_about_one_comparison_is_about_it() -> None:
+    text = "Doubling the MLP's width? Equivalent to the narrow one, as far as five seeds can tell.\n"
+    assert [(f[1], f[3]) for f in failing("notes/q.md", text)] == [("width_is_noise", "unsupported_wording")]
+    # a statement after a statement is read on its own
+    assert failing("notes/q.md", "We doubled the MLP's width. The runs were equivalent in cost.\n") == []
+
+
+def test_a_level_compared_as_higher_or_lower_is_a_direction() -> None:
+    assert [(f[1], f[3]) for f in failing("notes/d.md", "The GBM's RMSE is higher than ridge's.\n",
+                                          HOUSE_CLAIMS)] == [("gbm_beats_ridge", "unsupported_wording")]
+    assert failing("notes/d.md", "Ridge's RMSE is higher than the GBM's.\n", HOUSE_CLAIMS) == []
+    # of two direction words, the one that gets it wrong decides
+    text = "Ridge has the higher RMSE and so does better than the GBM.\n"
+    assert [(f[1], f[3]) for f in failing("notes/d.md", text, HOUSE_CLAIMS)] == \
+        [("gbm_beats_ridge", "unsupported_wording")]
+
+
+def test_takes_off_states_a_difference() -> None:
+    assert failing("notes/t.md", "The GBM takes 13 off ridge regression's test RMSE.\n", HOUSE_CLAIMS) == \
+        [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes/t.md", "The GBM takes 9.2 off ridge regression's test RMSE.\n", HOUSE_CLAIMS) == []
+
+
+def test_that_figure_is_the_claim_the_sentence_before_stated() -> None:
+    text = "Ridge reaches a mean test RMSE of 31.42.\nThat figure is averaged over four seeds.\n"
+    assert failing("notes/f.md", text, HOUSE_CLAIMS) == [(2, "ridge_rmse", "n", "drift")]
+    assert failing("notes/f.md", text.replace("four", "five"), HOUSE_CLAIMS) == []
+
+
+def test_it_after_a_comparisons_verb_is_the_other_side_named_before() -> None:
+    text = ("The shuffled-label control tells you what learning nothing scores.\n"
+            "Ours sits at chance, and the MLP beats it by 80.1 points.\n")
+    assert failing("notes/i.md", text) == [(2, "mlp_beats_control", "value", "drift")]
+    # co-subjects beat "it" together: no side named
+    assert failing("notes/i.md", "The control sits at chance. Both the MLP and the CNN beat it.\n") == []
+
+
+def test_a_clause_opening_with_its_metric_is_about_the_subject_before() -> None:
+    text = "The GBM beats ridge regression; its test RMSE sits 9.17 above ridge's.\n"
+    assert failing("notes/o.md", text, HOUSE_CLAIMS) == [(1, "gbm_beats_ridge", "value", "drift")]
+    assert failing("notes/o.md", text.replace("above", "below"), HOUSE_CLAIMS) == []
+
+
+def test_a_gap_to_its_own_other_split_is_no_comparison() -> None:
+    text = "The MLP's validation mean is 96.8%, about 1.3 points under its test mean.\n"
+    assert [f for f in failing("notes/s.md", text) if f[1] == "cnn_beats_mlp"] == []
+
+
+def test_a_probability_that_comes_out_at() -> None:
+    assert failing("notes/p.md", "P(CNN better than MLP) comes out at 0.64 over the seed pairs.\n") == \
+        [(1, "cnn_beats_mlp", "prob_better", "drift")]

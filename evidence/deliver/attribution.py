@@ -31,7 +31,7 @@ DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|i
                       r"higher|lower|better|worse|beats?|outperform\w*|advantage|over|than|versus|vs\.?|"
                       r"drop\w*|loses?|trails?|behind|change[sd]?|changing|delta|Δ|increase[sd]?|"
                       r"decrease[sd]?|edge|wins?|winning|loses|lowers|lowered|lowering|reduc\w*|"
-                      r"shaves?|shaved|cuts?|saves?|saved|beating|won|lost)\b|Δ", re.I)
+                      r"shaves?|shaved|cuts?|saves?|saved|beating|won|lost|takes?|took)\b|Δ", re.I)
 #: Words just before a number that make it a difference ("by 0.6", "a lead of 0.6", "gap: 0.6").
 LOCAL_DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|improv\w*|gains?|ahead|"
                             r"advantage|delta|drops?|dropped|change[sd]?|changing|increase[sd]?|decrease[sd]?|"
@@ -266,6 +266,32 @@ def _change_to_variant(t: str, start: int, end: int, found: list[Mention],
 
 #: Before a model's name: its size in units ("the 128-unit MLP", "a 64 hidden-unit MLP").
 _SIZED = re.compile(r"\b\d+[\s-](?:hidden[\s-])?(?:units?|neurons?|wide|width)\s+$", re.I)
+#: A column of a table of changes that holds the earlier version's numbers.
+_EARLIER_COLUMN = re.compile(r"\W*(?:old|before|previous(?:ly)?|prior|earlier|was|original|draft"
+                             r"|(?:first|old|previous)\s+(?:version|draft|release|submission))\W*", re.I)
+_VERSION_COLUMN = re.compile(r"\W*(?:v|version\s*)(\d+)\W*", re.I)
+
+
+def _earlier_column(header: str, columns: list[str]) -> bool:
+    """A column of the earlier version in a table of changes: "before", "old", or "v1" beside "v2"."""
+    if _EARLIER_COLUMN.fullmatch(header):
+        return True
+    this = _VERSION_COLUMN.fullmatch(header)
+    return this is not None and any(
+        int(m.group(1)) > int(this.group(1)) for c in columns if (m := _VERSION_COLUMN.fullmatch(c)))
+#: A subject set against its own number on another split: "1.3 points under its test mean".
+_OWN_OTHER_SPLIT = re.compile(r"\b(?:under|below|above|over|than|from|behind|ahead\s+of)\s+(?:its|their)\s+"
+                              r"(?:own\s+)?(?:test|validation|val|training|train|held-out)"
+                              r"\s+(?:mean|accuracy|score|rmse|error|value|number|result)\b", re.I)
+#: The first column of a table of single runs: its rows are one seed's (a run's, a fold's) values.
+_PER_RUN_COLUMN = re.compile(r"\W*(?:random\s+)?(?:seeds?|runs?|trials?|folds?|replicates?|repeats?)"
+                             r"(?:\s*(?:#|no\.?|id|index))?\W*", re.I)
+#: The default variant named as such: "the default MLP (64 hidden units)" is the plain MLP.
+_DEFAULT_NAMED = re.compile(r"\b(?:default|standard|narrow|narrower|base|baseline|original|plain|small)\b",
+                            re.I)
+#: A size right after the name: "MLP (128 hidden)", "MLP with 128 hidden units", "MLP, 128 units".
+_SIZED_AFTER = re.compile(r"\s*(?:\(|,|with|of|at)\s*(?:width\s+|a\s+width\s+of\s+)?\d+[\s-]*"
+                          r"(?:hidden\b|units?\b|neurons?\b|wide\b|channels?\b|\))", re.I)
 
 
 #: Between two subjects: the first is trained on the second ("a linear model trained on shuffled
@@ -280,7 +306,9 @@ def sized_variants(t: str, mentions: Sequence[Mention], claims: Sequence[ClaimQu
     claims' (its wording still compares it: "the 128-unit MLP is equivalent to the 64-unit one")."""
     varied = {g[0] for c in claims for g in c.subjects}
     return [Mention(m.start, m.end, f"{m.subject}?", m.words)
-            if _SIZED.search(t, max(0, m.start - 24), m.start)
+            if (_SIZED.search(t, max(0, m.start - 24), m.start)
+                or (_SIZED_AFTER.match(t, m.end)
+                    and not _DEFAULT_NAMED.search(t, max(0, m.start - 12), m.end)))
             and any(v != m.subject and m.subject in v.split("_") for v in varied) else m
             for m in mentions]
 
@@ -559,12 +587,17 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
     if fmt.percent:
         if tok.unit == "%" or (tok.unit == "" and percent_header):
             return [False]
+        if tok.unit == "pts" and quantity.name in ("ci_half", "sd", "se"):
+            return [False]  # "98.7% ± 0.6 points": a percentage's spread is in points
         if tok.unit == "" and not tok.integer and 1 <= abs(tok.value) <= 100 and not header and any(
                 word_regex(w).search(t, seg.start, seg.end) for w in claim.metric):
             return [False]  # "CNN accuracy: 98.7 (95% CI 98.1-99.2)": the metric says what it is
         if tok.unit == "" and not tok.integer and 1 <= abs(tok.value) <= 100 and header \
                 and not _mismatch(claim, quantity, tok, False):
             return [False]  # a table cell in the size of the percentage (its unit in the caption)
+        if tok.unit == "" and not tok.integer and quantity.name in ("sd", "se", "ci_half") \
+                and seg.cell(tok.start) is not None:
+            return [False, True]  # "SD & 0.23 & 0.46" in a table of percentages: points, or a fraction
         if tok.unit == "" and not tok.integer and tok.decimals >= 2 and 0.0 <= abs(tok.value) <= 1.0:
             return [True]
         if tok.unit == "" and not tok.integer and 10 <= abs(tok.value) <= 100 \
@@ -597,7 +630,8 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
         # an integer for a plain claim with decimals ("by 12" for 9.17): only where it is stated
         before = t[max(seg.start, tok.start - 24) : tok.start]
         if re.search(r"(?:\bby|\bof|\bis|\bwas|=|:|\bat|\breach(?:es|ed)?|\bscor(?:es|ed)|\bachiev(?:es|ed)"
-                     r"|\bgets?|\bgot|\bto|\babout|\baround|\broughly|~|≈|\bonly|\bjust)\s*$", before, re.I):
+                     r"|\bgets?|\bgot|\bto|\babout|\baround|\broughly|~|≈|\bonly|\bjust"
+                     r"|\btakes?|\btook|\bshaves?|\bknocks?)\s*$", before, re.I):
             return [False]
         return []
     spaced = re.match(rf"[ \u00a0]?{re.escape(want)}(?!\w)", tok.follow)
@@ -638,6 +672,10 @@ def header_role(header: str) -> str | None:
     a probability of improvement ("P(first better)", "Prob. better")."""
     if re.search(r"\bP\s*\(|\bprob(?:\.|ability|\b)", header, re.I):
         return "prob_better"
+    if re.search(r"(?<!\w)(?:SD|s\.d\.|std\.?(?:\s*dev\.?)?|standard deviation)(?!\w)", header, re.I):
+        return "sd"  # a row "SD & 0.23 & 0.46": the seeds' spread, no level
+    if re.search(r"(?<!\w)(?:SE|s\.e\.|SEM|standard error)(?!\w)", header, re.I):
+        return "se"
     if not re.search(r"\b(?:CIs?|interval|bounds?)\b", header, re.I):
         return None
     if re.search(r"\b(?:lower|low|lo|min)\b", header, re.I):
@@ -697,6 +735,11 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     if cell is not None and (SETTING_HEADER.search(row_head) or SETTING_HEADER.search(header)) \
             and not _prose_cell(t, cell, mentions):
         return []  # a cell of a settings row or column ("learning rate | 1.0"): not a result
+    if cell is not None and _earlier_column(header, [c.column for c in seg.cells]):
+        return []  # a cell under "v1" or "before" in a table of changes: the earlier version's number
+    if cell is not None and seg.cells and re.fullmatch(r"\W*\d+\W*", row_head) \
+            and _PER_RUN_COLUMN.fullmatch(seg.cells[0].column):
+        return []  # a row "| 3 | 98.06 | 98.89 |" under "| Seed | MLP | CNN |": one seed's values, no mean
     cue = DIFF_CUE.search(t, seg.start, seg.end) is not None or bool(header and DIFF_CUE.search(header))
     # a column header names subjects too ("Δ vs MLP"): at distance 0, like its other words
     header_subjects = _header_subjects(header, claims) if header else set()
@@ -723,12 +766,14 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
         groups: list[tuple[str, list[tuple[int, int]], bool]] = []  # words, spans, in header
         kw_ok = bool(claim.keywords)
         own_subjects = {g[0] for g in claim.subjects}
-        longer = [(m.start, m.end) for m in mentions if m.subject not in own_subjects]
+        longer = [(m.start, m.end, m.subject.endswith("?")) for m in mentions
+                  if m.subject not in own_subjects]
         for kw in claim.keywords:
-            # a keyword inside a longer name of another subject ("MLP" in "wide MLP") is not it
+            # a keyword inside a longer name of another subject ("MLP" in "wide MLP") is not it, nor
+            # the name of a variant given by its size ("MLP, 128 hidden units")
             spans = [m.span() for m in word_regex(kw).finditer(t, seg.start, seg.end)
-                     if not any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start()
-                                for a, b in longer)]
+                     if not any(a <= m.start() and m.end() <= b and (sized or b - a > m.end() - m.start())
+                                for a, b, sized in longer)]
             in_header = bool(header and word_regex(kw).search(header))
             if not spans and not in_header:
                 kw_ok = False
@@ -815,6 +860,10 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if claim.comparison and quantity.form == "measure" and not placed \
                     and _level_of_one_subject(t, seg, tok, mentions) and not difference_shaped(t, seg, tok):
                 continue  # "Ridge reaches 31.4, the control 71.3": the control's level, no difference
+            if claim.comparison and quantity.name == "value" \
+                    and _OWN_OTHER_SPLIT.search(t, *clause_of(t, seg, tok)):
+                continue  # "the MLP's validation mean is 96.8%, 1.3 points under its test mean": one
+                # model's two splits, no comparison's
             if carried is not None and claim.comparison and carried not in own_subjects:
                 continue  # "the CNN leads the MLP by 0.6 and beats the control by 87.5": the CNN's
             if orphan and quantity.form == "measure":
@@ -829,6 +878,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             paired = claim.comparison and quantity.name == "value" and order is None \
                 and _pair_in_clause(t, seg, tok, claim, mentions) and difference_shaped(t, seg, tok)
             if quantity.form == "measure" and not (claim.format.percent or claim.points) and not paired \
+                    and quantity.name not in ("ci_half", "sd", "se") \
                     and not _bracketed(t, tok) and not _named_as_metric(t, seg, tok, claim) \
                     and not placed and not _pair_labelled(t, seg, tok, claim, mentions) \
                     and not (cell is not None and claim.comparison and tok.signed
@@ -904,7 +954,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
 #: Words joining the two sides of one comparison (not of a list of subjects).
 _PAIR_WORDS = re.compile(r"\b(?:vs\.?|versus|against|than|over|on|upon|relative to|compared(?: to| with)?"
                          r"|beats?|beating|outperforms?|improves?|lowers?|reduces?|cuts?|trails?|leads?"
-                         r"|exceeds?|ahead of|behind|from|to|minus)\b|[−–-]|/", re.I)
+                         r"|exceeds?|ahead of|behind|from|to|minus|off|below|above|under)\b|[−–-]|/", re.I)
 #: Where the stretch of a sentence that a difference belongs to begins: a clause of its own.
 _PAIR_CLAUSE_BREAK = re.compile(r"[;(]|\b(?:but|while|whereas|although|though)\b|,\s*(?:and|or)\b|\.\s", re.I)
 
@@ -915,7 +965,10 @@ def _pair_in_clause(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, ment
     lo = seg.start
     for m in _PAIR_CLAUSE_BREAK.finditer(t, seg.start, tok.start):
         lo = m.end()
-    inside = [m for m in mentions if lo <= m.start and m.end <= tok.start]
+    end = _PAIR_CLAUSE_BREAK.search(t, tok.end, seg.end)
+    hi = end.start() if end else seg.end
+    # "The MLP takes 13 off the linear model's RMSE": the sides around the number count too
+    inside = [m for m in mentions if lo <= m.start and m.end <= hi]
     here = {m.subject for m in inside}
     own = {g[0] for g in claim.subjects}
     if len(claim.subjects) < 2 or not own <= here or len(here) != len(own):
@@ -1169,9 +1222,14 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
         return True  # "CNN over control: 0.875", "gains: MLP over linear 1.3"
     if _difference_label(t, seg, tok):
         return True
+    if _TAKES_OFF.search(t, max(lo, tok.start - 16), tok.start) and _OFF_AFTER.match(t, tok.end):
+        return True  # "the MLP takes 13 off the linear model's RMSE"
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
 
 
+_TAKES_OFF = re.compile(r"\b(?:takes?|took|taking|knocks?|knocked|shaves?|shaved|trims?|trimmed)\s+"
+                        r"(?:about\s+|around\s+|roughly\s+|~\s*)?$", re.I)
+_OFF_AFTER = re.compile(r"\s*(?:points?\s+|units?\s+|RMSE\s+)?off\b", re.I)
 #: A label opening its item, and its colon: "Improvement of the network: 1.3 (...)".
 _CUE_LABEL = re.compile(r"[\s*_>#-]*([^.;:!?\n\d]{1,60}):\s")
 #: A label's noun that names a difference (not "by" or "over", which a label of levels has too).

@@ -235,6 +235,8 @@ def _expected(claim: ClaimQuantity, quantity: Quantity, fraction: bool) -> str:
     if quantity.form == "probability" and not fraction:
         return f"{100 * quantity.raw:.0f}%"  # stated as a percentage: shown as one
     text = quantity.expected()
+    if claim.format.percent and quantity.name in ("ci_half", "sd", "se") and text.endswith("%"):
+        return f"±{text[:-1]} points"  # a percentage's spread is a width in points
     if claim.points and quantity.form == "measure":
         sign = "+" if quantity.raw > 0 else ""
         text = f"{sign}{text} points"
@@ -300,6 +302,8 @@ def scan_text(
     inherited: list[Any] = []  # the subjects of the nearest heading above the last that names any
     cited_before: list[str] = []  # the comparisons the last citing sentence cites, and its end
     cited_end = -10
+    asked: list[str] = []  # the comparisons the last question names both sides of, and its end
+    asked_end = -10
     previous: list[Any] = []  # the subjects of the last sentence
     stated_before: list[str] = []  # the claims whose values the last sentence stating one states
     previous_span = (0, 0)  # where that sentence is: the split it names goes with its subjects
@@ -308,7 +312,8 @@ def scan_text(
         hi = bisect.bisect_left(token_starts, seg.end)
         mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
                                      bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
-        referred = _former_latter(masked, seg, mentions, previous)
+        referred = [*_former_latter(masked, seg, mentions, previous),
+                    *_pronoun_object(masked, seg, mentions, previous)]
         before_sentence = named[: bisect.bisect_left(named_starts, whole[id(seg)].start)]
         referred += _the_two(masked, seg, mentions, before_sentence, claims)
         mentions = sorted([*mentions, *referred], key=lambda m: m.start) if referred else mentions
@@ -342,12 +347,23 @@ def scan_text(
             # "... [0.47](#claim:cnn_beats_mlp)-[0.97](#claim:...). I confirm that the CNN is the better
             # model": one side named right after a sentence that cites its comparison is about it
             cited = cited_before
+        if not cited and seg.kind == "sentence" and len({m.subject for m in said}) < 2 and len(asked) == 1 \
+                and asked_end >= sentence.start - 3:
+            # "Doubling the MLP's width? Equivalent to the narrow one": the answer to a question
+            # about one comparison is about it
+            cited = asked
         if not cited and seg.kind == "sentence" and len({m.subject for m in said}) == 1:
             # "\\begin{frame}{CNN vs MLP} ... The CNN wins clearly": one side named under a heading
             # that names one comparison's two sides is about that comparison
             cited = _headed_comparison(section, said[0].subject, claims)
         if seg.kind != "heading":
             cited_before, cited_end = (cited, seg.end) if cited else (cited_before, cited_end)
+        if seg.kind != "heading" and masked[sentence.start : seg.end].rstrip().endswith("?"):
+            # the comparisons whose two sides a question names: its answer may name one or none
+            asked_sides = {m.subject for m in said}
+            asked = [c.id for c in claims if c.comparison and len(c.subjects) >= 2
+                     and {g[0] for g in c.subjects[:2]} <= asked_sides]
+            asked_end = seg.end
         for issue in wording_issues(masked, sentence, claims, said, cited):  # words, not cited ids
             line, col = _line_col(starts, issue.start)
             findings.append(Finding(file, line, col, issue.claim.id, text[issue.start:issue.end],
@@ -570,7 +586,8 @@ ALL_CONFIGURATIONS = -1
 
 
 _BUDGET_RIGHT_AFTER = re.compile(r"\s*(?:expected best\s+)?(?:at|with|for|using)\s+"
-                                 r"(?:a\s+)?(?:budget\s+(?:of\s+)?)?"  # "96.5% at eight", "at budget four"
+                                 # "96.5% at eight", "at budget four", "97.0% with all 16"
+                                 r"(?:a\s+|all\s+(?:the\s+)?)?(?:budget\s+(?:of\s+)?)?"
                                  + _BUDGET_NUMBER, re.I)
 
 
@@ -581,7 +598,7 @@ def _word_number(word: str) -> int:
 
 #: A table's first column that counts configurations: its rows are budgets ("configs", "# trials", "k").
 _BUDGET_COLUMN = re.compile(r"^\W*(?:#\s*|number of\s+|n\s+)?(?:configurations?|configs?|trials|budget|k)"
-                            r"\W*$", re.I)
+                            r"(?:\W+(?:configurations?|configs?|trials|budget|k))?\W*$", re.I)  # "trials $k$"
 
 
 #: The budget in the expected-max notation, right before its number: "k = 4: 95.4%", "$k=4$ gives".
@@ -1049,7 +1066,10 @@ def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: l
 
 
 #: A change stated relative to the reference ("by 1.3% relative to linear", "a 2.3% relative gain").
-_RELATIVE = re.compile(r"\brelative(?:ly)?\b|\bin relative terms\b", re.I)
+_RELATIVE = re.compile(r"\brelative(?:ly)?\b|\bin relative terms\b"
+                       # "a 1.3% reduction of the typical error", "16.4% below the control's"
+                       r"|%\s*(?:reduction|decrease|drop|cut|increase)\b"
+                       r"|\\?%\s*(?:below|above|lower|higher)\b", re.I)
 
 
 #: A change named before its percentage: "the MLP's improvement over linear regression is 1.3 %".
@@ -1079,7 +1099,7 @@ def _units_not_percent(claim: ClaimQuantity, quantity: Quantity) -> bool:
 
 
 def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequence[ClaimQuantity],
-                     mentions: list[Any]) -> list[Any]:
+                     mentions: list[Any], context: Sequence[Any] = ()) -> list[Any]:
     """"The MLP lowers RMSE by 2.3% relative to linear": a comparison in a metric's own units,
     stated as a percentage of its reference side's level (the claim of that side alone, same
     metric). One candidate, or none where the sentence names no such comparison."""
@@ -1087,13 +1107,17 @@ def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequ
             and not _GLOSS_BEFORE.search(t, max(seg.start, tok.start - 30), tok.start) \
             and not _PERCENT_THAN.match(t, tok.end):
         return []
-    named = {m.subject for m in mentions}
+    own = {m.subject for m in mentions}
+    # "Put differently, that is a 1.3% reduction": the sides of the sentence before, where this one
+    # names fewer than two (and a side it names stays one of them)
+    named = own if len(own) >= 2 else own | {m.subject for m in context}
     # "linear vs control is -22.3%, MLP vs linear -2.3%": the pair written just before it is its
     pair = pair_before(t, seg, mentions, tok)
     out = []
     for claim in claims:
+        sides = {g[0] for g in claim.subjects[:2]}
         if not claim.comparison or len(claim.subjects) < 2 or claim.format.percent or claim.points \
-                or not {g[0] for g in claim.subjects[:2]} <= named \
+                or not sides <= named or (own and not sides & own) \
                 or (pair is not None and pair != {g[0] for g in claim.subjects[:2]}):
             continue
         reference = claim.subjects[1][0]
@@ -1172,6 +1196,42 @@ def _former_latter(t: str, seg: prose_module.Segment, mentions: list[Any], previ
         if len(subjects) == 2:
             subject = subjects[0] if m.group(1).lower() == "former" else subjects[1]
             out.append(Mention(m.start(), m.end(), subject, m.group(0)))
+    return out
+
+
+#: A comparison's other side as a pronoun: "the MLP beats it by 0.87 points", "clear it by".
+_IT_OBJECT = re.compile(r"\b(?:beats?|beat|outperforms?|clears?|cleared|exceeds?|trails?|tops?|improves?\s+on"
+                        r"|better\s+than|worse\s+than|ahead\s+of|above|over)\s+(it)\b", re.I)
+
+
+_ITS_OPENING = re.compile(r"\W*(?:and\s+|but\s+|so\s+|here\s+|there\s+)?(its|their)\b"
+                          r"(?=\s+(?:[\w-]+\s+){0,2}?(?:rmse|mse|mae|error|loss|accuracy|acc\.?|score|f1|auc)\b)",
+                          re.I)
+
+
+def _pronoun_object(t: str, seg: prose_module.Segment, mentions: list[Any], previous: list[Any]) -> list[Any]:
+    """"Ours sits at chance, and the MLP beats it by 0.87 points": "it" after a comparison's verb is
+    the one subject the sentence before named (or this one named before it) that is not the verb's
+    subject."""
+    out = []
+    opening = _ITS_OPENING.match(t, seg.start, seg.end)
+    if opening is not None and previous:
+        # "Linear regression beats its control; its test RMSE sits 16.4 above the control's": a
+        # clause opening with "its" is about the subject the clause before opened with
+        subject = previous[0].subject
+        if all(x.subject != subject for x in mentions):
+            out.append(Mention(opening.start(1), opening.end(1), subject, opening.group(1)))
+    for m in _IT_OBJECT.finditer(t, seg.start, seg.end):
+        before = [x for x in mentions if x.end <= m.start()]
+        subject = before[-1].subject if before else None
+        if not before or re.search(r"[:;]", t[before[-1].end : m.start()]):
+            continue  # "Comparison to the control: beats it by 93.9": the verb's subject is unsaid
+        if len(before) >= 2 and re.fullmatch(r"\s*(?:,|and|&|or)\s*(?:the\s+)?",
+                                             t[before[-2].end : before[-1].start], re.I):
+            continue  # "both the MLP and the CNN beat it": co-subjects, the compared one unnamed
+        others = list(dict.fromkeys(x.subject for x in [*previous, *before[:-1]] if x.subject != subject))
+        if subject is not None and len(others) == 1:
+            out.append(Mention(m.start(1), m.end(1), others[0], "it"))
     return out
 
 
@@ -1361,6 +1421,9 @@ def _old_value(t: str, seg: prose_module.Segment, tok: Token) -> bool:
 
 #: A sentence that opens with a possessive pronoun, up to the number, in one clause ("Its test RMSE is").
 _ITS_BEFORE = re.compile(r"\W*(?:its|their)\b[^,;:()]*$", re.I)
+#: A sentence that opens by pointing at the number before it: "That figure is averaged over ...".
+_THAT_FIGURE = re.compile(r"\W*(?:that|this|the)\s+(?:figure|number|value|result|mean|average|estimate)\b"
+                          r"|\W*(?:it|this)\s+(?:is|was)\s+(?:averaged|computed|measured|taken)\b", re.I)
 #: The interval of what the sentence before stated: "Its interval, [0.2, 2.6]", "The CI is 0.2 to 2.6".
 _ITS_INTERVAL = re.compile(r"\b(?:its|their|the|this)\s+(?:95\s*%\s+)?(?:CI|interval|confidence interval)\b",
                            re.I)
@@ -1531,8 +1594,11 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         splits = {c.id: c.split for c in claims}
         options = candidates(t, seg, tok, claims, mentions, splits, order)
         if not options and len(stated_before) == 1 and not mentions and seg.kind != "row" \
-                and tok.role in ("ci_low", "ci_high", "ci_end") \
-                and _ITS_INTERVAL.search(t, seg.start, tok.start):
+                and ((tok.role in ("ci_low", "ci_high", "ci_end")
+                      and _ITS_INTERVAL.search(t, seg.start, tok.start))
+                     or (tok.role == "n" and _THAT_FIGURE.match(t, seg.start, tok.start))):
+            # "Its interval, [0.2, 2.6], ...", "That figure is averaged over four seeds": the claim
+            # whose value the sentence before stated
             claim = next(c for c in claims if c.id == stated_before[0])
             named_there = [Mention(seg.start, seg.start, g[0], g[0]) for g in claim.subjects]
             options = candidates(t, seg, tok, [claim], named_there, splits, order)
@@ -1613,7 +1679,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             options = [c for c in options if not _units_not_percent(c.claim, c.quantity)
                        or c.claim.accepts_quantity(c.quantity, tok.value, tok.decimals)]
         if not options and tok.unit == "%" and tok.role == "value":
-            options = _relative_change(t, seg, tok, claims, mentions)
+            options = _relative_change(t, seg, tok, claims, mentions, context)
         if not options and (slip := _variant_slip(t, seg, tok, claims, mentions)) is not None:
             options = [slip]  # "| Wide MLP | 98.1% |": the MLP's own value under its variant's name
         if not options:
@@ -1696,7 +1762,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                f"{' (as a fraction)' if best.fraction else ''}: expected {expected}, stated {stated}")
         if tok.bound:
             why += f" (a bound: the evidence must lie {'above' if tok.bound == '>' else 'below'} it)"
-        if ok and quantity.form == "measure" and not tok.bound:
+        if ok and quantity.form == "measure" and not tok.bound and quantity.name not in ("sd", "se"):
             supported = _significant(claim.supported_decimals(), quantity)
             shown = _stated_decimals(tok, best.fraction)
             if supported is not None and shown > supported:

@@ -116,6 +116,7 @@ def mask_decoys(t: str) -> str:
     from evidence.deliver.prose import spaces
 
     patterns = decoy_patterns()
+    t = _mask_one_run(_mask_superseded(t))
     for pattern in patterns[:_TEXT_PATTERNS]:
         t = pattern.sub(lambda m: spaces(m.group(0)), t)
     blocks = re.split(r"(\n[ \t]*\n)", t)
@@ -302,7 +303,10 @@ _PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?:P|Pr|Prob)\s*\([^)]{0,80}\)(?:\s+
                           r"\s*(?:(?:is|was)\s+P\s*=|=|≈|~|:|is|are|of|at|was|about|around|only|just"
                           # "P(CNN better) was read out as 0.94", "is estimated at 0.84"
                           r"|(?:is|was|were)\s+(?:read(?:\s+out)?|reported|quoted|given|stated|put|estimated"
-                          r"|computed|recorded|noted)\s+(?:as|at))?\s*"
+                          r"|computed|recorded|noted)\s+(?:as|at)"
+                          # "P(CNN better than MLP) comes out at 0.64", "stands at 0.84"
+                          r"|(?:comes?|came)\s+out\s+(?:at|as)|(?:stands?|stood|sits?|sat)\s+at"
+                          r"|works?\s+out\s+(?:at|to))?\s*"
                           r"(?:about|around|roughly)?\s*$",
                           re.I)
 #: After a percentage: the chance level ("the 10% of guessing", "10% for random guessing").
@@ -314,7 +318,13 @@ _CHANCE_AFTER = re.compile(r"[\s\u00a0]*(?:(?:of|for|from|by|under)\s+(?:random\
                            r"(?:guess(?:er)?|classifier|predictor|labell?ing)"
                            r"\s+(?:would|will|could|can|gets|scores)\b"
                            r"|(?:that\s+|which\s+)?(?:random\s+|blind\s+|uniform\s+)?guessing\s+"
-                           r"(?:would\s+|will\s+)?(?:gives?|get|gets|yields?|scores?|reach(?:es)?)\b)", re.I)
+                           r"(?:would\s+|will\s+)?(?:gives?|get|gets|yields?|scores?|reach(?:es)?)\b"
+                           # "the 10% one gets by guessing"
+                           r"|\s+(?:one|you|a\s+model)\s+(?:gets?|would\s+get|scores?)\s+(?:by|from)\s+"
+                           r"(?:random\s+|blind\s+)?guessing\b"
+                           # "within 2 points of 10%, the chance level", "the 10% chance line"
+                           r"|,?\s*(?:the\s+|i\.e\.\s+(?:the\s+)?|which\s+is\s+(?:the\s+)?)?chance"
+                           r"(?:[\s-]+(?:level|rate|accuracy|line|baseline))\b)", re.I)
 #: Before a number: the range or scale of the data's values ("the scale of the outcome (25-346)").
 _DATA_RANGE_BEFORE = re.compile(r"\b(?:scale|range|span|spread|values?)\s+of\s+(?:the\s+|its\s+)?(?:outcomes?"
                                 r"|targets?|response|labels?|inputs?|features?|variable|data|values)\b"
@@ -333,6 +343,113 @@ _NORM_BEFORE = re.compile(r"\b(?:should|ought to|is supposed to|are supposed to|
 _TO_THE_FINAL = re.compile(r"[\s\u00a0]*(?:\([^()]{0,40}\)[\s\u00a0]*)?(?:down\s+|up\s+)?to\s+"
                            r"(?:the|its|our|their)\s+(?:final|current|reported|present|headline|new|published)\b",
                            re.I)
+#: A single run named before a number in its clause: its value is that run's, no claim's mean.
+_ONE_RUN_BEFORE = re.compile(r"\b(?:(?:a|one|each|every|any|single|that)\s+(?:run|seed)(?:'s|’s)"
+                             r"|per-(?:seed|run)\b|(?<![\w-])seed[\s~\u00a0]*(?:#|no\.\s*)?\d+\b(?![\s\u00a0]*(?:seeds|runs))"
+                             r"|\b(?:its|the|their)\s+(?:luckiest|unluckiest|best|worst|lowest|highest|single)\s+"
+                             r"(?:[\w-]+\s+)?(?:seed|run)\b"
+                             # "the y-axis runs from 97.5% to 99.5%": a plot's range, no result
+                             r"|\b[xy][\s-]?axis\b)", re.I)
+
+
+_CLAUSE_END = re.compile(r"[.!?](?=\s)|[;,:]|\n[ \t]*\n")
+_NUMBER = re.compile(r"(?<![\w.])[+−-]?\d+(?:\.\d+)?(?![.\d]*\.\d)"
+                     r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|sixteen"
+                     r"|twenty)\b", re.I)
+
+
+#: Words that mark what their clause says as an earlier version's, no statement of the evidence now:
+#: "The 99.4% has been removed", "was given as 61.8 before the target-scaling fix", "v1 had +83.0".
+_SUPERSEDED = re.compile(
+    r"\b(?:has|have|had)\s+been\s+(?:removed|deleted|dropped|replaced|retracted|withdrawn|corrected"
+    r"|superseded)\b"
+    r"|\b(?:was|were)\s+(?:removed|deleted|dropped|replaced|retracted|withdrawn|superseded)\b"
+    r"|\b(?:is|are)\s+(?:now\s+)?superseded\b|\bleft\s+over\s+from\b"
+    r"|\bbefore\s+the\s+(?:[\w-]+\s+){0,2}(?:fix|bug\s?fix|correction|rerun|re-run)\b|\bpre-fix\b"
+    r"|\b(?:in|from)\s+(?:the\s+)?(?:v\d+|version\s+\d+|first\s+version|earlier\s+draft|old\s+draft"
+    r"|previous\s+(?:version|draft|release))\b"
+    r"|\bv\d+\s+(?:had|said|says|reported|claimed|read|gave|stated)\b", re.I)
+#: "... 61.8 at this release; 0.3.0 replaces it": a cue that points back across a semicolon.
+_SUPERSEDED_BACK = re.compile(r"\b(?:replaces|replaced|supersedes|superseded|corrects|corrected)\s+"
+                              r"(?:it|this|them)\b", re.I)
+#: A sentence that says the number before it is no longer true ("That number is superseded").
+_SUPERSEDED_NEXT = re.compile(r"(?:That|This|The|Those|These)\s+(?:number|figure|value|result|claim|numbers"
+                              r"|figures|values)\s+(?:is|was|are|were|has\s+been|have\s+been)\s+(?:now\s+)?"
+                              r"(?:superseded|wrong|outdated|stale|incorrect|retracted|withdrawn|removed|obsolete)\b")
+#: A quotation introduced as an earlier version's or a reviewer's words: '**¶1, v1:** "..."',
+#: '> **R1.1** "The abstract says ..."', 'The v2 sentence "..." has been deleted'.
+_QUOTED = re.compile(r"[\"“]([^\"“”\n]{4,300})[\"”]")
+_QUOTE_LABEL = re.compile(r"(?:\bv\d+\b|\bversion\s+\d+\b|\b(?:old|earlier|previous|original)\s+"
+                          r"(?:text|sentence|wording|draft|version)\b|\bsentence\b|\bwording\b)[^\n\"“]{0,30}$",
+                          re.I)
+_REVIEWER_LINE = re.compile(r"[ \t>]*(?:[*_]{1,2})?\s*(?:R\d+(?:\.\d+)?|Reviewer\s*#?\s*\w*|Meta-?review\w*"
+                            r"|AC)\b", re.I)
+
+
+def _mask_superseded(t: str) -> str:
+    """What a document quotes or marks as an earlier version's blanked: a changelog's old value,
+    a rebuttal's quotation of the reviewer or of a deleted sentence, a v1 column's wording."""
+    from evidence.deliver.prose import spaces
+
+    if not (_SUPERSEDED.search(t) or _SUPERSEDED_BACK.search(t) or _SUPERSEDED_NEXT.search(t)
+            or _QUOTED.search(t)):
+        return t
+    out = list(t)
+
+    def blank_numbers(lo: int, hi: int) -> None:
+        for number in _NUMBER.finditer(t, lo, hi):
+            out[number.start() : number.end()] = spaces(number.group(0))
+
+    for q in _QUOTED.finditer(t):
+        line_start = t.rfind("\n", 0, q.start()) + 1
+        before = t[line_start : q.start()]
+        after = t[q.end() : q.end() + 60]
+        if _QUOTE_LABEL.search(before) or _REVIEWER_LINE.match(t, line_start) \
+                or _SUPERSEDED.match(re.sub(r"^\W*(?:in\s+the\s+\w+\s+)?", "", after)):
+            out[q.start(1) : q.end(1)] = spaces(q.group(1))  # its numbers and its wording
+    for cue in _SUPERSEDED.finditer(t):
+        lo, hi = _clause_bounds(t, cue.start(), cue.end())
+        blank_numbers(lo, hi)
+    for cue in _SUPERSEDED_BACK.finditer(t):
+        lo, hi = _clause_bounds(t, cue.start(), cue.end())
+        if lo > 0 and t[lo - 1] == ";":
+            lo, _ = _clause_bounds(t, lo - 1, lo - 1)
+        blank_numbers(lo, hi)
+    for cue in _SUPERSEDED_NEXT.finditer(t):
+        before = t[: cue.start()].rstrip()
+        start = max((m.end() for m in re.finditer(r"[.!?]\s|\n[ \t]*\n", before[:-1])), default=0)
+        blank_numbers(start, cue.start())
+    return "".join(out)
+
+
+def _clause_bounds(t: str, start: int, end: int) -> tuple[int, int]:
+    """The clause around ``t[start:end]``: between the nearest sentence or clause breaks."""
+    window = max(0, start - 300)
+    lo = max((m.end() for m in _CLAUSE_BREAK_BEFORE.finditer(t, window, start)), default=window)
+    m = _CLAUSE_BREAK_AFTER.search(t, end, end + 300)
+    return lo, m.start() if m else min(len(t), end + 300)
+
+
+_CLAUSE_BREAK_BEFORE = re.compile(r"[.!?](?=\s)|[;,(]|\n[ \t]*\n|^[ \t]*[-*]\s", re.M)
+_CLAUSE_BREAK_AFTER = re.compile(r"[.!?](?=\s)|[;,)]|\n[ \t]*\n")
+
+
+def _mask_one_run(t: str) -> str:
+    """Numbers after a single run named in their clause blanked: "Seed 3 of the control scored
+    4.4%, the lowest of all runs; averaged over five seeds it scores 11.2%" keeps only the mean."""
+    from evidence.deliver.prose import spaces
+
+    if not _ONE_RUN_BEFORE.search(t):
+        return t
+    out = list(t)
+    for cue in _ONE_RUN_BEFORE.finditer(t):
+        end = _CLAUSE_END.search(t, cue.end())
+        stop = end.start() if end is not None else len(t)
+        for number in _NUMBER.finditer(t, cue.end(), min(stop, cue.end() + 160)):
+            out[number.start() : number.end()] = spaces(number.group(0))
+    return "".join(out)
+
+
 #: After a number: named as the expectation it is compared with ("11.2% vs. 10% expected").
 #: After a number: the text refutes it as a slip ("bo's 58.9 came from a stale build folder",
 #: "the 61.2 in the draft was a typo"): a wrong number quoted to correct it, no statement of it.
@@ -360,7 +477,7 @@ _APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|so
 _CHANCE_BEFORE = re.compile(r"\bchance(?: level| accuracy| rate| performance| score)?"
                             # "chance for 10 classes is 10%", not "the chance for the CNN to win is 0.84"
                             r"(?: (?:on|for|with|among|over) (?![^.;,]{0,30}\bto\b)[^.;,]{0,30})?"
-                            r"\s*(?:is|of|=|:|equals|would be|corresponds to|level)?\s*[(~≈]?\s*"
+                            r"\s*(?:is|of|=|:|,|equals|would be|corresponds to|level)?\s*[(~≈]?\s*"
                             r"(?:\\?\b(?:qty|SI|num)\s*\{?\s*)?$", re.I)  # "chance (\qty{10}{\percent})"
 _BOUND_BEFORE = re.compile(r"(?:(?:≥|>|>=|\\geq?|\bover|\babove|\bmore than|\bat least"
                            r"|\bexceed(?:s|ing)?|\bbetter than|\bhigher than)"

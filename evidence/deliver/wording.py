@@ -10,7 +10,7 @@ rule is the same for every document and explains itself in one line.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from evidence.deliver.attribution import Mention
@@ -26,6 +26,10 @@ CONFIDENT = (r"(?:reliabl[ey]|robust(?:ly)?|clear(?:ly)?|consistent(?:ly)?|decis
 #: way is better follows the metric: lower is better for an RMSE, higher for an accuracy).
 HAS_LEVEL_HEAD = (r"(?:has|had|have|gets?|got|shows?|achieves?|achieved)\s+the\s+"
                   r"(?:lower|higher|better|worse|lowest|highest|best|worst)\b")
+#: A metric's level compared, as a predicate: "the MLP's RMSE is higher than linear regression's"
+#: (better or worse by the metric's direction).
+COMPARED_LEVEL = (r"(?:rmse|mse|mae|error|loss|accuracy)\s+(?:is|was|are|were)\s+(?:\w+\s+)?"
+                  r"(?:higher|lower|larger|smaller|greater)\s+than")
 HAS_LEVEL = (HAS_LEVEL_HEAD + r"(?=\s+(?:[\w-]+\s+){0,2}?"
              r"(?:accuracy|acc|rmse|mse|mae|error|loss|score|f1|auc|r2)\b"
              r"|\s+(?:one\s+)?of\s+the\s+two\b)")
@@ -41,7 +45,7 @@ DIRECTION = re.compile(
     r"statistically (?:significant|reliable)|(?:is|was|as) the better (?:model|one|choice|network|method)|"
     r"(?:wins?|won|leads?|led|ahead)?\s*by an? (?:wide|large|clear|big|comfortable|huge|substantial)"
     r" margin|wins|won|comes? out (?:ahead|on top)|is the winner|" + CONFIDENT + r"|" + RELIABLE + r"|"
-    + HAS_LEVEL + r")\b",
+    + HAS_LEVEL + r"|" + COMPARED_LEVEL + r")\b",
     re.I)
 #: Direction words whose winner is the subject named after them ("the MLP is worse than the CNN").
 LOSER_FIRST = re.compile(r"worse than|inferior to|less accurate than|lower (?:test )?accuracy than", re.I)
@@ -159,6 +163,12 @@ def _pair(m: re.Match[str], mentions: list[Mention], coordinated: bool = False) 
 
 def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Mention],
              sides: frozenset[str], cited: bool = False) -> re.Match[str] | None:
+    return next(_assertions(t, seg, pattern, mentions, sides, cited), None)
+
+
+def _assertions(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Mention],
+                sides: frozenset[str], cited: bool = False) -> Iterator[re.Match[str]]:
+    """Every unhedged assertion of ``pattern`` about the two ``sides`` in the segment, in order."""
     for m in pattern.finditer(t, seg.start, seg.end):
         if not cited and _pair(m, mentions, pattern is SAMENESS) != sides:
             continue
@@ -182,8 +192,7 @@ def _asserts(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[Ment
                 or MENTIONED.search(t, seg.start, seg.end) or _quoted_and_rejected(t, seg, m.start()) \
                 or (pattern is not SAMENESS and _retracted(t, m.end())):
             continue
-        return m
-    return None
+        yield m
 
 
 #: A direction denied: "A does not beat B", "A is no better than B", "A fails to outperform B";
@@ -274,8 +283,13 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
                 f"'{denial.group(0)}' denies that {claim.better_side} is better, but verify shows it is "
                 f"({claim.id}: effect)"))
             continue
-        winner = _winner(direction, mentions, claim) if direction is not None else None
         better = claim.better_side
+        if direction is not None and verdict == "effect" and better is not None:
+            # "has the higher RMSE and so does better than": the assertion that gets it wrong decides
+            wrong = next((d for d in _assertions(t, seg, DIRECTION, mentions, sides, by_citation)
+                          if (w := _winner(d, mentions, claim)) is not None and w != better), None)
+            direction = wrong or direction
+        winner = _winner(direction, mentions, claim) if direction is not None else None
         if direction is not None and verdict == "effect" and claim.supported is not False \
                 and winner is not None and better is not None and winner != better:
             seen.add(sides)
@@ -346,6 +360,14 @@ def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> 
         before = [x for x in mentions if x.end <= m.start() and x.subject in sides]
         if not before:
             return None
+        return before[-1].subject if good else next((s for s in sides if s != before[-1].subject), None)
+    if (compared := re.fullmatch(COMPARED_LEVEL, m.group(0), re.I)) is not None:
+        up = re.search(r"higher|larger|greater", compared.group(0), re.I) is not None
+        sides = [g[0] for g in claim.subjects[:2]]
+        before = [x for x in mentions if x.end <= m.start() and x.subject in sides]
+        if not before:
+            return None
+        good = up != claim.lower_better  # a higher RMSE is worse, a higher accuracy better
         return before[-1].subject if good else next((s for s in sides if s != before[-1].subject), None)
     if re.match(r"exceed|surpass", m.group(0), re.I) and claim.lower_better:
         sides = [g[0] for g in claim.subjects[:2]]
