@@ -357,6 +357,8 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # was then scored once as found on 8727dcc, the final held-out score of that stop: 76/87 drifts
 # with the right claim (87.4%), 2/172 decoys flagged (1 in 86), 4/4 unbound results reported.
 # Corpus 14's key names a misused citation's sentence claim `intended_claim`; it is read as `about`.
+# Corpus 16 fixed after that score for its general causes (test_reconcile_rules14.py, the last
+# section): 83/87 and 1 decoy.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -404,13 +406,15 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 7): (74, 1), ("proj2", 7): (51, 0),
                 ("example", 8): (86, 0), ("proj2", 8): (59, 0),
                 ("example", 9): (72, 0), ("proj2", 9): (47, 0),
-                ("example", 10): (74, 0), ("proj2", 10): (49, 0),
+                # 73: '"The control is far above chance at 11.2%" should say "at chance"' is a
+                # quotation the text corrects (corpora 14 to 16 count such as decoys), no statement
+                ("example", 10): (73, 0), ("proj2", 10): (49, 0),
                 ("example", 11): (63, 2), ("proj2", 11): (38, 0),
-                ("example", 12): (62, 0), ("proj2", 12): (36, 0),
-                ("example", 13): (58, 0), ("proj2", 13): (51, 1),
+                ("example", 12): (62, 0), ("proj2", 12): (39, 0),
+                ("example", 13): (58, 0), ("proj2", 13): (52, 1),
                 ("example", 14): (47, 8), ("proj2", 14): (33, 1),
                 ("example", 15): (46, 0), ("proj2", 15): (30, 2),
-                ("example", 16): (45, 1), ("proj2", 16): (31, 1)}
+                ("example", 16): (49, 1), ("proj2", 16): (34, 0)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",

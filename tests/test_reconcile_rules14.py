@@ -224,3 +224,53 @@ def test_a_gap_to_its_own_other_split_is_no_comparison() -> None:
 def test_a_probability_that_comes_out_at() -> None:
     assert failing("notes/p.md", "P(CNN better than MLP) comes out at 0.64 over the seed pairs.\n") == \
         [(1, "cnn_beats_mlp", "prob_better", "drift")]
+
+
+# ------------------------------------------------------------------ prompted by corpus 16 (after its score)
+
+
+def test_a_respectively_list_places_levels_whatever_their_size() -> None:
+    text = "The shuffled-label control and the CNN score 98.7% and 11.2%, respectively.\n"
+    assert failing("notes/r.md", text) == [(1, "cnn_test_accuracy", "value", "drift"),
+                                           (1, "control_at_chance", "value", "drift")]
+    assert failing("notes/r.md", "The CNN and the control score 98.7% and 11.2%, respectively.\n",
+                   strict=False) == []
+
+
+def test_a_small_difference_in_words_before_points() -> None:
+    assert failing("notes/w.md", "In plain terms the CNN leads the MLP by about two points.\n") == \
+        [(1, "cnn_beats_mlp", "value", "drift")]
+    assert failing("notes/w.md", "The MLP beats the shuffled-label control by about eighty-seven points.\n") \
+        == []
+
+
+def test_a_quotation_the_text_corrects_gives_its_words_to_the_correction() -> None:
+    text = '7. **Abstract, line 5.** "ridge regression reaches a test RMSE of 35.10" should read 31.42.\n'
+    assert failing("docs/errata.md", text, HOUSE_CLAIMS) == []
+    assert failing("docs/errata.md", text.replace("31.42", "22.25"), HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "value", "drift")]
+
+
+def test_the_change_column_of_a_before_after_table_compares_no_models() -> None:
+    table = ("| Quantity | before | after | change |\n|---|---:|---:|---:|\n"
+             "| GBM, test RMSE | 24.1 | 22.25 | −1.85 |\n")
+    assert failing("notes/pr.md", table, HOUSE_CLAIMS) == []
+
+
+def test_seeds_per_group_needed_as_a_label() -> None:
+    assert failing("notes/s.md", "Seeds per group needed to settle the width comparison: about 14.\n") == \
+        [(1, "width_is_noise", "seeds_needed", "drift")]
+
+
+def test_n_of_every_100_random_pairings_is_a_probability() -> None:
+    text = "In 60 of every 100 random pairings of a CNN run with an MLP run, the CNN did better.\n"
+    assert failing("notes/p.md", text) == [(1, "cnn_beats_mlp", "prob_better", "drift")]
+    assert failing("notes/p.md", text.replace("60", "84")) == []
+
+
+def test_a_comparison_cited_as_a_level_is_misplaced() -> None:
+    text = "Ridge test RMSE for the abstract: {{ claim('gbm_beats_ridge') }}.\n"
+    assert sorted(f[1] for f in failing("paper/a.md.j2", text, HOUSE_CLAIMS)) == \
+        ["gbm_beats_ridge", "ridge_rmse"]
+    assert failing("paper/a.md.j2", "Against ridge, the GBM's test RMSE: {{ claim('gbm_beats_ridge') }}.\n",
+                   HOUSE_CLAIMS) == []

@@ -269,6 +269,7 @@ _SIZED = re.compile(r"\b\d+[\s-](?:hidden[\s-])?(?:units?|neurons?|wide|width)\s
 #: A column of a table of changes that holds the earlier version's numbers.
 _EARLIER_COLUMN = re.compile(r"\W*(?:old|before|previous(?:ly)?|prior|earlier|was|original|draft"
                              r"|(?:first|old|previous)\s+(?:version|draft|release|submission))\W*", re.I)
+_CHANGE_COLUMN = re.compile(r"\W*(?:Δ|delta|change|diff(?:erence)?|shift|moved?)\W*", re.I)
 _VERSION_COLUMN = re.compile(r"\W*(?:v|version\s*)(\d+)\W*", re.I)
 
 
@@ -735,8 +736,11 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
     if cell is not None and (SETTING_HEADER.search(row_head) or SETTING_HEADER.search(header)) \
             and not _prose_cell(t, cell, mentions):
         return []  # a cell of a settings row or column ("learning rate | 1.0"): not a result
-    if cell is not None and _earlier_column(header, [c.column for c in seg.cells]):
-        return []  # a cell under "v1" or "before" in a table of changes: the earlier version's number
+    columns = [c.column for c in seg.cells]
+    if cell is not None and (_earlier_column(header, columns) or (
+            _CHANGE_COLUMN.fullmatch(header) and any(_earlier_column(c, columns) for c in columns))):
+        return []  # a cell under "v1" or "before" in a table of changes: the earlier version's number,
+        # and its "Δ" column the change between the versions, no comparison of two models
     if cell is not None and seg.cells and re.fullmatch(r"\W*\d+\W*", row_head) \
             and _PER_RUN_COLUMN.fullmatch(seg.cells[0].column):
         return []  # a row "| 3 | 98.06 | 98.89 |" under "| Seed | MLP | CNN |": one seed's values, no mean
@@ -885,8 +889,13 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                              and _row_and_column_name_sides(cell, claim, mentions, header_subjects)) \
                     and _far_from_every_measure(claim, tok):
                 continue  # 3272 (an MSE), 407 (a page), 0.05 (a learning rate) beside a 57.2 RMSE
+            # "the control and the CNN score 98.7% and 11.2%, respectively": placed by the list, its
+            # size does not make it another quantity (the two are swapped: both drift)
+            listed = order is not None and mine is not None and not claim.comparison \
+                and quantity.name == "value" and _respective_position(claim, order) == mine
             if quantity.form == "measure" and (claim.format.percent or claim.points) and tok.unit == "%" \
-                    and not complement and _far_in_points(claim, tok):
+                    and not complement and not listed and not _fraction_with_percent(claim, quantity, tok) \
+                    and _far_in_points(claim, tok):
                 continue  # "40%-63% of the epoch budget" beside the MLP's 98.1%: another quantity
             if not claim.comparison and quantity.form == "measure" and cell is not None \
                     and _pair_column(cell.column, claims):
@@ -978,6 +987,12 @@ def _pair_in_clause(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, ment
     # "the MLP improves on linear regression", "CNN vs MLP"; not "the MLP and the CNN beat it" (a list)
     return _PAIR_WORDS.search(between) is not None and not re.fullmatch(r"[\W_]*(?:and|or|nor|&)?[\W_]*"
                                                                           r"(?:the\s+)?", between, re.I)
+
+
+def _fraction_with_percent(claim: ClaimQuantity, quantity: Quantity, tok: Token) -> bool:
+    """"CNN test acc = 0.987%" for 98.7%: the fraction written with a percent sign, a unit slip."""
+    return claim.format.percent and tok.unit == "%" and tok.decimals >= 2 and 0 < abs(tok.value) < 1 \
+        and abs(tok.value - quantity.raw) <= half_unit(tok.decimals)
 
 
 def _significant_digits(value: float) -> str:

@@ -46,6 +46,7 @@ from evidence.core.errors import DriftError
 from evidence.core.readers import read_text
 from evidence.deliver import prose as prose_module
 from evidence.deliver.attribution import (
+    DIFF_CUE,
     Candidate,
     Mention,
     candidates,
@@ -1889,7 +1890,8 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
         claim = by_id.get(claim_id)
         if claim is None:
             continue  # an unknown id fails rendering (Jinja) or compiling (LaTeX), by name
-        owner = _possessor(masked, doc, start, claim, claims)
+        owner = _possessor(masked, doc, start, claim, claims) or _level_cited_as_comparison(
+            masked, doc, start, claim, claims)
         if owner is not None:
             line, col = _line_col(starts, start)
             findings.append(Finding(file, line, col, owner.id, text[start:end], math.nan, owner.expected,
@@ -1968,6 +1970,23 @@ def _possessor(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuant
     subject = before[-1].subject
     if subject == claim.subjects[0][0]:
         return None
+    return next((c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == subject
+                 and c.metric == claim.metric), None)
+
+
+def _level_cited_as_comparison(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
+                               claims: Sequence[ClaimQuantity]) -> ClaimQuantity | None:
+    """"Linear test RMSE for the abstract: {{ claim('linear_beats_control') }}": a comparison cited
+    where the words before it name one subject's level (its metric, no word of a difference); the
+    level claim of that subject, if it has one."""
+    seg = next((s for s in doc.segments if s.start <= pos < s.end), None)
+    if seg is None or not claim.comparison or DIFF_CUE.search(masked, seg.start, pos):
+        return None
+    before = subject_mentions(masked, seg.start, pos, claims)
+    if len({m.subject for m in before}) != 1 or not any(
+            word_regex(w).search(masked, before[-1].end, pos) for w in claim.metric):
+        return None
+    subject = before[-1].subject
     return next((c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == subject
                  and c.metric == claim.metric), None)
 

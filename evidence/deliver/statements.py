@@ -195,7 +195,8 @@ _MINUS_WORD = re.compile(r"(?:^|[^\d%)\]}\s])[\s\u00a0]*\b(minus|plus)[ \u00a0]+
 #: A sign before a siunitx wrapper, as the masked text has it: "$+\num{8.69}$" is "+ num 8.69".
 _SIGN_BEFORE_WRAPPER = re.compile(r"(?<![\w.%)\]])[\s\u00a0]*([+−-])[\s\u00a0]*(?:num|SI|qty)[\s\u00a0]+$")
 #: After a count: the seed pairs it is a share of ("wins 21 of the 25 seed pairings"): P(better) as a count.
-_PAIR_COUNT = re.compile(r"[ \u00a0]+(?:out\s+)?of\s+(?:the\s+|all\s+)?(\d+)[ \u00a0]+(?:(?:seed|run)[- ]?)?"
+_PAIR_COUNT = re.compile(r"[ \u00a0]+(?:out\s+)?of\s+(?:the\s+|all\s+|every\s+)?(\d+)[ \u00a0]+"
+                         r"(?:random\s+|possible\s+)?(?:(?:seed|run)[- ]?)?"
                          r"(?:pairs|pairings|pairwise comparisons)\b", re.I)
 #: After a percentage: a confidence level or a share of the data, not a result.
 _LEVEL_AFTER = re.compile(
@@ -378,6 +379,9 @@ _SUPERSEDED_NEXT = re.compile(r"(?:That|This|The|Those|These)\s+(?:number|figure
                               r"(?:superseded|wrong|outdated|stale|incorrect|retracted|withdrawn|removed|obsolete)\b")
 #: A quotation introduced as an earlier version's or a reviewer's words: '**¶1, v1:** "..."',
 #: '> **R1.1** "The abstract says ..."', 'The v2 sentence "..." has been deleted'.
+#: After a quotation: its correction follows ('"... a test RMSE of 57.2" should read 55.9').
+_CORRECTED_AFTER = re.compile(r"\W{0,3}\s*(?:should|must)\s+(?:read|be|say)\b"
+                              r"|\W{0,3}\s*(?:now\s+)?(?:reads|is\s+corrected\s+to)\b", re.I)
 _QUOTED = re.compile(r"[\"“]([^\"“”\n]{4,300})[\"”]")
 _QUOTE_LABEL = re.compile(r"(?:\bv\d+\b|\bversion\s+\d+\b|\b(?:old|earlier|previous|original)\s+"
                           r"(?:text|sentence|wording|draft|version)\b|\bsentence\b|\bwording\b)[^\n\"“]{0,30}$",
@@ -407,6 +411,9 @@ def _mask_superseded(t: str) -> str:
         if _QUOTE_LABEL.search(before) or _REVIEWER_LINE.match(t, line_start) \
                 or _SUPERSEDED.match(re.sub(r"^\W*(?:in\s+the\s+\w+\s+)?", "", after)):
             out[q.start(1) : q.end(1)] = spaces(q.group(1))  # its numbers and its wording
+        elif _CORRECTED_AFTER.match(t, q.end()):
+            blank_numbers(q.start(1), q.end(1))  # '"... of 57.2" should read 55.9': its words say what
+            # the correction is of
     for cue in _SUPERSEDED.finditer(t):
         lo, hi = _clause_bounds(t, cue.start(), cue.end())
         blank_numbers(lo, hi)
@@ -508,7 +515,8 @@ _SEEDS_NEEDED_LIST = re.compile(r"[\W_]*(?:the\s+)?(?:seeds?|runs?)\s+(?:needed|
                                 r"[^.:\n]*;\s*for\s+[^.;:\n\d]{1,60}?\s*[,:]?\s*"
                                 r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
 #: A line labelled as the seeds-needed estimate, up to its number after the colon.
-_SEEDS_NEEDED_LABEL = re.compile(r"[\W_]*(?:the\s+)?(?:seeds?|runs?)\s+(?:needed|required)\b"
+_SEEDS_NEEDED_LABEL = re.compile(r"[\W_]*(?:the\s+)?(?:seeds?|runs?)\s+(?:per\s+(?:group|arm|side|model)\s+)?"
+                                 r"(?:needed|required)\b"
                                  r"[^.;:\n]{0,80}:\s*"
                                  r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
 
@@ -744,6 +752,13 @@ def tokenize(t: str) -> list[Token]:
             end = pts.end()
         tokens.append(Token(w.start("tens"), end, float(value), 0, "pts" if pts else "", t[end : end + 40],
                             True, word=True, approximate=bool(w.group("about"))))
+    for w in _WORD_SMALL_POINTS_RE.finditer(t):  # "leads the MLP by about two points": a difference in words
+        if any(a <= w.start("small") < b for a, b in spoken) or any(k.start <= w.start("small") < k.end
+                                                                     for k in tokens):
+            continue
+        value = _WORD_NUMBERS[w.group("small").lower()]
+        tokens.append(Token(w.start("small"), w.end(), float(value), 0, "pts", t[w.end() : w.end() + 40],
+                            True, word=True, approximate=bool(w.group("about"))))
     for w in _WORD_UNITS_DIFFERENCE_RE.finditer(t):  # "fourteen RMSE units worse": a difference in words
         if any(a <= w.start() < b for a, b in spoken) or any(k.start <= w.start() < k.end for k in tokens):
             continue
@@ -801,6 +816,13 @@ _WORD_DIFFERENCE_RE = re.compile(
     r"\bby\s+(?P<about>about\s+|roughly\s+|around\s+|nearly\s+|almost\s+)?(?P<tens>" + "|".join(_TENS)
     + r")(?:[- ](?P<unit>one|two|three|four|five|six|seven|eight|nine))?\b(?!\s*(?:%|percent|per cent"
     r"|seeds?|runs?|epochs?|times)\b)", re.I)
+
+
+#: A small whole number in words before "points", after "by": "leads the MLP by about two points".
+_WORD_SMALL_POINTS_RE = re.compile(
+    r"\bby\s+(?P<about>about\s+|roughly\s+|around\s+|nearly\s+|almost\s+|some\s+)?(?P<small>one|two|three"
+    r"|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen"
+    r"|nineteen)\s+(?:percentage\s+)?points?\b", re.I)
 
 
 _DIGIT_WORDS = {"zero": 0, "oh": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
