@@ -274,3 +274,9 @@ def test_a_comparison_cited_as_a_level_is_misplaced() -> None:
         ["gbm_beats_ridge", "ridge_rmse"]
     assert failing("paper/a.md.j2", "Against ridge, the GBM's test RMSE: {{ claim('gbm_beats_ridge') }}.\n",
                    HOUSE_CLAIMS) == []
+
+
+def test_a_metric_equals_its_value_is_no_setting() -> None:
+    assert failing("notes/n.md", "For the slide: CNN test acc = 0.987%.\n") == \
+        [(1, "cnn_test_accuracy", "value", "drift")]
+    assert failing("notes/n.md", "For the slide: CNN test acc = 98.7%, lr = 0.05.\n", strict=False) == []

@@ -79,7 +79,9 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"\[[^\]\n]*=[^\]\n]*\]", 0),  # key=value options: [width=0.8\linewidth]
     # lr=0.05 (not a difference written as its two sides: "CNN − MLP = 0.6", "linear minus MLP = 1.3")
     # ("P = 0.84" is left to the tokenizer: after a probability it states P(better))
-    (r"(?<!− )(?<!- )(?<!– )(?<!−)(?<!minus )(?<!\$-\$ )\b(?!n\s*=)(?!P\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
+    (r"(?<!− )(?<!- )(?<!– )(?<!−)(?<!minus )(?<!\$-\$ )\b(?!n\s*=)(?!P\s*=)"
+     # "test acc = 0.987%": a metric's value, no setting
+     r"(?!(?:acc|accuracy|rmse|mae|mse|f1|auc)\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
      r"(?:\s*,\s*[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*)*", 0),
     (r"\b\d+(?:\.\d+)?\s*[x×]\s*\d+(?:\.\d+)?(?:\s*[x×]\s*\d+(?:\.\d+)?)*\b", 0),  # 8x8, 2 × 3
     # identifiers: resnet50, GPT-4, mlp-s0, A100 (not the metric names F1, R2)
