@@ -359,7 +359,8 @@ def test_regression_project_heldout_corpus2(proj2: Path) -> None:
 # Corpus 14's key names a misused citation's sentence claim `intended_claim`; it is read as `about`.
 # Corpus 16 fixed after that score for its general causes (test_reconcile_rules14.py, the last
 # section): 84/87 and 1 decoy. Corpus 17 was scored once as found on ced5a75, the final held-out
-# score of that stop: 73/87 = 83.9% drifts with the right claim, 7/151 decoys flagged (1 in 22).
+# score of that stop: 73/87 = 83.9% drifts with the right claim, 7/151 decoys flagged (1 in 22);
+# fixed then for its decoys' general causes (the last section of test_reconcile_rules14.py): 2 left.
 DATA3 = Path(__file__).parent / "data" / "reconcile_heldout3"
 DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 
@@ -416,7 +417,7 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 14): (47, 8), ("proj2", 14): (33, 1),
                 ("example", 15): (46, 0), ("proj2", 15): (30, 2),
                 ("example", 16): (50, 1), ("proj2", 16): (34, 0),
-                ("example", 17): (47, 7), ("proj2", 17): (26, 0)}
+                ("example", 17): (47, 2), ("proj2", 17): (26, 0)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",

@@ -280,3 +280,37 @@ def test_a_metric_equals_its_value_is_no_setting() -> None:
     assert failing("notes/n.md", "For the slide: CNN test acc = 0.987%.\n") == \
         [(1, "cnn_test_accuracy", "value", "drift")]
     assert failing("notes/n.md", "For the slide: CNN test acc = 98.7%, lr = 0.05.\n", strict=False) == []
+
+
+# ------------------------------------------------------------------ prompted by corpus 17 (after its score)
+
+
+def test_a_belief_reported_is_not_asserted() -> None:
+    said = "Small convolutional networks are routinely said to beat multilayer perceptrons.\n"
+    assert failing("paper/i.tex", said, strict=False) == []
+    assert [(f[1], f[3]) for f in failing("paper/i.tex", "Our CNN beats the MLP.\n", strict=False)] == \
+        [("cnn_beats_mlp", "unsupported_wording")]
+
+
+def test_words_the_text_refuses_to_write_assert_nothing() -> None:
+    text = 'The pipeline refused to print "the CNN\nbeats the MLP", and the paper now says so.\n'
+    assert failing("docs/g.md", text) == []
+
+
+def test_a_number_its_writer_withdraws_or_another_benchmarks_is_no_statement() -> None:
+    text = "also: ignore the 88.4 I posted yesterday for mlp vs control, that was from the stale build\n"
+    assert failing("notes/z.md", text) == []
+    lenet = "The claim is folklore: LeNet-5 reached a 0.95\\% error rate on MNIST~\\cite{lecun1998}.\n"
+    assert failing("paper/i.tex", lenet, strict=False) == []
+
+
+def test_a_review_score_and_a_place_in_a_count_are_no_results() -> None:
+    text = ("**Recommendation:** 2 (weak reject) · **Reviewer confidence:** 4 / 5 · "
+            "**Review round:** 1 of 2\n\nThe CNN beats the MLP by 0.6 points, says the paper.\n")
+    assert [f for f in failing("docs/r.md", text) if f[2] == "value"] == []
+
+
+def test_a_quotation_of_the_latest_version_is_checked() -> None:
+    text = ('- **¶1, v1:** "doubling the width makes no difference".\n'
+            '- **¶1, v2:** "doubling the MLP\'s width changes its test accuracy by +2.0 points".\n')
+    assert failing("docs/v2.md", text) == [(2, "width_is_noise", "value", "drift")]

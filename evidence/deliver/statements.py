@@ -346,6 +346,15 @@ _NORM_BEFORE = re.compile(r"\b(?:should|ought to|is supposed to|are supposed to|
 _TO_THE_FINAL = re.compile(r"[\s\u00a0]*(?:\([^()]{0,40}\)[\s\u00a0]*)?(?:down\s+|up\s+)?to\s+"
                            r"(?:the|its|our|their)\s+(?:final|current|reported|present|headline|new|published)\b",
                            re.I)
+#: Before a number: a review form's field ("**Recommendation:** 2 (weak reject)"), its score.
+_REVIEW_SCORE_BEFORE = re.compile(r"\b(?:recommendation|overall\s+rating|rating|soundness|presentation"
+                                  r"|contribution|(?:reviewer\s+)?confidence)\s*[*_]*\s*[:=]\s*[*_]*\s*$",
+                                  re.I)
+#: "1 of 2": a whole number and the count it is a place in (not "21 of the 25 seed pairs").
+_OF_COUNT_AFTER = re.compile(r"[ \u00a0]+of[ \u00a0]+\d+\b(?![ \u00a0]*(?:%|[.,]\d"
+                             r"|(?:\w+[ \u00a0]+)?(?:seed|run)?[- ]?(?:pairs|pairings|seeds|runs"
+                             r"|configurations|configs|trials)\b))", re.I)
+_OF_COUNT_BEFORE = re.compile(r"(?<![\d.,])\d+[ \u00a0]+of[ \u00a0]+$", re.I)
 #: A single run named before a number in its clause: its value is that run's, no claim's mean.
 _ONE_RUN_BEFORE = re.compile(r"\b(?:(?:a|one|each|every|any|single|that)\s+(?:run|seed)(?:'s|’s)"
                              r"|per-(?:seed|run)\b|(?<![\w-])seed[\s~\u00a0]*(?:#|no\.\s*)?\d+\b(?![\s\u00a0]*(?:seeds|runs))"
@@ -371,7 +380,14 @@ _SUPERSEDED = re.compile(
     r"|\bbefore\s+the\s+(?:[\w-]+\s+){0,2}(?:fix|bug\s?fix|correction|rerun|re-run)\b|\bpre-fix\b"
     r"|\b(?:in|from)\s+(?:the\s+)?(?:v\d+|version\s+\d+|first\s+version|earlier\s+draft|old\s+draft"
     r"|previous\s+(?:version|draft|release))\b"
-    r"|\bv\d+\s+(?:had|said|says|reported|claimed|read|gave|stated)\b", re.I)
+    r"|\bv\d+\s+(?:had|said|says|reported|claimed|read|gave|stated)\b"
+    # "ignore the 88.4 I posted yesterday": withdrawn by its writer
+    r"|\bignore\s+(?:the|my|that|this|those)\b"
+    # "LeNet-5 reached a 0.95% error rate on MNIST": another benchmark's result, no claim's
+    r"|\b(?:reached|achieved|obtained|got|scored|reports|reported(?!\s+as))\b(?:[^.;\n]|\.(?=\d)){0,60}?\bon\s+"
+    r"(?:the\s+)?"
+    r"(?:MNIST|CIFAR-?10|CIFAR-?100|ImageNet|SVHN|Fashion-MNIST|KMNIST|EMNIST|USPS|COCO|GLUE|SuperGLUE|SQuAD)\b",
+    re.I)
 #: "... 61.8 at this release; 0.3.0 replaces it": a cue that points back across a semicolon.
 _SUPERSEDED_BACK = re.compile(r"\b(?:replaces|replaced|supersedes|superseded|corrects|corrected)\s+"
                               r"(?:it|this|them)\b", re.I)
@@ -384,10 +400,13 @@ _SUPERSEDED_NEXT = re.compile(r"(?:That|This|The|Those|These)\s+(?:number|figure
 #: After a quotation: its correction follows ('"... a test RMSE of 57.2" should read 55.9').
 _CORRECTED_AFTER = re.compile(r"\W{0,3}\s*(?:should|must)\s+(?:read|be|say)\b"
                               r"|\W{0,3}\s*(?:now\s+)?(?:reads|is\s+corrected\s+to)\b", re.I)
-_QUOTED = re.compile(r"[\"“]([^\"“”\n]{4,300})[\"”]")
+_QUOTED = re.compile(r"[\"“]((?:[^\"“”\n]|\n(?![ \t]*\n)){4,300})[\"”]")  # a quotation may wrap a line
 _QUOTE_LABEL = re.compile(r"(?:\bv\d+\b|\bversion\s+\d+\b|\b(?:old|earlier|previous|original)\s+"
-                          r"(?:text|sentence|wording|draft|version)\b|\bsentence\b|\bwording\b)[^\n\"“]{0,30}$",
-                          re.I)
+                          r"(?:text|sentence|wording|draft|version)\b|\bsentence\b|\bwording\b"
+                          # "The pipeline refused to print "the CNN beats the MLP"": words not written
+                          r"|\b(?:refused|refuses|declined|declines)\s+to\s+\w+"
+                          r"|\b(?:no\s+longer|never|does\s+not|doesn't|did\s+not|didn't|will\s+not|won't)\s+"
+                          r"(?:say|says|print|prints|write|writes|claim|claims)\b)[^\n\"“]{0,30}$", re.I)
 _REVIEWER_LINE = re.compile(r"[ \t>]*(?:[*_]{1,2})?\s*(?:R\d+(?:\.\d+)?|Reviewer\s*#?\s*\w*|Meta-?review\w*"
                             r"|AC)\b", re.I)
 
@@ -406,11 +425,16 @@ def _mask_superseded(t: str) -> str:
         for number in _NUMBER.finditer(t, lo, hi):
             out[number.start() : number.end()] = spaces(number.group(0))
 
+    latest = max((int(v) for v in re.findall(r"\bv(\d+)\b", t)), default=0)
     for q in _QUOTED.finditer(t):
         line_start = t.rfind("\n", 0, q.start()) + 1
         before = t[line_start : q.start()]
         after = t[q.end() : q.end() + 60]
-        if _QUOTE_LABEL.search(before) or _REVIEWER_LINE.match(t, line_start) \
+        label = _QUOTE_LABEL.search(before)
+        if label is not None and (version := re.match(r"v(\d+)\b", label.group(0))) is not None \
+                and int(version.group(1)) >= latest:
+            label = None  # '**¶1, v2:** "..."' beside v1's: the current version's words, checked
+        if label is not None or _REVIEWER_LINE.match(t, line_start) \
                 or _SUPERSEDED.match(re.sub(r"^\W*(?:in\s+the\s+\w+\s+)?", "", after)):
             out[q.start(1) : q.end(1)] = spaces(q.group(1))  # its numbers and its wording
         elif _CORRECTED_AFTER.match(t, q.end()):
@@ -685,6 +709,11 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = tok.setting = True  # "the scale of the outcome (25–346)": the data, no result
         if _REFUTED_AFTER.match(t, end):
             tok.decoy = True  # "bo's 58.9 came from a stale build folder": quoted to be corrected
+        if _REVIEW_SCORE_BEFORE.search(t, max(0, start - 40), start):
+            tok.decoy = True  # "**Recommendation:** 2 (weak reject)": a review's score
+        if integer and not unit and (_OF_COUNT_AFTER.match(t, end)
+                                     or _OF_COUNT_BEFORE.search(t, max(0, start - 12), start)):
+            tok.decoy = True  # "Review round: 1 of 2", "page 3 of 10": a place in a count, no result
         if re.search(r"\bfrom\s*$", window, re.I) and _TO_THE_FINAL.match(t, end):
             tok.decoy = True  # "drop from 61.8 (raw target) to the final value": the level before a change
         if _NORM_BEFORE.search(window) or _EXPECTED_AFTER.match(t, end):

@@ -75,7 +75,9 @@ HEDGE = re.compile(
     r"\b(?:not|n't|never|cannot|can't|whether|if|might|may|could|unclear|inconclusive|insufficient|"
     r"fails? to|failed to|without|nor|neither|hypothes\w+|predicts?|expected to|would|unless|"
     r"claimed|claims?|question|test(?:s|ed)? whether|too few|no evidence|not shown|before|"
-    r"hoped|aim(?:s|ed)? to|probability|chance|likelihood|odds|P\(|how often)\b|\?", re.I)
+    r"hoped|aim(?:s|ed)? to|probability|chance|likelihood|odds|P\(|how often"
+    # "CNNs are routinely said to beat MLPs": a belief reported, not asserted of these models
+    r"|said to|believed to|thought to|reputed to|reported to|supposed to|folklore)\b|\?", re.I)
 #: A sentence about seed pairs ("in 84 of 100 seed pairs the CNN wins") states P(better), no
 #: verdict; one that says its wording may not be written ("'The CNN outperforms the MLP' is what
 #: we may not write") mentions the wording, it does not assert it.
