@@ -86,10 +86,26 @@ class Mention:
     words: str
 
 
+_PAIRS: dict[tuple[int, ...], tuple[Sequence[ClaimQuantity], tuple[tuple[str, str], ...]]] = {}
+
+
+def _subject_pairs(claims: Sequence[ClaimQuantity]) -> tuple[tuple[str, str], ...]:
+    """Every (subject, name of it) the claims know, sorted: computed once per list of claims, not per
+    sentence (a document asks for its subjects thousands of times). Keyed by the claims' identity,
+    which the entry keeps alive; hashing the claims themselves cost as much as the set."""
+    key = tuple(map(id, claims))
+    hit = _PAIRS.get(key)
+    if hit is None:
+        if len(_PAIRS) > 64:
+            _PAIRS.clear()
+        hit = _PAIRS[key] = (list(claims), tuple(sorted({(g[0], w) for c in claims for g in c.subjects
+                                                         for w in g})))
+    return hit[1]
+
+
 def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantity]) -> list[Mention]:
     """Every subject named in ``t[start:end]``, the longest name winning where names overlap."""
-    pattern, owners = _subject_pattern(tuple(sorted({(g[0], w) for c in claims for g in c.subjects
-                                                     for w in g})))
+    pattern, owners = _subject_pattern(_subject_pairs(claims))
     if pattern is None:
         return []
     found = [Mention(m.start(), m.end(), owners[str(m.lastgroup)], m.group(0))
@@ -138,8 +154,7 @@ def _acronym_pattern(pairs: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str
 def glued_acronyms(t: str, start: int, end: int, found: list[Mention],
                     claims: Sequence[ClaimQuantity]) -> list[Mention]:
     """A subject's acronym in capitals ending a model's CamelCase name: "SmallCNN-16", "TinyMLP"."""
-    pattern, owners = _acronym_pattern(tuple(sorted({(g[0], w) for c in claims for g in c.subjects
-                                                     for w in g})))
+    pattern, owners = _acronym_pattern(_subject_pairs(claims))
     if pattern is None:
         return []
     return [Mention(m.start(), m.end(), owners[m.group(0).rstrip("s")], m.group(0))
