@@ -368,6 +368,16 @@ DATA4 = Path(__file__).parent / "data" / "reconcile_heldout4"
 def _score_with_unbound(project: str, findings: list[dict[str, Any]],
                         data: Path) -> tuple[int, int, list[str]]:
     """(drifts with the right claim, drifts, decoys flagged as 'path:line text')."""
+    scored = score_details(project, findings, data)
+    right = sum(r for r, _ in scored["per_class"].values())
+    total = sum(t for _, t in scored["per_class"].values())
+    return right, total, [f"{c['path']}:{c['line']} {c['text']}" for c, _ in scored["decoys"]]
+
+
+def score_details(project: str, findings: list[dict[str, Any]], data: Path) -> dict[str, Any]:
+    """The held-out scorer's whole answer for one project: per drift class (right, total), the
+    missed drifts with the findings on their lines, the flagged decoys with theirs, and the
+    unbound results reported (scripts/score_reconcile_corpus.py prints it)."""
     key = _key(data)
     flagged: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
     for f in findings:
@@ -376,16 +386,20 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
         (e["path"], e["line"]) for kind in ("drifts", "decoys", "unbound") for e in key.get(kind, [])
         if e["project"] == project)
     used: set[int] = set()
-    right = total = 0
+    per_class: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    missed: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
     for d in (d for d in key["drifts"] if d["project"] == project):
-        fits = [f for f in flagged.get((d["path"], d["line"]), [])
+        on = flagged.get((d["path"], d["line"]), [])
+        fits = [f for f in on
                 if (f["claim"] is not None  # a claimless finding is a hand-typed number's, below
                 and f["claim"] in (d["claim"], d.get("bound_claim"), d.get("about")))  # 12, 13: both
                 or (d["class"] == "hand_typed" and f["kind"] in ("hand_typed", "unbound") and not f["claim"])]
-        total += 1
+        per_class[d["class"]][1] += 1
         if fits:
-            right += 1
+            per_class[d["class"]][0] += 1
             used.update(id(f) for f in fits)
+        else:
+            missed.append((d, on))
 
     def on_line(e: dict[str, Any]) -> list[dict[str, Any]]:
         fs = [f for f in flagged.get((e["path"], e["line"]), []) if id(f) not in used]
@@ -393,11 +407,17 @@ def _score_with_unbound(project: str, findings: list[dict[str, Any]],
             fs = [f for f in fs if set(_numbers(f["stated"])) & set(_numbers(e["text"]))]
         return fs
 
-    for u in (u for u in key.get("unbound", []) if u["project"] == project):
-        used.update(id(f) for f in on_line(u) if f["kind"] in ("unbound", "hand_typed"))
-    decoys = [f"{c['path']}:{c['line']} {c['text']}" for c in key["decoys"]
-              if c["project"] == project and on_line(c)]
-    return right, total, decoys
+    unbound = [u for u in key.get("unbound", []) if u["project"] == project]
+    unreported = []
+    for u in unbound:
+        hits = [f for f in on_line(u) if f["kind"] in ("unbound", "hand_typed")]
+        used.update(id(f) for f in hits)
+        if not hits:
+            unreported.append(u)
+    decoys = [(c, fs) for c in key["decoys"] if c["project"] == project and (fs := on_line(c))]
+    return {"per_class": dict(per_class), "missed": missed, "decoys": decoys,
+            "unbound": (len(unbound) - len(unreported), len(unbound)), "unreported": unreported,
+            "n_decoys": sum(1 for c in key["decoys"] if c["project"] == project)}
 
 
 #: (project, corpus): (drifts with the right claim at least, decoys flagged at most).
