@@ -102,3 +102,28 @@ def test_untracked_files_where_the_build_reads_are_inputs(project: tuple[git.Rep
     (root / rel).write_text("x\n")
     state = git_state(root)
     assert state["dirty"] is True and state["dirty_files"] == [f"proj/{rel}"]
+
+
+def test_answers_kept_by_commit_follow_head(project: tuple[git.Repo, Path]) -> None:
+    """What a commit's tree and history hold is kept for the process by that commit: a new commit
+    (a folder of tracked inputs added) and a reset back to the first one are each answered as
+    asking git from nothing answers them."""
+    from evidence.core import provenance
+
+    repo, root = project
+    first = git_state(root)
+    start = repo.head.commit.hexsha
+    (root / "data").mkdir()
+    (root / "data" / "tracked.csv").write_text("a\n1\n")
+    commit_all(repo, "data")
+    (root / "data" / "x.csv").write_text("x\n")  # untracked, in a folder HEAD now tracks: an input
+    (root / "experiments" / "a.toml").write_text("x = 3\n")
+    state = git_state(root)
+    assert state["commit"] == repo.head.commit.hexsha == state["inputs_commit"] != first["inputs_commit"]
+    assert state["dirty_files"] == ["proj/data/x.csv", "proj/experiments/a.toml"]
+    provenance._COMMIT_ANSWERS.clear()
+    assert git_state(root) == state
+    repo.git.reset("-q", "--hard", start)  # data/ is no tracked folder at the first commit
+    assert git_state(root) == first
+    provenance._COMMIT_ANSWERS.clear()
+    assert git_state(root) == first
