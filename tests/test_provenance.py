@@ -127,3 +127,30 @@ def test_answers_kept_by_commit_follow_head(project: tuple[git.Repo, Path]) -> N
     assert git_state(root) == first
     provenance._COMMIT_ANSWERS.clear()
     assert git_state(root) == first
+
+
+def test_the_inputs_commit_and_its_time_need_no_look_at_the_working_tree(
+        project: tuple[git.Repo, Path]) -> None:
+    """The exports' date and the PDF's timestamp ask only for the last commit of the inputs:
+    :func:`inputs_commit` answers as git_state does, without ``git status`` (an unreadable index
+    stops that, not this), and :func:`committed_time` is the commit's own time."""
+    from evidence.core.provenance import committed_time, inputs_commit
+
+    repo, root = project
+    first = repo.head.commit.hexsha
+    assert inputs_commit(root) == git_state(root)["inputs_commit"] == first
+    (root / "figures/f/figure.png").write_text("generated")
+    commit_all(repo, "outputs")
+    (root / "experiments/a.toml").write_text("x = 3\n")  # dirty: not the commit's business
+    assert inputs_commit(root) == git_state(root)["inputs_commit"] == first
+    assert committed_time(root, first) == repo.commit(first).committed_date
+    (Path(repo.git_dir) / "index").write_bytes(b"not an index")
+    with pytest.raises(git.GitCommandError):
+        git_state(root)
+    assert inputs_commit(root) == first
+
+
+def test_outside_git_there_is_no_inputs_commit(tmp_path: Path) -> None:
+    from evidence.core.provenance import inputs_commit
+
+    assert inputs_commit(tmp_path) is None and git_state(tmp_path)["commit"] is None

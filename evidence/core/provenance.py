@@ -86,6 +86,42 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
             "dirty_files": dirty_files[:50], "inputs_commit": inputs_commit}
 
 
+def inputs_commit(root: str | os.PathLike[str]) -> str | None:
+    """``git_state(root)["inputs_commit"]`` without asking ``git status``: the exports' date and
+    the PDF's timestamp need only the last commit of the inputs, which HEAD's commit fixes (two
+    of the four to six ``git status`` runs of a delivery asked for nothing else)."""
+    try:
+        import git
+    except ImportError:  # pragma: no cover - GitPython is a hard dependency
+        return None
+    try:
+        repo = git.Repo(Path(root), search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    try:
+        commit = repo.head.commit.hexsha
+    except ValueError:
+        commit = None  # a repository without commits
+    from evidence.core.project import Project
+
+    project = Project.at(root)
+    top = Path(str(repo.working_tree_dir)).resolve()
+    found: str | None = _by_commit(repo, commit, ("inputs", str(project.root), str(top)),
+                                   lambda: _inputs_commit(repo, project, top))
+    return found
+
+
+def committed_time(root: str | os.PathLike[str], commit: str) -> int:
+    """The commit time (seconds since the epoch) of ``commit`` in the repository holding ``root``;
+    a commit never changes, so it is read once per process."""
+    import git
+
+    repo = git.Repo(Path(root), search_parent_directories=True)
+    when: int = _by_commit(repo, commit, ("committed",),
+                           lambda: int(repo.commit(commit).committed_date))
+    return when
+
+
 #: (git folder, commit, question) -> its answer, for this process: what a commit's tree holds and
 #: which commits its history holds never change, and each delivery step asks again (the
 #: disclosure gate, the manifest, the exports' date, the dirty-inputs check: four or six

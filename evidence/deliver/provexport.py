@@ -333,14 +333,11 @@ def publication_date(project: Project) -> str:
     Not the date of the build: the same inputs must give the same deliverable byte for byte, so
     a rebuild on another day of a clean clone changes no committed file.
     """
-    from evidence.core.provenance import git_state
+    from evidence.core.provenance import committed_time, inputs_commit
 
-    commit = git_state(project.root).get("inputs_commit")
+    commit = inputs_commit(project.root)
     if commit:
-        import git
-
-        when = git.Repo(project.root, search_parent_directories=True).commit(commit).committed_datetime
-        return when.astimezone(UTC).strftime("%Y-%m-%d")
+        return datetime.fromtimestamp(committed_time(project.root, commit), UTC).strftime("%Y-%m-%d")
     return datetime.now(UTC).strftime("%Y-%m-%d")
 
 
