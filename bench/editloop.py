@@ -146,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     folders = prepare(size, engines)
     timed = [sys.executable, "-m", "doit", "--reporter", "json", "deliver"]
     plain = [sys.executable, "-m", "doit", "deliver"]
-    envs = {name: {**size.env, "PYTHONPATH": str(engine)} for name, engine in engines.items()}
+    # the harness's environment drops every EVIDENCE_* variable: the warm doit's is passed on
+    warm = {"EVIDENCE_WARM_DOIT": os.environ["EVIDENCE_WARM_DOIT"]}
+    envs = {name: {**size.env, **warm, "PYTHONPATH": str(engine)} for name, engine in engines.items()}
     for name, folder in folders.items():  # settle: build the state and record the index
         for _ in range(2):
             run_one(plain, folder, envs[name])

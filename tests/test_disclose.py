@@ -327,6 +327,51 @@ def test_a_stale_figure_and_a_missing_one_are_disclosed(trained: Path, tmp_path:
     assert "1 output(s) differ" in found["stale_artifact:figure-fresh"].message
 
 
+def test_a_figure_checked_in_an_earlier_process_is_checked_again_when_a_file_it_names_changes(
+        trained: Path, tmp_path: Path) -> None:
+    """The audit keeps each sidecar's file check by the stat of the sidecar and of every file it
+    names: a later process answers from it while they are unchanged, and an output rewritten
+    with bytes of the same size (its mtime set back: only the inode change time tells) is named."""
+    import time
+
+    from evidence.core import memo as memos
+
+    root = copy_project(trained, tmp_path)
+    project, resolved, report = inputs(root)
+    store = RunStore(project.runs_dir)
+    claim = next(c for c in resolved["claims"] if c["id"] == "small_accuracy")
+    runs = sorted(r["run_id"] for r in claim["runs"])
+    folder = project.figures_dir / "kept"
+    folder.mkdir(parents=True)
+    image = folder / "figure.png"
+    image.write_bytes(b"\x89PNG first drawing")
+    record = {
+        "schema_version": 1, "step": "figure", "artifact": "figure", "name": "kept", "source": "runs",
+        "spec": "figures/kept/figure.toml",
+        "selections": [{"experiment": "tiny", "where": {"variant": "small"}}], "runs": runs,
+        "inputs": {f"runs/{r}/results.json": digest_file(store.path(r) / "results.json") for r in runs},
+        "code": {"digest": digest_bytes(b"code"), "files": {}}, "git": {"commit": None, "dirty": None},
+        "packages": {}, "outputs": {"figures/kept/figure.png": digest_file(image)},
+        "caption": "accuracy", "spread": "±1 SD over 2 seeds", "gate": {}, "values": []}
+    sidecar = folder / "figure.provenance.json"
+    sidecar.write_text(json.dumps(record), "utf-8")
+    past = time.time() - 60
+    for path in (image, sidecar, *(store.path(r) / "results.json" for r in runs)):
+        os.utime(path, (past, past))  # out of the memo's racily-clean window
+    claim["figures"] = ["kept"]
+    assert "stale_artifact:figure-kept" not in by_id(disclose.audit(project, resolved, report))
+    memos.save_all()
+    memos._REGISTRY.clear()  # as in a new process: read back from the memo files
+    checks = json.loads((project.cache_dir / "memo-artifact-checks.json").read_text("utf-8"))
+    assert checks["entries"]["figures/kept/figure.provenance.json"]["value"] == {}
+    assert "stale_artifact:figure-kept" not in by_id(disclose.audit(project, resolved, report))
+
+    image.write_bytes(b"\x89PNG other drawing")  # the same size
+    os.utime(image, (past, past))  # and the same mtime
+    found = by_id(disclose.audit(project, resolved, report))
+    assert "1 output(s) differ" in found["stale_artifact:figure-kept"].message
+
+
 def test_the_test_split_used_during_selection_is_disclosed(trained: Path, tmp_path: Path) -> None:
     root = copy_project(trained, tmp_path)
     project, resolved, report = inputs(root)

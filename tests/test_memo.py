@@ -128,6 +128,85 @@ def test_a_copied_project_does_not_answer_from_the_original_files(tmp_path: Path
 # -- expansions through the memo -----------------------------------------------------------
 
 
+def _many(memo: memos.Memo, inputs: list[Path], count: int, tag: str = "v") -> None:
+    for index in range(count):
+        memo.store(f"key{index}", [inputs[index % len(inputs)]], f"{tag}{index}", time.time_ns())
+
+
+def test_a_large_memo_is_written_in_shards_and_only_the_changed_shard_again(tmp_path: Path) -> None:
+    """Past SHARD_ENTRIES entries the memo file names its shards; a changed value rewrites its
+    own shard only, and every value reads back the same from a new process's memo."""
+    inputs = []
+    for index in range(3):
+        inputs.append(tmp_path / f"in{index}.txt")
+        inputs[-1].write_text(str(index))
+        age(inputs[-1])
+    count = memos.SHARD_ENTRIES + 100
+    memo = memos.Memo(tmp_path / "cache", "t")
+    _many(memo, inputs, count)
+    memo.save()
+    header = json.loads(memo.path.read_text())
+    shards = header["shards"]
+    assert shards >= memos.MIN_SHARDS and "entries" not in header
+    files = sorted((tmp_path / "cache").glob("memo-t.s*.json"))
+    assert len(files) == shards
+    assert sum(len(json.loads(f.read_text())["entries"]) for f in files) == count
+    before = {f.name: f.stat().st_ino for f in files}
+
+    again = memos.Memo(tmp_path / "cache", "t")  # a new process
+    assert [again.lookup(f"key{i}") for i in (0, 7, count - 1)] == \
+        [(True, "v0"), (True, "v7"), (True, f"v{count - 1}")]
+    again.store("key7", [inputs[1]], "changed", time.time_ns())
+    again.save()
+    after = {f.name: f.stat().st_ino for f in sorted((tmp_path / "cache").glob("memo-t.s*.json"))}
+    rewritten = [name for name in after if after[name] != before[name]]
+    assert rewritten == [again.shard_path(again._index("key7")).name]  # written atomically: a new inode
+    third = memos.Memo(tmp_path / "cache", "t")
+    assert third.lookup("key7") == (True, "changed") and third.lookup("key8") == (True, "v8")
+    # an input edited: the value of every key that read it is a miss, in any shard
+    inputs[2].write_text("edited, longer")
+    age(inputs[2], 30.0)
+    fourth = memos.Memo(tmp_path / "cache", "t")
+    assert fourth.lookup("key2") == (False, None) and fourth.lookup("key5") == (False, None)
+    assert fourth.lookup("key3") == (True, "v3")
+
+
+def test_a_memo_that_shrinks_goes_back_to_one_file(tmp_path: Path) -> None:
+    source = tmp_path / "in.txt"
+    source.write_text("x")
+    age(source)
+    memo = memos.Memo(tmp_path / "cache", "t")
+    _many(memo, [source], memos.SHARD_ENTRIES + 1)
+    memo.save()
+    assert list((tmp_path / "cache").glob("memo-t.s*.json"))
+    again = memos.Memo(tmp_path / "cache", "t")
+    again.forget([f"key{i}" for i in range(10)])  # every shard read, the others' entries dropped
+    again.save()
+    assert not list((tmp_path / "cache").glob("memo-t.s*.json"))
+    stored = json.loads(again.path.read_text())["entries"]
+    assert sorted(stored) == sorted(f"key{i}" for i in range(10))
+    assert memos.Memo(tmp_path / "cache", "t").lookup("key9") == (True, "v9")
+    assert memos.Memo(tmp_path / "cache", "t").lookup("key10") == (False, None)
+
+
+def test_the_shards_of_a_copied_project_are_not_used(tmp_path: Path) -> None:
+    """Each shard records the folder it was written for, as the memo file does."""
+    import shutil
+
+    original = tmp_path / "a"
+    original.mkdir()
+    source = original / "in.txt"
+    source.write_text("x")
+    age(source)
+    memo = memos.Memo(original / ".evidence" / "cache", "t", original)
+    _many(memo, [source], memos.SHARD_ENTRIES + 1)
+    memo.save()
+    copy = tmp_path / "b"
+    shutil.copytree(original, copy, symlinks=True)
+    assert memos.Memo(copy / ".evidence" / "cache", "t", copy).lookup("key3") == (False, None)
+    assert memos.Memo(original / ".evidence" / "cache", "t", original).lookup("key3") == (True, "v3")
+
+
 def test_memoised_expansion_equals_expansion_and_follows_edits(make_project: Callable[..., Path]) -> None:
     root = make_project()
     project = Project.at(root)

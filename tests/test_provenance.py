@@ -102,3 +102,55 @@ def test_untracked_files_where_the_build_reads_are_inputs(project: tuple[git.Rep
     (root / rel).write_text("x\n")
     state = git_state(root)
     assert state["dirty"] is True and state["dirty_files"] == [f"proj/{rel}"]
+
+
+def test_answers_kept_by_commit_follow_head(project: tuple[git.Repo, Path]) -> None:
+    """What a commit's tree and history hold is kept for the process by that commit: a new commit
+    (a folder of tracked inputs added) and a reset back to the first one are each answered as
+    asking git from nothing answers them."""
+    from evidence.core import provenance
+
+    repo, root = project
+    first = git_state(root)
+    start = repo.head.commit.hexsha
+    (root / "data").mkdir()
+    (root / "data" / "tracked.csv").write_text("a\n1\n")
+    commit_all(repo, "data")
+    (root / "data" / "x.csv").write_text("x\n")  # untracked, in a folder HEAD now tracks: an input
+    (root / "experiments" / "a.toml").write_text("x = 3\n")
+    state = git_state(root)
+    assert state["commit"] == repo.head.commit.hexsha == state["inputs_commit"] != first["inputs_commit"]
+    assert state["dirty_files"] == ["proj/data/x.csv", "proj/experiments/a.toml"]
+    provenance._COMMIT_ANSWERS.clear()
+    assert git_state(root) == state
+    repo.git.reset("-q", "--hard", start)  # data/ is no tracked folder at the first commit
+    assert git_state(root) == first
+    provenance._COMMIT_ANSWERS.clear()
+    assert git_state(root) == first
+
+
+def test_the_inputs_commit_and_its_time_need_no_look_at_the_working_tree(
+        project: tuple[git.Repo, Path]) -> None:
+    """The exports' date and the PDF's timestamp ask only for the last commit of the inputs:
+    :func:`inputs_commit` answers as git_state does, without ``git status`` (an unreadable index
+    stops that, not this), and :func:`committed_time` is the commit's own time."""
+    from evidence.core.provenance import committed_time, inputs_commit
+
+    repo, root = project
+    first = repo.head.commit.hexsha
+    assert inputs_commit(root) == git_state(root)["inputs_commit"] == first
+    (root / "figures/f/figure.png").write_text("generated")
+    commit_all(repo, "outputs")
+    (root / "experiments/a.toml").write_text("x = 3\n")  # dirty: not the commit's business
+    assert inputs_commit(root) == git_state(root)["inputs_commit"] == first
+    assert committed_time(root, first) == repo.commit(first).committed_date
+    (Path(repo.git_dir) / "index").write_bytes(b"not an index")
+    with pytest.raises(git.GitCommandError):
+        git_state(root)
+    assert inputs_commit(root) == first
+
+
+def test_outside_git_there_is_no_inputs_commit(tmp_path: Path) -> None:
+    from evidence.core.provenance import inputs_commit
+
+    assert inputs_commit(tmp_path) is None and git_state(tmp_path)["commit"] is None

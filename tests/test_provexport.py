@@ -177,6 +177,46 @@ def test_a_second_export_builds_nothing_and_writes_what_a_fresh_export_writes(de
     assert {name: (out / name).read_bytes() for name in again} == again
 
 
+def test_an_export_with_nothing_changed_keeps_its_documents_and_an_edited_one_is_written_again(
+        delivered: Path) -> None:
+    """With every part as the last export left it, both documents stay as they are (not assembled
+    or written again); a document edited by hand in the deliverable, or a part that changed (a
+    file of the deliverable the crate lists), is written again, as an export from nothing writes it."""
+    from evidence.core.project import Project
+    from evidence.deliver.assemble import exports_action
+    from evidence.deliver.provexport import export
+
+    project = Project.at(delivered)
+    out = project.deliver_staging_dir
+    exports_action(str(delivered))
+    names = ("prov.json", "ro-crate-metadata.json")
+    written = {name: (out / name).read_bytes() for name in names}
+    stats = {name: (out / name).stat() for name in names}
+    kept = export(project, out)
+    assert kept.built == 0 and kept.fragments > 0
+    assert {name: (out / name).stat().st_ino for name in names} == {n: s.st_ino for n, s in stats.items()}
+    assert {name: (out / name).stat().st_mtime_ns for name in names} == \
+        {n: s.st_mtime_ns for n, s in stats.items()}
+
+    edited = out / "prov.json"
+    edited.write_bytes(written["prov.json"].replace(b'"prov:type"', b'"prov:type" ', 1))
+    export(project, out)
+    assert {name: (out / name).read_bytes() for name in names} == written
+    assert edited.stat().st_ino != stats["prov.json"].st_ino  # written again, atomically
+
+    listed = out / "checklist.md"  # a file of the deliverable the crate's tail lists
+    held = listed.read_bytes()
+    listed.unlink()
+    try:
+        export(project, out)
+        crate = json.loads((out / "ro-crate-metadata.json").read_text("utf-8"))
+        assert "checklist.md" not in {entity["@id"] for entity in crate["@graph"]}
+    finally:
+        listed.write_bytes(held)
+    export(project, out)
+    assert {name: (out / name).read_bytes() for name in names} == written
+
+
 def test_a_new_fragment_that_is_not_valid_is_refused() -> None:
     """Each new fragment is validated against the whole PROV-JSON schema and read back by prov,
     and its crate entities read back by rocrate; the assembled skeleton is checked too."""

@@ -60,6 +60,20 @@ def task_fails():
 
 def task_sleeps():
     return {"actions": [sleep], "uptodate": [False], "verbosity": 2}
+
+
+def memoise():
+    from evidence.core import memo
+
+    source = PROJECT.root / "source.txt"
+    source.write_text(os.environ["PROBE_MARKER"], encoding="utf-8")
+    os.utime(source, ns=(10**18, 10**18))  # long before the value: not racily clean
+    memo.of(PROJECT, "probe").store("marker", [source], os.environ["PROBE_MARKER"], time.time_ns())
+    print("launch=%s memoised" % os.environ.get("EVIDENCE_LAUNCH"))
+
+
+def task_memoise():
+    return {"actions": [memoise], "uptodate": [False], "verbosity": 2}
 '''
 
 
@@ -186,3 +200,15 @@ def test_killing_the_client_ends_the_call(project: Path, engine: dict[str, str])
     assert proc.stdout is not None
     proc.stdout.close()
     assert _gone(pid), "the call's process outlived its client"
+
+
+def test_what_an_action_memoised_outlives_a_call_served_warm(project: Path, engine: dict[str, str]) -> None:
+    """A warm doit's child ends with os._exit, which runs no exit handler: the memos the call's
+    actions stored are written back all the same, as a call's own process writes them at exit."""
+    import json
+
+    assert "launch=warm-doit" in _served_warm(project, engine).stdout
+    done = _call(project, {**engine, "PROBE_MARKER": "kept"}, "memoise")
+    assert done.returncode == 0 and "launch=warm-doit memoised" in done.stdout, done.stdout + done.stderr
+    stored = json.loads((project / ".evidence" / "cache" / "memo-probe.json").read_text("utf-8"))
+    assert stored["entries"]["marker"]["value"] == "kept"

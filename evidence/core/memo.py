@@ -21,6 +21,13 @@ Two rules keep it honest, the ones git uses for its index:
 
 Values must be JSON; callers rebuild their objects from them.
 
+**A large memo is kept in shards.** Past :data:`SHARD_ENTRIES` entries the memo file holds only
+the number of shards, and each entry lives in ``memo-<namespace>.s<i>.json`` by a digest of its
+key's folder: a call that changes a few values writes back only their shards (the export memo
+alone held 4.7 MB of JSON at 1,000 runs, rewritten whole for one changed run), and one that looks
+up a few keys reads only theirs. Every entry still carries the signature of its inputs, so a
+shard left by another writer can only cost a miss, never answer for a changed file.
+
 **A memo belongs to one project folder.** Keys and input paths inside the project are stored
 relative to its root, and the memo file records the root it was written for (its path and
 inode): a project that was copied (``cp -a``) or moved starts with an empty memo, because its
@@ -41,6 +48,7 @@ import itertools
 import json
 import os
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,8 +58,15 @@ from evidence.core import lookonce
 from evidence.core.hashing import write_bytes_atomic
 from evidence.core.project import Project
 
-#: Bump when the layout of stored values changes; older memo files are then ignored.
+#: Bump when the layout of stored values changes; older memo files are then ignored. (Shards
+#: did not bump it: a memo file of shards holds no ``entries``, which an older reader takes for
+#: an empty memo, and a memo file of entries still reads as one shard.)
 MEMO_VERSION = 4
+#: A memo with more entries than this is written in shards (see the module docstring) ...
+SHARD_ENTRIES = 128
+#: ... of about this many entries each (a power of two shards, at least MIN_SHARDS).
+ENTRIES_PER_SHARD = 64
+MIN_SHARDS = 16
 #: A file modified this recently when its value was computed is "racily clean" (see above).
 RACY_SECONDS = 2.0
 
@@ -124,16 +139,63 @@ class Memo:
         self.path = cache_dir / f"memo-{namespace}.json"
         self.root = root
         self._prefix = None if root is None else str(root) + os.sep
-        self._entries: dict[str, dict[str, Any]] | None = None
+        # shard -> its entries (None: not read yet); one shard, the memo file itself, until the
+        # memo grows past SHARD_ENTRIES (see the module docstring)
+        self._shards: list[dict[str, dict[str, Any]] | None] | None = None
+        self._dirty_shards: set[int] = set()
         self._volatile: dict[str, dict[str, Any]] = {}  # racily clean values: this process only
         self._checked: dict[str, tuple[int, Any]] = {}  # key -> (steady scope it was checked in, value)
-        self._dirty = False
+
+    @property
+    def _dirty(self) -> bool:
+        return bool(self._dirty_shards)
+
+    def _header(self) -> dict[str, Any]:
+        return {"version": MEMO_VERSION, "root": _root_identity(self.root)}
+
+    def shard_path(self, index: int) -> Path:
+        """The file of shard ``index`` of a memo kept in shards."""
+        return self.path.with_name(f"{self.path.stem}.s{index}.json")
+
+    def _layout(self) -> list[dict[str, dict[str, Any]] | None]:
+        """The shards (read from the memo file once: its entries, or how many shards hold them)."""
+        if self._shards is None:
+            raw = read_cache_file(self.path, self._header(), "entries", allow={"shards": int})
+            count = raw.get("shards") if isinstance(raw.get("shards"), int) else None
+            if count is not None and count > 1:
+                self._shards = [None] * count
+            else:
+                self._shards = [dict(raw.get("entries", {}))]
+        return self._shards
+
+    def _index(self, key: str) -> int:
+        """The shard of ``key``: by its folder where it is a path, so that the outputs one step
+        writes (a figure's files, a run's copies) change few shards, not one each."""
+        shards = self._layout()
+        if len(shards) == 1:
+            return 0
+        return zlib.crc32(key.rpartition("/")[0].encode("utf-8") or key.encode("utf-8")) % len(shards)
+
+    def _shard(self, index: int) -> dict[str, dict[str, Any]]:
+        shards = self._layout()
+        found = shards[index]
+        if found is None:
+            found = shards[index] = read_cache_file(self.shard_path(index), self._header(), "entries")
+        return found
+
+    def _entries_of(self, key: str) -> dict[str, dict[str, Any]]:
+        """The entries of the shard that holds ``key`` (an already stored key)."""
+        return self._shard(self._index(key))
 
     def _load(self) -> dict[str, dict[str, Any]]:
-        if self._entries is None:
-            self._entries = read_cache_file(self.path, {"version": MEMO_VERSION,
-                                                        "root": _root_identity(self.root)}, "entries")
-        return self._entries
+        """Every entry (every shard read): for the callers that need them all."""
+        shards = self._layout()
+        if len(shards) == 1:
+            return self._shard(0)
+        merged: dict[str, dict[str, Any]] = {}
+        for index in range(len(shards)):
+            merged.update(self._shard(index))
+        return merged
 
     def _key(self, key: str) -> str:
         """``key`` with the project root taken out of every path in it."""
@@ -199,11 +261,10 @@ class Memo:
         ``(False, None)``: the first half of :meth:`get`, for a caller that computes many
         missing values together before it stores them (and stores none if one fails)."""
         key = self._key(key)
-        entries = self._load()
         scope = _scope
         if scope is not None and self._checked.get(key, (None, None))[0] == scope:
             return True, self._checked[key][1]
-        for stored in (self._volatile.get(key), entries.get(key)):
+        for stored in (self._volatile.get(key), self._entries_of(key).get(key)):
             if isinstance(stored, dict) and "value" in stored and self._unchanged(stored.get("inputs")):
                 if scope is not None:
                     self._checked[key] = (scope, stored["value"])
@@ -215,62 +276,125 @@ class Memo:
         started at ``started_ns`` (``time.time_ns()``): a file modified since shortly before then
         is racily clean, and the value is kept for this process only (see the module docstring)."""
         key = self._key(key)
-        entries = self._load()
+        index = self._index(key)
+        entries = self._shard(index)
         sig = self._signature(inputs)
         if _racy(sig, started_ns):  # good for this process (same signature), never stored
             self._volatile[key] = {"inputs": sig, "value": value}
             if entries.pop(key, None) is not None:
-                self._dirty = True
+                self._dirty_shards.add(index)
         else:
             self._volatile.pop(key, None)
             entries[key] = {"inputs": sig, "value": value}
-            self._dirty = True
+            self._dirty_shards.add(index)
         if _scope is not None:
             self._checked[key] = (_scope, value)
 
     def checked_signature(self, key: str) -> Signature | None:
         """The input signature ``key``'s value was last checked (or stored) against."""
         key = self._key(key)
-        for stored in (self._volatile.get(key), self._load().get(key)):
+        for stored in (self._volatile.get(key), self._entries_of(key).get(key)):
             if isinstance(stored, dict) and "inputs" in stored:
                 return list(stored["inputs"])
         return None
 
     def forget(self, keep: Iterable[str]) -> None:
         """Drop every entry not in ``keep`` (specs that were deleted, renamed experiments)."""
-        entries = self._load()
-        stale = set(entries) - {self._key(k) for k in keep}
-        for key in stale:
-            del entries[key]
-        self._dirty = self._dirty or bool(stale)
+        kept = {self._key(k) for k in keep}
+        for index in range(len(self._layout())):
+            entries = self._shard(index)
+            stale = set(entries) - kept
+            for key in stale:
+                del entries[key]
+            if stale:
+                self._dirty_shards.add(index)
 
     def save(self) -> None:
-        """Write the memo back if anything changed (atomically; failures only cost speed)."""
-        if not self._dirty or self._entries is None:
+        """Write the memo back if anything changed (atomically; failures only cost speed): the
+        shards that changed, or the whole memo in a new number of shards when it grew or shrank
+        past a power of two (see the module docstring)."""
+        if not self._dirty_shards or self._shards is None:
             return
-        root = _root_identity(self.root)
+        shards = self._shards
+        if all(shard is not None for shard in shards):
+            wanted = _shard_count(len(self._load()))  # (a key is counted once, in any shard)
+            if wanted != len(shards):
+                self._reshard(wanted)
+                return
+        written = True
+        for index in sorted(self._dirty_shards):
+            shard = shards[index]
+            if shard is None:
+                continue
+            path = self.path if len(shards) == 1 else self.shard_path(index)
+            written = self._write(path, shard) and written
+        self._dirty_shards = set() if written else self._dirty_shards
+
+    def _reshard(self, count: int) -> None:
+        """Write every entry into ``count`` shards (one: the memo file itself), then the memo file
+        that says how many, and remove the shard files no longer used."""
+        entries = self._load()
+        fresh: list[dict[str, dict[str, Any]]] = [{} for _ in range(count)]
+        self._shards = list(fresh)
+        for key, stored in entries.items():
+            fresh[self._index(key)][key] = stored
+        written = True
+        if count == 1:
+            written = self._write(self.path, fresh[0])
+        else:
+            for index, shard in enumerate(fresh):
+                written = self._write(self.shard_path(index), shard) and written
+            written = written and write_cache_file(self.path, json.dumps(
+                {**self._header(), "shards": count}, separators=(",", ":")))
+        if written:
+            for leftover in self.path.parent.glob(f"{self.path.stem}.s*.json"):
+                number = leftover.name[len(self.path.stem) + 2:-len(".json")]
+                if not (number.isdigit() and int(number) < count and count > 1):
+                    leftover.unlink(missing_ok=True)
+        self._dirty_shards = set() if written else set(range(count))
+
+    def _write(self, path: Path, entries: dict[str, dict[str, Any]]) -> bool:
         try:
-            data = json.dumps({"version": MEMO_VERSION, "root": root, "entries": self._entries},
-                              separators=(",", ":"), allow_nan=False)
+            data = json.dumps({**self._header(), "entries": entries}, separators=(",", ":"),
+                              allow_nan=False)
         except (TypeError, ValueError):  # a value JSON cannot hold (a TOML date): not stored
-            self._entries = {k: v for k, v in self._entries.items() if _is_json(v)}
-            data = json.dumps({"version": MEMO_VERSION, "root": root, "entries": self._entries},
-                              separators=(",", ":"), allow_nan=False)
-        self._dirty = not write_cache_file(self.path, data)
+            for key in [k for k, v in entries.items() if not _is_json(v)]:
+                del entries[key]
+            data = json.dumps({**self._header(), "entries": entries}, separators=(",", ":"),
+                              allow_nan=False)
+        return write_cache_file(path, data)
 
 
-def read_cache_file(path: Path, header: dict[str, Any], field: str) -> dict[str, Any]:
+def _shard_count(entries: int) -> int:
+    """How many shards a memo of ``entries`` entries is kept in (1: the memo file alone)."""
+    if entries <= SHARD_ENTRIES:
+        return 1
+    count = MIN_SHARDS
+    while count * ENTRIES_PER_SHARD < entries:
+        count *= 2
+    return count
+
+
+def read_cache_file(path: Path, header: dict[str, Any], field: str,
+                    allow: dict[str, type] | None = None) -> dict[str, Any]:
     """The ``field`` of a cache file whose other fields are ``header`` (its version, what it was
     written for); empty if the file is missing, unreadable, or written by another version or for
-    another folder."""
+    another folder.
+
+    ``allow``: other fields the file may hold instead of ``field`` (name -> type); then the
+    answer is ``{"<field>": ..., "<name>": ...}`` with what it holds of them."""
     try:
         raw = json.loads(path.read_bytes())
     except (OSError, ValueError):
         return {}
-    if isinstance(raw, dict) and all(raw.get(k) == v for k, v in header.items()) \
-            and isinstance(raw.get(field), dict):
-        return dict(raw[field])
-    return {}
+    if not isinstance(raw, dict) or not all(raw.get(k) == v for k, v in header.items()):
+        return {}
+    if allow is None:
+        return dict(raw[field]) if isinstance(raw.get(field), dict) else {}
+    found: dict[str, Any] = {field: dict(raw[field])} if isinstance(raw.get(field), dict) else {}
+    found.update({name: raw[name] for name, kind in allow.items()
+                  if isinstance(raw.get(name), kind) and not isinstance(raw.get(name), bool)})
+    return found
 
 
 def write_cache_file(path: Path, text: str) -> bool:

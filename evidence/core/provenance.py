@@ -64,7 +64,8 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
     project = Project.at(root)
     top = Path(str(repo.working_tree_dir)).resolve()
 
-    tracked_folders = _tracked_folders(repo, project.root, top)
+    tracked_folders = _by_commit(repo, commit, ("tracked", str(project.root), str(top)),
+                                 lambda: _tracked_folders(repo, project.root, top))
 
     def is_input(repo_path: str, untracked: bool) -> bool:
         if "__pycache__/" in repo_path:
@@ -79,8 +80,64 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
 
     changed = _changed_files(repo, project, top)
     dirty_files = sorted(p for p, code in changed.items() if is_input(p, code == "??"))
+    inputs_commit = _by_commit(repo, commit, ("inputs", str(project.root), str(top)),
+                               lambda: _inputs_commit(repo, project, top))
     return {"commit": commit, "branch": branch, "dirty": bool(dirty_files),
-            "dirty_files": dirty_files[:50], "inputs_commit": _inputs_commit(repo, project, top)}
+            "dirty_files": dirty_files[:50], "inputs_commit": inputs_commit}
+
+
+def inputs_commit(root: str | os.PathLike[str]) -> str | None:
+    """``git_state(root)["inputs_commit"]`` without asking ``git status``: the exports' date and
+    the PDF's timestamp need only the last commit of the inputs, which HEAD's commit fixes (two
+    of the four to six ``git status`` runs of a delivery asked for nothing else)."""
+    try:
+        import git
+    except ImportError:  # pragma: no cover - GitPython is a hard dependency
+        return None
+    try:
+        repo = git.Repo(Path(root), search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    try:
+        commit = repo.head.commit.hexsha
+    except ValueError:
+        commit = None  # a repository without commits
+    from evidence.core.project import Project
+
+    project = Project.at(root)
+    top = Path(str(repo.working_tree_dir)).resolve()
+    found: str | None = _by_commit(repo, commit, ("inputs", str(project.root), str(top)),
+                                   lambda: _inputs_commit(repo, project, top))
+    return found
+
+
+def committed_time(root: str | os.PathLike[str], commit: str) -> int:
+    """The commit time (seconds since the epoch) of ``commit`` in the repository holding ``root``;
+    a commit never changes, so it is read once per process."""
+    import git
+
+    repo = git.Repo(Path(root), search_parent_directories=True)
+    when: int = _by_commit(repo, commit, ("committed",),
+                           lambda: int(repo.commit(commit).committed_date))
+    return when
+
+
+#: (git folder, commit, question) -> its answer, for this process: what a commit's tree holds and
+#: which commits its history holds never change, and each delivery step asks again (the
+#: disclosure gate, the manifest, the exports' date, the dirty-inputs check: four or six
+#: git_state calls per ``doit deliver``, each reading the tree and the log of HEAD through git
+#: processes of their own). Only ``git status`` (the working tree) is asked every time.
+_COMMIT_ANSWERS: dict[tuple[str, str, tuple[str, ...]], Any] = {}
+
+
+def _by_commit(repo: Any, commit: str | None, question: tuple[str, ...], answer: Any) -> Any:
+    """``answer()``, kept for this process by the repository, HEAD's commit and ``question``."""
+    if commit is None:  # no commit yet: nothing is fixed
+        return answer()
+    key = (str(repo.git_dir), commit, question)
+    if key not in _COMMIT_ANSWERS:
+        _COMMIT_ANSWERS[key] = answer()
+    return _COMMIT_ANSWERS[key]
 
 
 def commits_not_in_history(root: str | os.PathLike[str], commits: Iterable[str]) -> dict[str, str]:
@@ -197,13 +254,22 @@ def _entries(repo: Any, top: Path, folder: Path) -> set[str]:
     an uncommitted change too."""
     names = {entry.name for entry in os.scandir(top / folder)} if (top / folder).is_dir() else set()
     try:
+        commit = repo.head.commit.hexsha
+    except ValueError:
+        return names  # no commit yet
+    return names | _by_commit(repo, commit, ("entries", str(top), folder.as_posix()),
+                              lambda: _tree_names(repo, folder))
+
+
+def _tree_names(repo: Any, folder: Path) -> set[str]:
+    """Names in ``folder`` at HEAD (empty where HEAD does not hold it)."""
+    try:
         tree = repo.head.commit.tree
         if folder != Path("."):
             tree = tree / folder.as_posix()
-        names |= {item.name for item in tree}
+        return {item.name for item in tree}
     except (ValueError, KeyError, TypeError):
-        pass  # no commit yet, or the folder is not in it
-    return names
+        return set()  # the folder is not in it
 
 
 def _inputs_commit(repo: Any, project: Any, top: Path) -> str | None:

@@ -70,14 +70,10 @@ def latex_dir(project: Project) -> Path:
 
 def source_date_epoch(project: Project) -> str:
     """Seconds of the last commit of the inputs (0 outside git): the PDF's only timestamp."""
-    from evidence.core.provenance import git_state
+    from evidence.core.provenance import committed_time, inputs_commit
 
-    commit = git_state(project.root).get("inputs_commit")
-    if not commit:
-        return "0"
-    import git
-
-    return str(git.Repo(project.root, search_parent_directories=True).commit(commit).committed_date)
+    commit = inputs_commit(project.root)
+    return str(committed_time(project.root, commit)) if commit else "0"
 
 
 def stage(project: Project, figures: dict[str, Path], tables: dict[str, Path]) -> Path:

@@ -48,6 +48,15 @@ fragments and a valid skeleton make a valid document: :mod:`evidence.deliver.pro
 not validated or read back whole again. Reading back is thus done for what changed, and only
 that. Both files are written atomically (temporary file, rename): a failed or interrupted export
 leaves the previous ones whole.
+
+**Nothing changed.** An export whose every part has the key it had at the last export (the same
+runs, figure and table summaries and deliverable files, the same head, claims and tail inputs,
+the same code), with the sealed files of those runs and the sidecars unchanged by their stat,
+writes the bytes the last one wrote. When both of its documents in the deliverable are still the
+ones recorded then (:func:`evidence.core.outputs.verified_digest`), they are kept as they are:
+not loading the fragments (the memo of 1,000 runs' rendered parts is megabytes of JSON), nor
+assembling, checking and writing both documents again. That is a sentence of the paper edited,
+or any delivery whose runs, figures and tables stand (memo namespace ``export-documents``).
 """
 
 from __future__ import annotations
@@ -83,6 +92,7 @@ TAIL = ("paper.md", "paper.html", "claims.tex", "compute.json", "compute.md", "p
         "disclosures.json", "EVIDENCE.json", "reconcile.md", "checklist.md", "checklist.tex", "evidence.html")
 FRAGMENTS = "export-fragments"
 SIDECARS = "export-sidecars"
+DOCUMENTS = "export-documents"
 
 
 def _json(path: Path) -> Any:
@@ -146,12 +156,12 @@ def _code_key(project: Project) -> str:
 class _Fragments:
     """The fragments of one export, in document order: kept ones from the memo, new ones built."""
 
-    def __init__(self, project: Project, out: Path) -> None:
+    def __init__(self, project: Project, out: Path, code: str) -> None:
         from evidence.core import memo
 
         self.memo = memo.of(project, FRAGMENTS)
         self.crate = provgraph.CrateBuilder(out)
-        self.code = _code_key(project)
+        self.code = code
         self.stored: list[dict[str, Any]] = []
         self.new: list[Fragment] = []
         self.keys: list[str] = []
@@ -323,14 +333,11 @@ def publication_date(project: Project) -> str:
     Not the date of the build: the same inputs must give the same deliverable byte for byte, so
     a rebuild on another day of a clean clone changes no committed file.
     """
-    from evidence.core.provenance import git_state
+    from evidence.core.provenance import committed_time, inputs_commit
 
-    commit = git_state(project.root).get("inputs_commit")
+    commit = inputs_commit(project.root)
     if commit:
-        import git
-
-        when = git.Repo(project.root, search_parent_directories=True).commit(commit).committed_datetime
-        return when.astimezone(UTC).strftime("%Y-%m-%d")
+        return datetime.fromtimestamp(committed_time(project.root, commit), UTC).strftime("%Y-%m-%d")
     return datetime.now(UTC).strftime("%Y-%m-%d")
 
 
@@ -348,7 +355,7 @@ class Exported:
 def export(project: Project, out: Path) -> Exported:
     """prov.json and ro-crate-metadata.json in the assembled deliverable ``out``, both validated
     (see the module docstring: new fragments in full, the assembled documents by structure)."""
-    from evidence.core.hashing import digest_json, write_bytes_atomic
+    from evidence.core.hashing import digest_bytes, digest_json, write_bytes_atomic
     from evidence.core.outputs import record_outputs
     from evidence.core.provenance import package_versions
     from evidence.deliver.claims import claims_path
@@ -358,25 +365,38 @@ def export(project: Project, out: Path) -> Exported:
     runs = used_runs(project, claims, items)
     copy_runs(project, out, runs)
     used = set(runs)
-    fragments = _Fragments(project, out)
-    head = fragments.head(package_versions(("evidence",))["evidence"] or "unknown",
-                          str(claims.get("title", "")), publication_date(project))
+    started = time.time_ns()
+    code = _code_key(project)
+    head_inputs = [package_versions(("evidence",))["evidence"] or "unknown", str(claims.get("title", "")),
+                   publication_date(project)]
+    # (key, input files, builder) of every run's, figure's and table's fragment, in document order
+    parts: list[tuple[str, list[Path], Any]] = []
     for run_id in runs:
         folder = project.runs_dir / run_id
-        fragments.add(f"run:{run_id}", [folder / "spec.json", folder / "provenance.json"],
-                      lambda crate, r=run_id: _run_fragment(project, r, crate))
+        parts.append((f"run:{run_id}", [folder / "spec.json", folder / "provenance.json"],
+                      lambda crate, r=run_id: _run_fragment(project, r, crate)))
     for item in items:
         cited = [r for r in item["runs"] if r in used]
         present = [rel for rel in provgraph.sidecar_files(item) if (out / rel).is_file()]
         sidecar = project.root / item["sidecar"]
-        fragments.add(f"{item['kind']}:{item['name']}:{digest_json([item, cited, present])[:16]}",
+        parts.append((f"{item['kind']}:{item['name']}:{digest_json([item, cited, present])[:16]}",
                       [sidecar, sidecar.parent / "source_data.provenance.json"],
-                      lambda crate, i=item, c=cited, p=present: provgraph.sidecar_fragment(i, c, p, crate))
-    resolved = provgraph.claims_fragment(claims, runs, [rel for rel in ("claims.json", "verify/report.json")
-                                                        if (out / rel).is_file()], fragments.crate)
+                      lambda crate, i=item, c=cited, p=present: provgraph.sidecar_fragment(i, c, p, crate)))
+    claims_present = [rel for rel in ("claims.json", "verify/report.json") if (out / rel).is_file()]
     # prov.json is in the crate: it is written (below) before the crate is
-    tail = provgraph.tail_fragment([rel for rel in (*TAIL, *sorted(p.name for p in out.glob("*.pdf")))
-                                    if rel == "prov.json" or (out / rel).is_file()], fragments.crate)
+    tail_rels = [rel for rel in (*TAIL, *sorted(p.name for p in out.glob("*.pdf")))
+                 if rel == "prov.json" or (out / rel).is_file()]
+    prov_path, crate_path = out / "prov.json", out / "ro-crate-metadata.json"
+    documents = _Documents(project, code, digest_json(
+        [head_inputs, [key for key, _, _ in parts], claims, runs, claims_present, tail_rels]))
+    if documents.kept(prov_path, crate_path):
+        return Exported(prov_path, crate_path, 0, len(parts))
+    fragments = _Fragments(project, out, code)
+    head = fragments.head(*head_inputs)
+    for key, inputs, build in parts:
+        fragments.add(key, inputs, build)
+    resolved = provgraph.claims_fragment(claims, runs, claims_present, fragments.crate)
+    tail = provgraph.tail_fragment(tail_rels, fragments.crate)
     for fragment in (head.fragment, *fragments.new, resolved, tail):
         provgraph.check_ids(fragment)
     head_text, resolved_text, tail_text = head.fragment.stored(), resolved.stored(), tail.stored()
@@ -384,10 +404,37 @@ def export(project: Project, out: Path) -> Exported:
                     head)
     fragments.keep()
     every = [head_text, *fragments.stored, resolved_text]
-    prov_text = assemble_prov(head.prefix, every)
-    crate_text = assemble_crate(out, head.context, head.root, [*every, tail_text])
-    prov_path, crate_path = out / "prov.json", out / "ro-crate-metadata.json"
-    write_bytes_atomic(prov_path, prov_text.encode("utf-8"))
-    write_bytes_atomic(crate_path, crate_text.encode("utf-8"))
+    prov_bytes = assemble_prov(head.prefix, every).encode("utf-8")
+    crate_bytes = assemble_crate(out, head.context, head.root, [*every, tail_text]).encode("utf-8")
+    write_bytes_atomic(prov_path, prov_bytes)
+    write_bytes_atomic(crate_path, crate_bytes)
     record_outputs(project.root, [prov_path, crate_path])
+    documents.store([path for _, inputs, _ in parts for path in inputs], digest_bytes(prov_bytes),
+                    digest_bytes(crate_bytes), started)
     return Exported(prov_path, crate_path, len(fragments.new), len(fragments.keys))
+
+
+class _Documents:
+    """What the last export wrote, by the key of everything it was assembled from (see the module
+    docstring, *Nothing changed*): one entry, whose inputs are the files of every fragment."""
+
+    ENTRY = "documents"
+
+    def __init__(self, project: Project, code: str, key: str) -> None:
+        from evidence.core import memo
+
+        self.project = project
+        self.memo = memo.of(project, DOCUMENTS)
+        self.key = f"{code}:{key}"
+
+    def kept(self, prov: Path, crate: Path) -> bool:
+        """Whether both documents are the ones an export of this key wrote and still as recorded."""
+        from evidence.core.outputs import verified_digest
+
+        found, value = self.memo.lookup(self.ENTRY)
+        return (found and isinstance(value, dict) and value.get("key") == self.key
+                and verified_digest(self.project.root, prov) == value.get("prov")
+                and verified_digest(self.project.root, crate) == value.get("crate"))
+
+    def store(self, inputs: list[Path], prov: str, crate: str, started: int) -> None:
+        self.memo.store(self.ENTRY, inputs, {"key": self.key, "prov": prov, "crate": crate}, started)

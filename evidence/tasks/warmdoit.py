@@ -351,7 +351,17 @@ def run_doit(_worker: Any, request: dict[str, Any]) -> NoReturn:
                   else signal.default_int_handler)
     from doit.doit_cmd import DoitMain
 
-    raise SystemExit(DoitMain().run(sys.argv[1:]))  # as doit's own main: `forget` returns None
+    from evidence.core import memo
+
+    try:
+        code = DoitMain().run(sys.argv[1:])
+    finally:
+        # the child ends with os._exit, which runs no exit handler: write back what the actions
+        # memoised here, as a call's own process does at exit (memo.save_all is registered
+        # there); without it every value an action stored (an export's fragments, the digests
+        # of the outputs it wrote) was lost with the child, and the next call computed it again
+        memo.save_all()
+    raise SystemExit(code)  # as doit's own main: `forget` returns None
 
 
 def main(argv: list[str] | None = None) -> int:
