@@ -314,3 +314,14 @@ def test_a_quotation_of_the_latest_version_is_checked() -> None:
     text = ('- **¶1, v1:** "doubling the width makes no difference".\n'
             '- **¶1, v2:** "doubling the MLP\'s width changes its test accuracy by +2.0 points".\n')
     assert failing("docs/v2.md", text) == [(2, "width_is_noise", "value", "drift")]
+
+
+def test_units_after_an_error_metric_named_before_are_its_units() -> None:
+    assert failing("notes/u.md", "Ridge regression's test RMSE is roughly 35 units.\n", HOUSE_CLAIMS) == \
+        [(1, "ridge_rmse", "value", "drift")]
+    assert failing("notes/u.md", "A GBM with 64 units reaches a test RMSE of 22.25.\n", HOUSE_CLAIMS) == []
+
+
+def test_units_named_after_a_parenthesised_metric_or_before_a_comparative() -> None:
+    text = "On held-out houses, ridge regression's typical error (its test RMSE) is roughly 35 units.\n"
+    assert failing("notes/u.md", text, HOUSE_CLAIMS) == [(1, "ridge_rmse", "value", "drift")]

@@ -276,6 +276,11 @@ _METRIC_UNITS = re.compile(r"[\s\u00a0]+(?:(?:rmse|mse|mae|loss|error|score|accu
                            r"(?:rmse|mse|mae|loss|error|score|accuracy)\b)", re.I)
 #: "lowers test RMSE by 3 units": after "by", bare units are the metric's, a difference's size.
 _BARE_UNITS = re.compile(r"[\s\u00a0]+units?\b(?![\s\u00a0]+(?:wide|of\s+(?:width|hidden)))", re.I)
+#: "its test RMSE is roughly 58 units": an error metric named before the number, in its clause.
+_METRIC_BEFORE = re.compile(r"\b(?:rmse|mse|mae|error|loss)\b[^,;:(]{0,30}$", re.I)
+#: "3.1 units more accurate than linear regression": units of a difference, its comparative after.
+_UNITS_COMPARED = re.compile(r"[\s\u00a0]+units?[\s\u00a0]+(?:more|less|better|worse|lower|higher|smaller"
+                             r"|larger)\b", re.I)
 _BY_BEFORE = re.compile(r"\bby\s+(?:about|around|roughly|nearly|almost|some|~|≈)?\s*$", re.I)
 #: Any plural noun right after an integer: a count of things (442 patients, 12 annotators), unless
 #: it is a unit of the result (points, percent).
@@ -967,8 +972,12 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             if tok.role == "seeds_needed" and tok.setting:
                 tok.decoy = tok.setting = False  # "the seeds-needed estimate for width is 62": no setting
             return
+        in_units = _UNITS_COMPARED.match(t, end) is not None or (
+            _BARE_UNITS.match(t, end) is not None and (
+                _BY_BEFORE.search(window) is not None
+                or _METRIC_BEFORE.search(t, _clause_bounds(t, s, s)[0], s) is not None))
         if (_COUNT_NOUNS.match(t, end) or _PLURAL_AFTER.match(t, end)) and not _METRIC_UNITS.match(t, end) \
-                and not (_BARE_UNITS.match(t, end) and _BY_BEFORE.search(window)):
+                and not in_units:
             tok.statement = False  # 1,797 images, 15 epochs, 442 patients: a count of things
             return
     if _PROB_BEFORE.search(t, max(0, s - 130), s) or (
