@@ -48,6 +48,9 @@ def test_a_difference_after_both_sides_of_a_comparison_is_that_comparisons() -> 
     # 22.25 is the GBM's own RMSE, but the sentence states it as the GBM's gain over ridge (9.17)
     assert failing("notes/p.md", "The GBM improves on ridge regression by 22.25.\n", HOUSE_CLAIMS) == \
         [(1, "gbm_beats_ridge", "value", "drift")]
+    # 0.6 points is CNN vs MLP's size, but the sentence names the MLP and the control: their gap drifts
+    assert failing("notes/p.md", "The MLP's gap to the control is 0.6 points.\n") == \
+        [(1, "mlp_beats_control", "value", "drift")]
     # a list of two subjects is no comparison of them
     assert failing("notes/p.md", "Both the MLP and the CNN beat it, by +86.9 and +87.5 points.\n") == []
 
