@@ -307,7 +307,7 @@ def test_a_number_its_writer_withdraws_or_another_benchmarks_is_no_statement() -
     assert failing("paper/i.tex", lenet, strict=False) == []
 
 
-def test_a_review_score_and_a_place_in_a_count_are_no_results() -> None:
+def test_a_place_in_a_count_is_no_result() -> None:
     text = ("**Recommendation:** 2 (weak reject) · **Reviewer confidence:** 4 / 5 · "
             "**Review round:** 1 of 2\n\nThe CNN beats the MLP by 0.6 points, says the paper.\n")
     assert [f for f in failing("docs/r.md", text) if f[2] == "value"] == []

@@ -43,26 +43,14 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
     records, so that committing the outputs themselves (a commit that changes no input) does not
     make them out of date.
     """
-    try:
-        import git
-    except ImportError:  # pragma: no cover - GitPython is a hard dependency
-        return {"commit": None, "dirty": None, "branch": None, "error": "GitPython missing"}
-    try:
-        repo = git.Repo(Path(root), search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        return {"commit": None, "dirty": None, "branch": None, "error": "not a git repository"}
-    try:
-        commit = repo.head.commit.hexsha
-    except ValueError:
-        commit = None  # a repository without commits
+    opened = _open(root)
+    if isinstance(opened, str):
+        return {"commit": None, "dirty": None, "branch": None, "error": opened}
+    repo, commit, project, top = opened
     try:
         branch: str | None = repo.active_branch.name
     except TypeError:
         branch = None  # detached head
-    from evidence.core.project import Project
-
-    project = Project.at(root)
-    top = Path(str(repo.working_tree_dir)).resolve()
 
     tracked_folders = _by_commit(repo, commit, ("tracked", str(project.root), str(top)),
                                  lambda: _tracked_folders(repo, project.root, top))
@@ -80,8 +68,7 @@ def git_state(root: str | os.PathLike[str]) -> dict[str, Any]:
 
     changed = _changed_files(repo, project, top)
     dirty_files = sorted(p for p, code in changed.items() if is_input(p, code == "??"))
-    inputs_commit = _by_commit(repo, commit, ("inputs", str(project.root), str(top)),
-                               lambda: _inputs_commit(repo, project, top))
+    inputs_commit = _last_input_commit(repo, commit, project, top)
     return {"commit": commit, "branch": branch, "dirty": bool(dirty_files),
             "dirty_files": dirty_files[:50], "inputs_commit": inputs_commit}
 
@@ -90,22 +77,32 @@ def inputs_commit(root: str | os.PathLike[str]) -> str | None:
     """``git_state(root)["inputs_commit"]`` without asking ``git status``: the exports' date and
     the PDF's timestamp need only the last commit of the inputs, which HEAD's commit fixes (two
     of the four to six ``git status`` runs of a delivery asked for nothing else)."""
+    opened = _open(root)
+    return None if isinstance(opened, str) else _last_input_commit(*opened)
+
+
+def _open(root: str | os.PathLike[str]) -> tuple[Any, str | None, Any, Path] | str:
+    """The repository holding ``root``, HEAD's commit (None before the first), the project and
+    the work tree's top folder; or why there is none."""
     try:
         import git
     except ImportError:  # pragma: no cover - GitPython is a hard dependency
-        return None
+        return "GitPython missing"
     try:
         repo = git.Repo(Path(root), search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        return None
+        return "not a git repository"
     try:
-        commit = repo.head.commit.hexsha
+        commit: str | None = repo.head.commit.hexsha
     except ValueError:
         commit = None  # a repository without commits
     from evidence.core.project import Project
 
-    project = Project.at(root)
-    top = Path(str(repo.working_tree_dir)).resolve()
+    return repo, commit, Project.at(root), Path(str(repo.working_tree_dir)).resolve()
+
+
+def _last_input_commit(repo: Any, commit: str | None, project: Any, top: Path) -> str | None:
+    """The last commit that changed an input (kept per HEAD commit for this process)."""
     found: str | None = _by_commit(repo, commit, ("inputs", str(project.root), str(top)),
                                    lambda: _inputs_commit(repo, project, top))
     return found

@@ -24,7 +24,7 @@ from itertools import pairwise
 
 from evidence.deliver.prose import Cell, Segment
 from evidence.deliver.quantities import ClaimQuantity, Quantity, half_unit
-from evidence.deliver.statements import Token
+from evidence.deliver.statements import SD_WORDS, SE_WORDS, Token
 
 #: Words of comparison that let a difference be stated with one side named ("its lead is ...").
 DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|improv\w*|gain\w*|ahead|"
@@ -69,13 +69,9 @@ _CLAUSE_PENALTY = 10_000
 
 @lru_cache(maxsize=4096)
 def word_regex(keyword: str) -> re.Pattern[str]:
-    """Case-insensitive, whole-word-ish: "CNN" matches "CNNs" and "CNN's", not "CNNLayer". An
-    acronym written in capitals also ends a model's CamelCase name ("SmallCNN-16", "TinyMLP")."""
+    """Case-insensitive, whole-word-ish: "CNN" matches "CNNs" and "CNN's", not "CNNLayer"."""
     words = r"[\s_-]+".join(re.escape(w) for w in keyword.split())
-    glued = ""
-    if re.fullmatch(r"[A-Za-z]{3,5}", keyword) and not re.search(r"[aeiou]{2}", keyword, re.I):
-        glued = rf"|(?<=(?-i:[a-z]))(?-i:{re.escape(keyword.upper())})"
-    return re.compile(rf"(?:(?<!\w){words}{glued})(?:s|es|'s|’s)?(?![\w])", re.IGNORECASE)
+    return re.compile(rf"(?<!\w){words}(?:s|es|'s|’s)?(?![\w])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -117,7 +113,6 @@ def subject_mentions(t: str, start: int, end: int, claims: Sequence[ClaimQuantit
             found.append(Mention(m.start(1), m.end(1), owners[str(named.lastgroup)], m.group(1)))
     found += _contrasted_bare(t, start, end, found, pattern, owners, claims)
     found += _change_to_variant(t, start, end, found, claims)
-    found += glued_acronyms(t, start, end, found, claims)
     found.sort(key=lambda x: x.start)
 
     # "a linear model trained on shuffled targets" is the control: the subject it is trained on
@@ -295,6 +290,8 @@ def _earlier_column(header: str, columns: list[str]) -> bool:
     this = _VERSION_COLUMN.fullmatch(header)
     return this is not None and any(
         int(m.group(1)) > int(this.group(1)) for c in columns if (m := _VERSION_COLUMN.fullmatch(c)))
+
+
 #: A subject set against its own number on another split: "1.3 points under its test mean".
 _OWN_OTHER_SPLIT = re.compile(r"\b(?:under|below|above|over|than|from|behind|ahead\s+of)\s+(?:its|their)\s+"
                               r"(?:own\s+)?(?:test|validation|val|training|train|held-out)"
@@ -688,9 +685,9 @@ def header_role(header: str) -> str | None:
     a probability of improvement ("P(first better)", "Prob. better")."""
     if re.search(r"\bP\s*\(|\bprob(?:\.|ability|\b)", header, re.I):
         return "prob_better"
-    if re.search(r"(?<!\w)(?:SD|s\.d\.|std\.?(?:\s*dev\.?)?|standard deviation)(?!\w)", header, re.I):
-        return "sd"  # a row "SD & 0.23 & 0.46": the seeds' spread, no level
-    if re.search(r"(?<!\w)(?:SE|s\.e\.|SEM|standard error)(?!\w)", header, re.I):
+    if re.search(rf"(?<!\w)(?:{SD_WORDS.pattern})(?!\w)", header, re.I):
+        return "sd"  # a row "SD & 0.23 & 0.46": the seeds' spread (the ± words' names), no level
+    if re.search(rf"(?<!\w)(?:{SE_WORDS.pattern})(?!\w)", header, re.I):
         return "se"
     if not re.search(r"\b(?:CIs?|interval|bounds?)\b", header, re.I):
         return None

@@ -314,7 +314,7 @@ def scan_text(
         mentions = [m for m in named[bisect.bisect_left(named_starts, seg.start):
                                      bisect.bisect_left(named_starts, seg.end)] if m.end <= seg.end]
         referred = [*_former_latter(masked, seg, mentions, previous),
-                    *_pronoun_object(masked, seg, mentions, previous)]
+                    *_pronoun_mentions(masked, seg, mentions, previous)]
         before_sentence = named[: bisect.bisect_left(named_starts, whole[id(seg)].start)]
         referred += _the_two(masked, seg, mentions, before_sentence, claims)
         mentions = sorted([*mentions, *referred], key=lambda m: m.start) if referred else mentions
@@ -1210,10 +1210,11 @@ _ITS_OPENING = re.compile(r"\W*(?:and\s+|but\s+|so\s+|here\s+|there\s+)?(its|the
                           re.I)
 
 
-def _pronoun_object(t: str, seg: prose_module.Segment, mentions: list[Any], previous: list[Any]) -> list[Any]:
-    """"Ours sits at chance, and the MLP beats it by 0.87 points": "it" after a comparison's verb is
-    the one subject the sentence before named (or this one named before it) that is not the verb's
-    subject."""
+def _pronoun_mentions(t: str, seg: prose_module.Segment, mentions: list[Any],
+                      previous: list[Any]) -> list[Any]:
+    """Subjects named by a pronoun: "it" after a comparison's verb ("Ours sits at chance, and the
+    MLP beats it by 0.87 points") is the one subject the sentence before named (or this one named
+    before it) that is not the verb's subject; an opening "its" is the clause before's subject."""
     out = []
     opening = _ITS_OPENING.match(t, seg.start, seg.end)
     if opening is not None and previous:

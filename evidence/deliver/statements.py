@@ -351,10 +351,6 @@ _NORM_BEFORE = re.compile(r"\b(?:should|ought to|is supposed to|are supposed to|
 _TO_THE_FINAL = re.compile(r"[\s\u00a0]*(?:\([^()]{0,40}\)[\s\u00a0]*)?(?:down\s+|up\s+)?to\s+"
                            r"(?:the|its|our|their)\s+(?:final|current|reported|present|headline|new|published)\b",
                            re.I)
-#: Before a number: a review form's field ("**Recommendation:** 2 (weak reject)"), its score.
-_REVIEW_SCORE_BEFORE = re.compile(r"\b(?:recommendation|overall\s+rating|rating|soundness|presentation"
-                                  r"|contribution|(?:reviewer\s+)?confidence)\s*[*_]*\s*[:=]\s*[*_]*\s*$",
-                                  re.I)
 #: "1 of 2": a whole number and the count it is a place in (not "21 of the 25 seed pairs").
 _OF_COUNT_AFTER = re.compile(r"[ \u00a0]+of[ \u00a0]+\d+\b(?![ \u00a0]*(?:%|[.,]\d"
                              r"|(?:\w+[ \u00a0]+)?(?:seed|run)?[- ]?(?:pairs|pairings|seeds|runs"
@@ -369,10 +365,9 @@ _ONE_RUN_BEFORE = re.compile(r"\b(?:(?:a|one|each|every|any|single|that)\s+(?:ru
                              r"|\b[xy][\s-]?axis\b)", re.I)
 
 
-_CLAUSE_END = re.compile(r"[.!?](?=\s)|[;,:]|\n[ \t]*\n")
-_NUMBER = re.compile(r"(?<![\w.])[+−-]?\d+(?:\.\d+)?(?![.\d]*\.\d)"
-                     r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|sixteen"
-                     r"|twenty)\b", re.I)
+_NUMBER = re.compile(r"(?<![\w.])[+−-]?\d+(?:\.\d+)?(?![.\d]*\.\d)|\b(?:"
+                     + "|".join(sorted((w for w in _WORD_NUMBERS if " " not in w), key=len, reverse=True))
+                     + r")\b", re.I)  # a number in digits or in words, as the tokenizer reads them
 
 
 #: Words that mark what their clause says as an earlier version's, no statement of the evidence now:
@@ -469,7 +464,7 @@ def _clause_bounds(t: str, start: int, end: int) -> tuple[int, int]:
 
 
 _CLAUSE_BREAK_BEFORE = re.compile(r"[.!?](?=\s)|[;,(]|\n[ \t]*\n|^[ \t]*[-*]\s", re.M)
-_CLAUSE_BREAK_AFTER = re.compile(r"[.!?](?=\s)|[;,)]|\n[ \t]*\n")
+_CLAUSE_BREAK_AFTER = re.compile(r"[.!?](?=\s)|[;,:)]|\n[ \t]*\n")
 
 
 def _mask_one_run(t: str) -> str:
@@ -481,8 +476,7 @@ def _mask_one_run(t: str) -> str:
         return t
     out = list(t)
     for cue in _ONE_RUN_BEFORE.finditer(t):
-        end = _CLAUSE_END.search(t, cue.end())
-        stop = end.start() if end is not None else len(t)
+        _, stop = _clause_bounds(t, cue.start(), cue.end())
         for number in _NUMBER.finditer(t, cue.end(), min(stop, cue.end() + 160)):
             out[number.start() : number.end()] = spaces(number.group(0))
     return "".join(out)
@@ -585,8 +579,8 @@ _ENDS_IN_WORDS = (("ci_high", *_end_in_words("upper|top|high", "top|upper end|hi
 #: Around a ± term: what spread it is, named (an SD, a standard error, a range of seeds, a tolerance).
 _SPREAD_NAMED = re.compile(r"\b(?:SDs?|s\.d\.|std|stdev|standard (?:deviation|error)s?|SEM?s?|s\.e\.|sigma"
                            r"|spread|min|max|range|tolerance|jitter|seeds?)\b|σ", re.I)
-_SD_WORDS = re.compile(r"SDs?|s\.d\.|std|stdev|standard deviations?|sigma|σ", re.I)
-_SE_WORDS = re.compile(r"SEM?s?|s\.e\.|standard errors?", re.I)
+SD_WORDS = re.compile(r"SDs?|s\.d\.|std|stdev|standard deviations?|sigma|σ", re.I)
+SE_WORDS = re.compile(r"SEM?s?|s\.e\.|standard errors?", re.I)
 #: Before a number: named as an interval's half-width ("a CI half-width of about 0.2").
 _HALF_WIDTH_BEFORE = re.compile(r"\b(?:half[- ]?width|margin of error)\s*(?:of|is|was|=|:|at)?\s*"
                                 r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
@@ -675,9 +669,9 @@ def tokenize(t: str) -> list[Token]:
             elif (named := _SPREAD_NAMED.search(t, max(0, s - 60), min(len(t), end + 40))) is None:
                 tok.statement, tok.role = True, "spread"  # "57.2 ± 0.4", unnamed: checked against the
                 # claim of the value before it as its half-width, SD or standard error
-            elif _SD_WORDS.fullmatch(named.group(0)):
+            elif SD_WORDS.fullmatch(named.group(0)):
                 tok.statement, tok.role = True, "sd"  # "57.2 ± 0.2 (mean ± SD)": the seeds' SD
-            elif _SE_WORDS.fullmatch(named.group(0)):
+            elif SE_WORDS.fullmatch(named.group(0)):
                 tok.statement, tok.role = True, "se"
         if sign != "±" and before != "±" and not spread:
             if _HALF_WIDTH_BEFORE.search(t, max(0, s - 60), s):
@@ -714,8 +708,6 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = tok.setting = True  # "the scale of the outcome (25–346)": the data, no result
         if _REFUTED_AFTER.match(t, end):
             tok.decoy = True  # "bo's 58.9 came from a stale build folder": quoted to be corrected
-        if _REVIEW_SCORE_BEFORE.search(t, max(0, start - 40), start):
-            tok.decoy = True  # "**Recommendation:** 2 (weak reject)": a review's score
         if integer and not unit and (_OF_COUNT_AFTER.match(t, end)
                                      or _OF_COUNT_BEFORE.search(t, max(0, start - 12), start)):
             tok.decoy = True  # "Review round: 1 of 2", "page 3 of 10": a place in a count, no result
@@ -854,18 +846,15 @@ _WORD_DIFFERENCE_RE = re.compile(
     r"|seeds?|runs?|epochs?|times)\b)", re.I)
 
 
-#: A small whole number in words before "points", after "by": "leads the MLP by about two points".
-_WORD_SMALL_POINTS_RE = re.compile(
-    r"\bby\s+(?P<about>about\s+|roughly\s+|around\s+|nearly\s+|almost\s+|some\s+)?(?P<small>one|two|three"
-    r"|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen"
-    r"|nineteen)\s+(?:percentage\s+)?points?\b", re.I)
-
-
 _DIGIT_WORDS = {"zero": 0, "oh": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                 "seven": 7, "eight": 8, "nine": 9}
 _UNITS_WORDS = "one|two|three|four|five|six|seven|eight|nine"
 _SMALL_WORDS = ("zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
                 "|fifteen|sixteen|seventeen|eighteen|nineteen")
+#: A small whole number in words before "points", after "by": "leads the MLP by about two points".
+_WORD_SMALL_POINTS_RE = re.compile(
+    r"\bby\s+(?P<about>about\s+|roughly\s+|around\s+|nearly\s+|almost\s+|some\s+)?(?P<small>"
+    + _SMALL_WORDS + r")\s+(?:percentage\s+)?points?\b", re.I)
 #: A decimal in words: "ninety-eight point four", "one point three", "fifty-seven point two".
 _WORD_DECIMAL_RE = re.compile(
     r"\b(?:(?P<tens>" + "|".join(_TENS) + r")(?:[- ](?P<unit>" + _UNITS_WORDS + r"))?|(?P<small>"

@@ -265,7 +265,8 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
         if (not sides <= named and not by_citation) or sides in seen:
             continue
         verdict = claim.classification
-        direction = _asserts(t, seg, DIRECTION, mentions, sides, by_citation)
+        directions = list(_assertions(t, seg, DIRECTION, mentions, sides, by_citation))
+        direction = directions[0] if directions else None
         sameness = _asserts(t, seg, SAMENESS, mentions, sides, by_citation)
         a, b = (g[0] for g in claim.subjects[:2])
         no_difference = next((m for m in NO_DIFFERENCE.finditer(t, seg.start, seg.end)
@@ -288,7 +289,7 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
         better = claim.better_side
         if direction is not None and verdict == "effect" and better is not None:
             # "has the higher RMSE and so does better than": the assertion that gets it wrong decides
-            wrong = next((d for d in _assertions(t, seg, DIRECTION, mentions, sides, by_citation)
+            wrong = next((d for d in directions
                           if (w := _winner(d, mentions, claim)) is not None and w != better), None)
             direction = wrong or direction
         winner = _winner(direction, mentions, claim) if direction is not None else None
@@ -337,6 +338,17 @@ _MARGIN_VERB = re.compile(r"\b(?:beat|beats|outperforms?|outperformed|leads?|led
                           r"|tops?)\b", re.I)
 
 
+def _named_before_or_other(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity,
+                           good: bool) -> str | None:
+    """The side named last before the words ``m`` where they say it is the better one (``good``),
+    else the comparison's other side; None where no side is named before them."""
+    sides = [g[0] for g in claim.subjects[:2]]
+    before = [x for x in mentions if x.end <= m.start() and x.subject in sides]
+    if not before:
+        return None
+    return before[-1].subject if good else next((s for s in sides if s != before[-1].subject), None)
+
+
 def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> str | None:
     """The subject a direction word makes the better one: named before "beats", "wins", "better
     than"; after "worse than". "Exceeds" is better only where higher is better (an RMSE that
@@ -358,25 +370,13 @@ def _winner(m: re.Match[str], mentions: list[Mention], claim: ClaimQuantity) -> 
         word = level.group(0).split()[-1].lower()
         good = word in ("better", "best") or (word in ("lower", "lowest", "higher", "highest")
                                                and (word in ("lower", "lowest")) == claim.lower_better)
-        sides = [g[0] for g in claim.subjects[:2]]
-        before = [x for x in mentions if x.end <= m.start() and x.subject in sides]
-        if not before:
-            return None
-        return before[-1].subject if good else next((s for s in sides if s != before[-1].subject), None)
+        return _named_before_or_other(m, mentions, claim, good)
     if (compared := re.fullmatch(COMPARED_LEVEL, m.group(0), re.I)) is not None:
         up = re.search(r"higher|larger|greater", compared.group(0), re.I) is not None
-        sides = [g[0] for g in claim.subjects[:2]]
-        before = [x for x in mentions if x.end <= m.start() and x.subject in sides]
-        if not before:
-            return None
-        good = up != claim.lower_better  # a higher RMSE is worse, a higher accuracy better
-        return before[-1].subject if good else next((s for s in sides if s != before[-1].subject), None)
+        # a higher RMSE is worse, a higher accuracy better
+        return _named_before_or_other(m, mentions, claim, up != claim.lower_better)
     if re.match(r"exceed|surpass", m.group(0), re.I) and claim.lower_better:
-        sides = [g[0] for g in claim.subjects[:2]]
-        before = [x for x in mentions if x.end <= m.start() and x.subject in sides]
-        if not before:
-            return None
-        return next((s for s in sides if s != before[-1].subject), None)
+        return _named_before_or_other(m, mentions, claim, False)
     if LOSER_FIRST.match(m.group(0)):
         after = [x for x in mentions if x.start >= m.end()]
         return after[0].subject if after else None
