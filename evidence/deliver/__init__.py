@@ -3,6 +3,7 @@
 claims      EVIDENCE.json: claims resolved against the verify report and the runs
 reconcile   every number and comparison in every document checked against its claim
 prose       documents parsed (markdown-it-py, pylatexenc) into sentences and table rows
+versions    a changelog's older releases and "(v0.3.0: ...)" asides: the record, no statement
 statements  numbers in prose: decoys masked, each read with its unit and role
 quantities  what a claim states: value, interval, n, seeds needed, P(better), in every form
 attribution which claim and quantity a number states, by subjects, metric and role

@@ -28,6 +28,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
+from evidence.deliver.versions import mask_old_versions
+
 _JINJA_RE = re.compile(r"\{\{[\s\S]*?(?:\}\}|\Z)|\{%[\s\S]*?(?:%\}|\Z)|\{#[\s\S]*?(?:#\}|\Z)")
 
 
@@ -122,9 +124,11 @@ def parse(name: str, text: str) -> Prose:
     """The prose of ``text`` read as the dialect its name says (templates unwrapped first)."""
     if is_template(name):
         text = mask_jinja(text)
-    if dialect(name) == "tex":
-        return _parse_tex(text)
-    return _parse_markdown(text, template=is_template(name))
+    tex = dialect(name) == "tex"
+    doc = _parse_tex(text) if tex else _parse_markdown(text, template=is_template(name))
+    # a changelog's older releases and "(v0.3.0: 98.0%)" asides: the record, no statement now
+    masked = mask_old_versions(text, doc.masked, tex=tex)
+    return doc if masked is doc.masked else Prose(masked, doc.segments)
 
 
 # --------------------------------------------------------------------------- sentences
