@@ -177,9 +177,12 @@ def test_respectively_pairs_subjects_with_numbers_in_order() -> None:
 
 def test_a_bound_number_in_a_sentence_about_another_subject_is_suspicious() -> None:
     text = "The MLP reaches [98.7%](#claim:cnn_test_accuracy) on the test digits.\n"
-    [finding] = all_kinds("README.md", text)
-    assert (finding.kind, finding.claim_id, finding.bound) == ("drift", "cnn_test_accuracy", True)
-    assert "names 'MLP'" in finding.why
+    cited, meant = all_kinds("README.md", text)
+    assert (cited.kind, cited.claim_id, cited.bound) == ("drift", "cnn_test_accuracy", True)
+    assert "names 'MLP'" in cited.why
+    # and the claim the sentence is about is named: its result is what the sentence should cite
+    assert (meant.kind, meant.claim_id, meant.bound) == ("drift", "mlp_test_accuracy", True)
+    assert "cites cnn_test_accuracy" in meant.why
     ok = "The CNN reaches [98.7%](#claim:cnn_test_accuracy) on the test digits.\n"
     assert failing("README.md", ok) == []
 
@@ -187,9 +190,10 @@ def test_a_bound_number_in_a_sentence_about_another_subject_is_suspicious() -> N
 def test_a_template_binding_or_macro_in_a_sentence_about_another_subject_is_suspicious() -> None:
     md = ("The MLP reaches {{ claim('cnn_test_accuracy') }} test accuracy.\n\n"
           "The CNN reaches {{ claim('cnn_test_accuracy') }}.\n")
-    assert failing("paper/paper.md.j2", md) == [(1, "cnn_test_accuracy", "value", "drift")]
+    misplaced = [(1, "cnn_test_accuracy", "value", "drift"), (1, "mlp_test_accuracy", "value", "drift")]
+    assert failing("paper/paper.md.j2", md) == misplaced
     tex = "The MLP reaches \\evCnnTestAccuracy{} test accuracy.\n\nThe CNN reaches \\evCnnTestAccuracy{}.\n"
-    assert failing("paper/paper.tex", tex) == [(1, "cnn_test_accuracy", "value", "drift")]
+    assert failing("paper/paper.tex", tex) == misplaced
 
 
 @pytest.mark.parametrize(("name", "text"), [
@@ -794,7 +798,10 @@ def test_a_plus_minus_named_as_the_interval_is_its_half_width() -> None:
     assert _pairs("notes.md", "Ridge: test RMSE 31.42 ± 1.62 (95% CI).\n", HOUSE_CLAIMS) == set()
     assert _pairs("notes.md", "Ridge: test RMSE 31.42 ± 3.24 (95% CI).\n", HOUSE_CLAIMS) == \
         {(1, "ridge_rmse", "drift")}
-    assert _pairs("notes.md", "Ridge: test RMSE 31.42 ± 3.24 (SD over seeds).\n", HOUSE_CLAIMS) == set()
+    # named as the seeds' SD, it is checked as the SD the t interval was built from (1.30 for n = 5)
+    assert _pairs("notes.md", "Ridge: test RMSE 31.42 ± 1.3 (SD over seeds).\n", HOUSE_CLAIMS) == set()
+    assert _pairs("notes.md", "Ridge: test RMSE 31.42 ± 3.24 (SD over seeds).\n", HOUSE_CLAIMS) == \
+        {(1, "ridge_rmse", "drift")}
 
 
 def test_respectively_lists_leave_out_the_reference() -> None:

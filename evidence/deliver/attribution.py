@@ -41,7 +41,8 @@ LOCAL_DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|
 #: Names of metrics: a number whose nearest metric word is not the claim's does not state it
 #: ("R2.3", numbering a reviewer's third point, is no R²).
 METRIC_WORDS = re.compile(
-    r"\b(?:accuracy|acc\.?|error(?: rate)?|misclassif(?:ies|ied|y|ying|ication(?: rate)?)|loss|nll|"
+    r"\b(?:accuracy|acc\.?|error(?: rate)?|err\.?\s+rate|misclassif(?:ies|ied|y|ying|ication(?: rate)?)"
+    r"|loss|nll|"
     r"cross[- ]entropy|f1(?:[- ]score)?|auc|auroc|auprc|"
     r"precision|recall|mse|rmse|mae|r2(?!\.\d)|r²|perplexity|bleu|rouge|ece|calibration|runtime|latency|"
     r"throughput|memory|params|parameters|flops|cost|std|sd|standard deviation|variance|"
@@ -271,7 +272,42 @@ def _change_to_variant(t: str, start: int, end: int, found: list[Mention],
             for x in inside:  # "width" alone names the wide MLP; "doubling the width" the change to it
                 found.remove(x)
             out += [Mention(m.start(), m.end(), side, m.group(0)) for side in (variant, base)]
+        if adjective in ("wide", "deep", "large", "big", "long"):
+            # "doubling the MLP", "doubling the size of the MLP": the base grown into its variant
+            grown = re.compile(r"\b(?:doubl|tripl|quadrupl|enlarg)\w*\s+(?:the\s+)?"
+                               r"(?:size\s+of\s+(?:the\s+)?)?$", re.I)
+            for x in [x for x in found if x.subject == base and start <= x.start < end]:
+                m = grown.search(t, max(start, x.start - 40), x.start)
+                if m is None or re.match(r"\s*(?:'s|’s)", t[x.end : x.end + 3]):
+                    continue  # "doubling the MLP's width" is the noun rule's
+                found.remove(x)
+                out += [Mention(m.start(), x.end, side, t[m.start() : x.end]) for side in (variant, base)]
     return out
+
+
+#: One configuration's score, no expected best over a budget: "best single cfg", "the best trial".
+_SINGLE_BEST = re.compile(r"\bbest\s+(?:single\s+)?(?:cfg|config(?:uration)?|trial|run|setting|model)\b"
+                          r"|\bbest\s+(?:of\s+all|overall)\b|\bsingle\s+best\b", re.I)
+
+
+def _count_of_a_side(t: str, tok: Token, subject: str, mentions: list[Mention],
+                     claims: Sequence[ClaimQuantity]) -> bool:
+    """"The MLP was trained with three seeds" where no claim states the MLP's own result: the
+    count of the comparison it is a side of. Its name must be the clause's subject, right before
+    the count (not "four widths, one seed each": a sweep's design)."""
+    if tok.value < 2 or any(not c.comparison and c.subjects and c.subjects[0][0] == subject for c in claims):
+        return False
+    before = [m for m in mentions if m.end <= tok.start and m.subject == subject]
+    return bool(before) and tok.start - before[-1].end <= 40 \
+        and not re.search(r"[,;:.()]", t[before[-1].end : tok.start])
+
+
+def _named_as_a_change(claim: ClaimQuantity, mentions: list[Mention]) -> bool:
+    """Both sides named by one phrase of change ("doubling the MLP", "going wider": the base and
+    its sized variant, :func:`_change_to_variant`): the words name the comparison itself."""
+    sides = {g[0] for g in claim.subjects[:2]}
+    return any(a.subject != b.subject and {a.subject, b.subject} == sides
+               and (a.start, a.end) == (b.start, b.end) for a in mentions for b in mentions)
 
 
 #: Before a model's name: its size in units ("the 128-unit MLP", "a 64 hidden-unit MLP").
@@ -344,7 +380,9 @@ def _subject_pattern(pairs: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str
         parts.append(f"(?P<{name}>{words})")
     # a first-letter lookahead lets the engine skip every position no name can start at
     first = "".join(sorted({w[0].lower() for _, w in pairs} | {w[0].upper() for _, w in pairs}))
-    return re.compile(rf"(?<!\w)(?=[{re.escape(first)}])(?:{'|'.join(parts)})(?:s|es|'s|’s)?(?![\w])",
+    # (not "width" in "half-width", "bandwidth": an interval's size, no subject)
+    return re.compile(rf"(?<!\w)(?<!half-)(?<!half )(?=[{re.escape(first)}])(?:{'|'.join(parts)})"
+                      rf"(?:s|es|'s|’s)?(?![\w])",
                       re.IGNORECASE), owners
 
 
@@ -374,6 +412,10 @@ def clause_of(t: str, seg: Segment, tok: Token) -> tuple[int, int]:
     return lo, hi
 
 
+_SPREAD_WORD = re.compile(r"SDs?|s\.d\.|std|stdev|standard (?:deviation|error)s?|SEM?s?|s\.e\.|sigma|σ"
+                          r"|variance", re.I)
+
+
 def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, header: str) -> str | None:
     """A metric word that is not the claim's, nearest the number in its clause (or its column)."""
     own = [*claim.metric, *claim.keywords]
@@ -396,8 +438,11 @@ def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, head
     for m in METRIC_WORDS.finditer(t, lo, hi):
         if numeric and m.group(0).lower() == "precision":
             continue  # "Precision: the CNN result to three decimals": the number's digits, no metric
-        if re.search(r"(?:±|\+/-|\bpm)\s*$", t[max(lo, m.start() - 4) : m.start()]):
-            continue  # "57.204 ± 0.146 (mean ± SD)": the SD names the spread, not the number
+        if re.search(r"(?:±|\+/-|\bpm)\s*$", t[max(lo, m.start() - 4) : m.start()]) or (
+                m.start() >= tok.end and re.search(r"±|\+/-|\\pm", t[tok.end : m.start()])
+                and _SPREAD_WORD.fullmatch(m.group(0))):
+            continue  # "57.204 ± 0.146 (mean ± SD)", "98.7% ± 0.5 (SD over seeds)": the SD names
+            # the spread, not the number
         if m.end() < tok.start and _GLOSSED.fullmatch(t, m.end(), tok.start) \
                 and t[max(seg.start, lo - 1) : lo].strip() in ("(", "") and "(" in t[seg.start : m.start()]:
             # "Error rate of the CNN (100 minus accuracy) is 1.3%": a gloss of the metric named before it
@@ -563,9 +608,14 @@ _AS_FRACTION = re.compile(r"\s*\(?(?:as an? )?(?:fraction|proportion|share)s?\b"
 
 
 #: A verb that states a level right before a number: "sits at", "scores", "reaches".
-_LEVEL_VERB = re.compile(r"(?:\b(?:sits?|sat|stands?|stood|lands?|landed|comes?\s+in|came\s+in|is\s+now|now)"
+_LEVEL_VERB = re.compile(r"(?:\b(?:sits?|sat|stands?|stood|lands?|landed|comes?\s+in|came\s+in|is\s+now|now"
+                         r"|(?:is|was|are|were)(?:\s+now)?)"
                          r"\s+at|\b(?:scores?|scored|reach(?:es|ed)?|gets?|got|hits?|achieves?|achieved))"
                          r"\s*(?:about|around|roughly|~|≈)?\s*$", re.I)
+
+
+#: Between a subject and its verb: an appositive ("the MLP, the simpler network, is at 97.2").
+_APPOSITIVE = re.compile(r"\s*,\s*(?:the|a|an|our|its)\s+[\w\s-]{1,40}?,\s*", re.I)
 
 
 def _level_stated(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg: Segment, header: str,
@@ -578,9 +628,18 @@ def _level_stated(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, 
     verb = _LEVEL_VERB.search(t, max(seg.start, tok.start - 24), tok.start)
     before = [m for m in mentions if m.end <= (verb.start() if verb else tok.start) and m.start >= seg.start]
     if verb is None or not before or before[-1].subject not in {g[0] for g in claim.subjects} \
-            or verb.start() - before[-1].end > 12 or _mismatch(claim, quantity, tok, False):
+            or (verb.start() - before[-1].end > 12
+                and not _APPOSITIVE.fullmatch(t, before[-1].end, verb.start())) \
+            or _mismatch(claim, quantity, tok, False):
         return []
     return [False]
+
+
+#: Words that make a percentage a relative change ("2.3% relative to linear", "in relative terms").
+_RELATIVE_WORDS = re.compile(r"\brelative|\bproportion"
+                             r"|\bof\s+(?:its|the|linear|the\s+\w+'s)\s+(?:level|rmse|error)"
+                             r"|\bpercent(?:age)?\s+(?:reduction|improvement|drop|gain)"
+                             r"|\b(?:gain|improvement|reduction)\s+(?:over|on|against)\b", re.I)
 
 
 def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg: Segment,
@@ -636,6 +695,10 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
                 and not _mismatch(claim, quantity, tok, False) \
                 and any(word_regex(w).search(t, seg.start, seg.end) for w in claim.metric):
             return [False]  # "test RMSE is 57.2%": the claim's number in a unit it is not in
+        if tok.unit == "%" and claim.comparison and quantity.name == "value" \
+                and claim.accepts_quantity(quantity, abs(tok.value), tok.decimals) \
+                and not _RELATIVE_WORDS.search(t, seg.start, seg.end):
+            return [False]  # "MLP improvement = 1.3% RMSE" for 1.3 RMSE units: its digits, a wrong unit
         if tok.unit not in ("", "pts"):
             return []  # "1.6 points" of a score: its own units, as researchers say it
         if fmt.decimals == 0 or not tok.integer:
@@ -702,10 +765,14 @@ _PROBABILITY_WORDS = re.compile(r"\bP\s*\(|probabilit|\bprob\b|\bchance that\b",
 
 
 #: An accuracy's complement named as its metric: "test error", "error rate", "misclassification rate".
-_ERROR_RATE = re.compile(r"error(?: rate)?|misclassif(?:ies|ied|y|ying|ication(?: rate)?)", re.I)
+_ERROR_RATE = re.compile(r"error(?: rate)?|err\.?\s+rate|misclassif(?:ies|ied|y|ying|ication(?: rate)?)",
+                         re.I)
 #: The error on a part of the data ("its error on the digit 8", "the error for class 3"), no complement.
 _SUBSET_ERROR = re.compile(r"\berror(?:\s+rate)?\s+(?:on|for|of|in)\s+"
-                           r"(?!(?:the\s+)?(?:test|held-out|hold-out)\b)", re.I)
+                           r"(?!(?:the\s+)?(?:test|held-out|hold-out)\b)"
+                           # "an error rate of 2.7%", "of about 2%": the rate itself, no part of the data
+                           r"(?!(?:about|around|roughly|approximately|only|just|nearly|almost|some"
+                           r"|under|below|over|above)?\s*[~≈]?\s*\.?\d)", re.I)
 
 
 def _error_on_subset(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, mentions: list[Mention]) -> bool:
@@ -717,7 +784,8 @@ def _error_on_subset(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, men
                 t[tok.end - 1 if t[tok.end - 1 : tok.end] == "%" else tok.end : tok.end + 40], re.I) \
             and re.search(r"misclassif", t[max(seg.start, tok.start - 40) : tok.start], re.I):
         return True  # "misclassifies 0.4% of the sevens": a part of the data, no test error
-    for m in _SUBSET_ERROR.finditer(t, max(seg.start, tok.start - 80), tok.start):
+    for m in _SUBSET_ERROR.finditer(t, max(seg.start, tok.start - 80), tok.end):  # (the number in
+        # sight: "an error rate of 2.7%" is the rate)
         model = next((x for x in mentions if x.subject in own and m.end() <= x.start <= m.end() + 4), None)
         if model is None or _SUBSET_AFTER_MODEL.match(t, model.end, tok.start):
             return True  # "its error on the digit 8", "the error rate of the MLP on the digit 8"
@@ -807,12 +875,16 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             # one side is enough for what only a comparison has: "P(CNN better) = 0.84", "would need
             # about 10 seeds per group" after it
             eligible = len(sides) >= 2 or (len(sides) == 1 and (cue or tok.role in ("seeds_needed",
-                                                                                     "prob_better"))) \
+                                                                                     "prob_better")
+                                                               or (tok.role == "n" and _count_of_a_side(
+                                                                   t, tok, sides[0][0], mentions, claims)))) \
                 if claim.comparison else len(sides) >= 1
         else:
             eligible = False
         if not (kw_ok or eligible):
             continue
+        if claim.budget is not None and _SINGLE_BEST.search(t, seg.start, tok.start):
+            continue  # "best single cfg: ... val acc 97.2%": one configuration's score, no expected best
         role = None
         if cell is not None:
             alone = re.fullmatch(r"\W*\d+\W*", t[cell.start : cell.end]) is not None  # not "5 and 2 seeds"
@@ -834,7 +906,15 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             if not forms:
                 continue
             misnamed = ""
-            foreign = _foreign_metric(t, seg, tok, claim, header) if quantity.form == "measure" else None
+            # a table of fields ("| Test error rate (CNN) | 2.2% |" under "| Field | Value |"): the
+            # row header names the metric where the column header names none
+            metric_header = row_head if row_head and not METRIC_WORDS.search(header) \
+                and METRIC_WORDS.search(row_head) else header
+            foreign = _foreign_metric(t, seg, tok, claim, metric_header) if quantity.form == "measure" \
+                else None
+            if foreign and quantity.name in ("sd", "se") and _SPREAD_WORD.fullmatch(foreign) \
+                    and not _SPREAD_WORD.search(header):
+                foreign = None  # "± 1.5 points (SD)": the spread's own name, no other metric
             complement = bool(foreign) and _ERROR_RATE.fullmatch(foreign or "") is not None \
                 and quantity.name == "value" and not claim.comparison and claim.format.percent \
                 and any(w.lower() in ("accuracy", "acc") for w in claim.metric) \
@@ -886,7 +966,8 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
                 continue  # "the MLP's margin over the control is larger, 17.8": a comparison no claim
                 # states owns it, no claim's level or difference
             if quantity.form == "count" and _mismatch(claim, quantity, tok, fraction) \
-                    and not (quantity.name == "seeds_needed" and len(sides) >= 2):
+                    and not (quantity.name == "seeds_needed"
+                             and (len(sides) >= 2 or tok.role == "seeds_needed")):
                 continue  # 41 training runs in total: not this claim's seeds
             # "The MLP improves on linear regression by 16.4" (16.4 is linear vs control's): a
             # difference after the two sides of one comparison is that comparison's, before any
@@ -945,6 +1026,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             # both sides of a comparison named: the words decide, whatever the size ("CNN vs
             # control: 0.875 points" is that comparison in the wrong unit, not CNN vs MLP's)
             both = claim.comparison and (_sides_joined(t, seg, claim, mentions, tok)
+                                         or _named_as_a_change(claim, mentions)
                                          or _sides_by_verb(t, seg, claim, mentions, tok)
                                          or (cell is not None and tok.signed and _row_and_column_name_sides(
                                              cell, claim, mentions, header_subjects)))
@@ -958,7 +1040,10 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             shifted = claim.comparison and len(sides) >= 2 and quantity.name == "value" \
                 and _digits_of_a_measure(tok, [quantity]) \
                 and _mismatch(claim, quantity, tok, fraction) > 0
-            fits_size = both or slip or placed or shifted or paired
+            # "... the CNN and the MLP. Settling it would take 40 seeds per model": the estimate of
+            # the comparison whose sides are named, whichever estimate its size is nearer
+            estimated = quantity.name == "seeds_needed" and tok.role == "seeds_needed" and len(sides) >= 2
+            fits_size = both or slip or placed or shifted or paired or estimated
             key = (0.0 if fits_size else _mismatch(claim, quantity, tok, fraction), -fit, distance,
                    tok.start)
             unique: dict[str, str] = {}

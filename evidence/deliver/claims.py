@@ -567,7 +567,7 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "mlp": ("multilayer perceptron", "multi-layer perceptron", "perceptron", "fully connected network",
             "fully-connected network", "fully connected net", "feed-forward network", "feedforward network",
             "feed-forward net", "dense network"),
-    "control": ("shuffled-label control", "shuffled-label model", "shuffled labels", "shuffled-label",
+    "control": ("ctrl", "shuffled-label control", "shuffled-label model", "shuffled labels", "shuffled-label",
                 "label-shuffled", "random labels", "random-label", "permuted labels", "permuted-label",
                 "baseline control", "shuffled targets", "shuffled-target control", "shuffled-target model",
                 "scrambled labels", "scrambled-label", "scrambled targets", "scrambled-target",
@@ -740,7 +740,8 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
             points=fmt.style == "points", split=claim.get("split"),
             budget=_budget(quantity) if kind == "expected_max" else None,
             improvement=comparison and quantity == "improvement",
-            lower_better=bool(_LOWER_BETTER.search(str(claim.get("metric") or "")))))
+            lower_better=bool(_LOWER_BETTER.search(str(claim.get("metric") or ""))),
+            verify_name=str(claim["ref"]).split(":", 1)[1] if kind == "verify" else None))
     return quantities
 
 

@@ -115,6 +115,7 @@ class ClaimQuantity:
     budget: int | None = None  # an expected-max claim's number of configurations (expected@4)
     improvement: bool = False  # a comparison's value is how much A is better (not A - B)
     lower_better: bool = False  # its metric is better when lower (RMSE, loss, error)
+    verify_name: str | None = None  # the comparison's name in comparisons.toml ("cnn_vs_mlp")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keywords", tuple(self.keywords))

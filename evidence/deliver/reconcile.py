@@ -603,7 +603,9 @@ _BUDGET_COLUMN = re.compile(r"^\W*(?:#\s*|number of\s+|n\s+)?(?:configurations?|
 
 
 #: The budget in the expected-max notation, right before its number: "k = 4: 95.4%", "$k=4$ gives".
-_K_EQUALS = re.compile(r"(?<![\w\\])\$?k\$?\s*=\s*\$?(\d+)\$?\s*(?::|,|→|->|=|gives|yields)?\s*"
+_K_EQUALS = re.compile(r"(?<![\w\\])\$?k\$?\s*=\s*\$?(\d+)\$?\s*(?::|,|→|->|=|gives|yields"
+                       # "for k = 1 it is 87.1%"
+                       r"|(?:it|this|that)\s+(?:is|was|comes\s+to)|is)?\s*"
                        r"(?:about|around|~|≈)?\s*$")
 
 
@@ -927,8 +929,11 @@ def _reversed(candidate: Any, t: str, seg: prose_module.Segment, mentions: list[
     return candidate if turned is None else turned
 
 
-#: A column of each row's difference to one reference: "vs. linear", "Δ vs linear", "relative to ridge".
-_VERSUS_COLUMN = re.compile(r"^\W*(?:Δ|delta|diff(?:erence)?|change)?\s*(?:vs\.?|versus|against|relative to"
+#: A column of each row's difference to one reference: "vs. linear", "Δ vs linear", "relative to ridge",
+#: "Δ test RMSE vs linear".
+_VERSUS_COLUMN = re.compile(r"^\W*(?:(?:Δ|delta|diff(?:erence)?|change)(?:\s+(?:in|of))?"
+                            r"(?:\s+[\w-]+){0,3}\s+)?"
+                            r"(?:vs\.?|versus|against|relative to"
                             r"|compared (?:with|to))\s+(?:the\s+)?([^()|]+?)\W*$", re.I)
 
 
@@ -1029,13 +1034,19 @@ _WHOLE_SWEEP = re.compile(r"\b(?:with|using|over|across|for|after)\s+(?:all|ever
 
 
 def _other_budget(t: str, segments: Sequence[prose_module.Segment], tok: Token,
-                  claims: Sequence[ClaimQuantity]) -> bool:
+                  claims: Sequence[ClaimQuantity], raw: str | None = None) -> bool:
     """Whether a number is the whole sweep's expected best where the expected-max claims are of a
-    smaller budget ("with all 16 it is 97.0%" beside expected@4): a table's value, no result to bind
-    (a value said for another budget short of the sweep, "with 8 it would be 95.9%", stays typed)."""
+    smaller budget ("with all 16 it is 97.0%" beside expected@4), or at a budget named in the
+    expected-max notation that no claim states ("for k = 1 it is 87.1%"; ``raw``: the text before
+    its settings were masked): a table's value, no result to bind (a value said in words for another
+    budget short of the sweep, "with 8 it would be 95.9%", stays typed)."""
     budgets = {c.budget for c in claims if c.budget is not None}
     seg = next((s for s in segments if s.start <= tok.start < s.end), None)
-    if not budgets or seg is None or not _WHOLE_SWEEP.search(t, max(seg.start, tok.start - 60), tok.start):
+    if not budgets or seg is None:
+        return False
+    if raw is not None and (k := _K_EQUALS.search(raw, max(seg.start, tok.start - 30), tok.start)):
+        return int(k.group(1)) not in budgets  # "for k = 1 it is 87.1%": a row of the table, named
+    if not _WHOLE_SWEEP.search(t, max(seg.start, tok.start - 60), tok.start):
         return False
     stated = stated_budget(t, seg, tok)
     return stated is not None and stated not in budgets
@@ -1323,7 +1334,7 @@ def _owned_by_other(t: str, seg: prose_module.Segment, tok: Token, mentions: lis
     return claim.comparison or all(g[0] != subject for g in claim.subjects)
 
 
-_ITS_OWN = re.compile(r"\bits\s+own\b", re.I)
+_ITS_OWN = re.compile(r"(?<!\bon\s)(?<!\bby\s)\bits\s+own\b", re.I)  # not "on its own": alone
 
 
 def _its_own_subject(t: str, tok: Token, claims: Sequence[ClaimQuantity]) -> str | None:
@@ -1333,8 +1344,8 @@ def _its_own_subject(t: str, tok: Token, claims: Sequence[ClaimQuantity]) -> str
     near = list(_ITS_OWN.finditer(t, max(0, tok.start - 40), tok.start))
     if not near or re.search(r"[.!?]\s", t[near[-1].end() : tok.start]):
         return None
-    start = max((i + 2 for i in (t.rfind(". ", 0, near[-1].start()), t.rfind("\n\n", 0, near[-1].start()))
-                 if i >= 0), default=0)
+    start = max((i + 2 for i in (t.rfind(". ", 0, near[-1].start()), t.rfind(".\n", 0, near[-1].start()),
+                                 t.rfind("\n\n", 0, near[-1].start())) if i >= 0), default=0)
     named = subject_mentions(t, start, near[-1].start(), claims)
     return named[0].subject if named else None
 
@@ -1397,6 +1408,14 @@ _SEEDS_LABEL = re.compile(r"\bseeds?\s*\d+\s*(?:[-–—]|to)\s*\d+\s*:[^;]*$", 
 
 #: A citation right before a ± term: "[98.7%](#claim:cnn_test_accuracy) ± 1.5 points".
 _LINK_BEFORE_PM = re.compile(r"\]\(#claim:([\w.\-]+)\)[\s\u00a0]*(?:±|\+/-)[\s\u00a0]*$")
+
+
+def _spread_named_alone(t: str, seg: prose_module.Segment, tok: Token) -> bool:
+    """"The CNN's seed-to-seed SD is ± 1.6 points", "| Spread of the CNN (± 1 SD) | ± 1.6 |": a ±
+    term after no value, named as a model's spread: checked as that model's SD (or SE)."""
+    cell = seg.cell(tok.start)
+    named = f"{cell.row if cell else ''} {t[seg.start : tok.start]}"
+    return tok.role in ("sd", "se") or re.search(r"\bspread\b|\bvariab|seed-to-seed", named, re.I) is not None
 
 
 def _plus_minus_of_last(t: str, tokens: list[Token], tok: Token) -> bool:
@@ -1592,6 +1611,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     order = respectively_order(t, seg, tokens, mentions)
     chosen = []
     stated: str | None = None  # the claim whose value was stated last: an interval after it is its
+    stated_at = -1  # where that value stands
     for tok in tokens:
         splits = {c.id: c.split for c in claims}
         options = candidates(t, seg, tok, claims, mentions, splits, order)
@@ -1621,9 +1641,16 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                 and _old_value(t, seg, tok):
             options = [c for c in options if c.claim.id == stated]  # "9.17 (was 8.40)": the same claim's
         if tok.role in ("spread", "sd", "se"):  # "57.2 ± 0.4": the spread of the value before it, or nothing
-            options = [c for c in options if c.claim.id == stated and _plus_minus_of_last(t, tokens, tok)]
+            # (of a value the claim was read from: "the control's 73.6 ± 5.0" is no claim's)
+            after_value = _plus_minus_of_last(t, tokens, tok) \
+                and max((x.start for x in tokens if x.end <= tok.start), default=-1) == stated_at
+            options = [c for c in options if c.claim.id == stated and after_value] if after_value \
+                or not _spread_named_alone(t, seg, tok) else [c for c in options if not c.claim.comparison]
+            if re.search(r"\bseeds?\b|seed-to-seed", t[max(seg.start, tok.start - 60) : tok.end + 40], re.I):
+                options = [c for c in options if not c.claim.comparison]  # a spread over seeds is a
+                # model's, no comparison's ("the control's 73.6 ± 5.0 over seeds")
             linked = _LINK_BEFORE_PM.search(text, seg.start, tok.start)  # "[98.7%](#claim:x) ± 1.5"
-            owner_id = linked.group(1) if linked else stated if _plus_minus_of_last(t, tokens, tok) else None
+            owner_id = linked.group(1) if linked else stated if after_value else None
             valued = next((c for c in claims if c.id == owner_id), None)
             if not options and tok.role == "spread" and valued is not None \
                     and (half := valued.quantity("ci_half")) is not None \
@@ -1634,7 +1661,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
                 options = [Candidate(valued, half, False, (1.0, 0, 0, tok.start), (), "")]
         if not options and context and seg.kind != "row" \
                 and (not tok.word or tok.role == "seeds_needed" or tok.signed) \
-                and tok.role != "n" and not _subject_just_before(t, seg, tok, mentions) \
+                and tok.role not in ("n", "spread", "sd", "se") \
+                and not _subject_just_before(t, seg, tok, mentions) \
                 and (not mentions or not tok.integer):
             # with the subjects before it; where the segment names its own, a claim keeps one of
             # them, and the number has the shape of a result (not "within 2 points")
@@ -1731,7 +1759,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         chosen.append((tok, best, ok))
         chosen += [(tok, c, _accepts(c, tok)) for c in _shared_by_pairs(t, seg, tok, best, claims, mentions)]
         if tok.role == "value":
-            stated = best.claim.id
+            stated, stated_at = best.claim.id, tok.start
     chosen = _of_unclaimed_value(t, tokens, chosen)
     chosen = _operands_alike(t, tokens, chosen)
     chosen = _budget_checked(t, seg, chosen, text)
@@ -1906,7 +1934,9 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
                                         f"{owner.subjects[0][0]}'s result: the citation is misplaced")))
             continue
         other = _other_subject(masked, doc, start, claim, claims)
-        other = other or swapped.get(start) or _other_pair(masked, doc, start, claim, claims, bindings)
+        after = _subject_after(masked, end, claim, claims)
+        other = other or swapped.get(start) or _other_pair(masked, doc, start, claim, claims, bindings) \
+            or _other_in_clause(masked, doc, start, claim, claims) or (after[0] if after else None)
         seg = next((g for g in doc.segments if g.start <= start < g.end), None)
         if not other and seg is not None and claim.split \
                 and (named := split_misnamed_before(masked, seg.start, start, claim)) is not None:
@@ -1916,7 +1946,93 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
             line, col = _line_col(starts, start)
             findings.append(Finding(file, line, col, claim_id, text[start:end], math.nan, claim.expected,
                                     "drift", bound=True, why=other))
+            meant = after[1] if after else _meant_claim(masked, doc, start, claim, claims) \
+                or _clause_claim(masked, doc, start, claim, claims)
+            if meant is not None:  # the claim whose subjects the sentence names: its result is missing
+                about = " vs ".join(g[0] for g in meant.subjects)
+                findings.append(Finding(file, line, col, meant.id, text[start:end], math.nan, meant.expected,
+                                        "drift", bound=True, why=(
+                                            f"the sentence is about {about} ({meant.id}, {meant.expected}) "
+                                            f"but cites {claim.id}")))
     return findings
+
+
+#: Right after a citation: the subject it is given for ("{{ claim('x') }} for the MLP").
+_FOR_SUBJECT = re.compile(r"[\s)]*,?\s*(?:for|of)\s+(?:the\s+)?(?=\w)", re.I)
+
+
+def _subject_after(masked: str, end: int, claim: ClaimQuantity,
+                   claims: Sequence[ClaimQuantity]) -> tuple[str, ClaimQuantity | None] | None:
+    """A citation given "for" a subject that is not one of its claim's ("The sanity checks give
+    {{ claim('cnn_beats_control') }} for the MLP"): why it is misplaced, and the claim of the same
+    kind that swaps the named subject in (mlp_beats_control), where there is exactly one."""
+    m = _FOR_SUBJECT.match(masked, end)
+    if m is None or not claim.subjects:
+        return None
+    named = next((x for x in subject_mentions(masked, m.end(), min(len(masked), m.end() + 40), claims)
+                  if x.start == m.end()), None)
+    own = {g[0] for g in claim.subjects}
+    if named is None or named.subject in own:
+        return None
+    kept = own - {claim.subjects[0][0]} if claim.comparison else set()
+    fits = [c for c in claims if c.comparison == claim.comparison and c.subjects
+            and c.subjects[0][0] == named.subject and {g[0] for g in c.subjects[1:]} == kept]
+    why = f"cited as {claim.id}, but given for '{named.words}', not for {claim.subjects[0][0]}"
+    return why, (fits[0] if len(fits) == 1 else None)
+
+
+def _clause_claim(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
+                  claims: Sequence[ClaimQuantity]) -> ClaimQuantity | None:
+    """The one model result of the other model a misplaced citation's clause names (see
+    :func:`_other_in_clause`): what the clause meant to cite."""
+    if _other_in_clause(masked, doc, pos, claim, claims) is None:
+        return None
+    seg = next(s for s in doc.segments if s.start <= pos < s.end)
+    breaks = [m.end() for m in re.finditer(r"[,;:(]", masked[seg.start : pos])]
+    named = {m.subject for m in subject_mentions(masked, seg.start + breaks[-1], pos, claims)}
+    fits = [c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] in named
+            and c.format.percent == claim.format.percent and c.split == claim.split]
+    return fits[0] if len(fits) == 1 else None
+
+
+def _other_in_clause(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
+                     claims: Sequence[ClaimQuantity]) -> str | None:
+    """A model's result cited in a clause that names only another model, right before it: "the
+    CNN reaches \\evCnnTestAccuracy{}, the MLP \\evCnnTestAccuracy{}" (the second is misplaced)."""
+    if claim.comparison or len(claim.subjects) != 1:
+        return None
+    seg = next((s for s in doc.segments if s.start <= pos < s.end), None)
+    if seg is None:
+        return None
+    if re.search(r"\brespectively\b", masked[seg.start : seg.end], re.I):
+        return None  # a list's items are placed by the list (_respectively_swaps)
+    breaks = [m.end() for m in re.finditer(r"[,;:(]", masked[seg.start : pos])]
+    lo = seg.start + (breaks[-1] if breaks else 0)
+    if lo == seg.start:
+        return None  # the whole sentence: _other_subject's case
+    mentions = subject_mentions(masked, lo, pos, claims)
+    own = claim.subjects[0][0]
+    others = {m.subject for m in mentions} - {own}
+    if len(others) != 1 or any(m.subject == own for m in mentions) \
+            or not any(c.subjects and c.subjects[0][0] in others and not c.comparison for c in claims):
+        return None
+    return (f"cited as {claim.id}, but its clause names {next(iter(others))} and not {own}: "
+            "another model's result")
+
+
+def _meant_claim(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
+                 claims: Sequence[ClaimQuantity]) -> ClaimQuantity | None:
+    """The one claim of the cited claim's kind (a comparison, or one model's result) whose every
+    subject the citation's sentence names, where that is not the cited claim: what the sentence
+    meant to cite ("| Gain over the control (MLP) | [+87.5](#claim:cnn_beats_control) |")."""
+    seg = next((s for s in doc.segments if s.start <= pos < s.end), None)
+    if seg is None:
+        return None
+    named = {m.subject for m in subject_mentions(masked, seg.start, seg.end, claims)}
+    fits = [c for c in claims if c.comparison == claim.comparison and c.subjects
+            and len(c.subjects) == len(claim.subjects) and {g[0] for g in c.subjects} <= named
+            and c.format.percent == claim.format.percent and c.points == claim.points]
+    return fits[0] if len(fits) == 1 and fits[0].id != claim.id else None
 
 
 def _respectively_swaps(masked: str, doc: prose_module.Prose, bindings: list[tuple[int, int, str]],
@@ -2123,6 +2239,41 @@ def raise_on_drift(findings: Iterable[Finding]) -> None:
 _DERIVED = RESULT_QUANTITIES | {"seeds_needed"}
 
 
+#: A split no test claim is measured on, named before a number: its value is no claim's.
+_OTHER_SPLIT_NAMED = re.compile(r"\b(?:validation|val|dev|training|train)"
+                                r"(?:\s+(?:split|set|accuracy|acc\.?|loss|rmse|error))?"
+                                r"\b(?![-\s]*(?:and|or|/)\s+test\b)", re.I)
+
+
+#: Right before a number: named as a spread over seeds ("its SD over seeds is 5.1 points").
+_SD_NAMED_BEFORE = re.compile(r"\b(?:SDs?|std|stdev|standard\s+deviations?|standard\s+errors?|SEM?)\b"
+                              r"[^.;\d]{0,30}?(?:is|was|of|=|:)\s*(?:about|around|~)?\s*$", re.I)
+
+
+def _another_splits_number(masked: str, tok: Token, claims: Sequence[ClaimQuantity],
+                           doc: prose_module.Prose) -> bool:
+    """A number named, in its clause or by its table column, as a split's that no claim about its
+    subjects is measured on ("On the validation split the CNN averages 97.8%", a "Val. accuracy"
+    column): no claim's, nothing to bind."""
+    seg = next((g for g in doc.segments if g.start <= tok.start < g.end), None)
+    cell = seg.cell(tok.start) if seg is not None else None
+    if cell is not None and cell.column:
+        named = _OTHER_SPLIT_NAMED.search(cell.column)
+        words = cell.row
+        subjects = {m.subject for m in subject_mentions(words, 0, len(words), claims)}
+    else:
+        lo = max(0, tok.start - 60)
+        breaks = [m.end() for m in re.finditer(r"[.;!?]\s", masked[lo : tok.start])]
+        lo += breaks[-1] if breaks else 0
+        named = _OTHER_SPLIT_NAMED.search(masked, lo, tok.start)
+        subjects = {m.subject for m in subject_mentions(masked, lo, tok.start, claims)}
+    if named is None:
+        return False
+    split = "val" if named.group(0).lower().startswith(("val", "dev")) else "train"
+    return bool(subjects) and not any(
+        (c.split or "").startswith(split[:3]) and any(g[0] in subjects for g in c.subjects) for c in claims)
+
+
 def hand_typed_numbers(path: Path, text: str,
                        claims: Sequence[ClaimQuantity] | None = None) -> list[HandTypedNumber]:
     """Numbers written literally in a paper source (a Jinja template or a LaTeX file), outside
@@ -2146,7 +2297,7 @@ def hand_typed_numbers(path: Path, text: str,
         line, col = _line_col(starts, tok.start)
         if attributed is not None and (line, col) not in attributed \
                 and (_others_number(text, doc.segments, tok)
-                     or _other_budget(masked, doc.segments, tok, claims or ())):
+                     or _other_budget(masked, doc.segments, tok, claims or (), text)):
             # "Smith et al. (1998) report 0.95% test error": another work's result, not ours to bind;
             # "with all 16 it is 97.0%" beside an expected@4 claim: a budget no claim states
             continue
@@ -2155,6 +2306,11 @@ def hand_typed_numbers(path: Path, text: str,
         if attributed is not None and (line, col) not in attributed \
                 and not (tok.unit in ("%", "pts") and tok.decimals > 0):
             continue
+        if attributed is not None and (line, col) not in attributed \
+                and (_another_splits_number(masked, tok, claims or (), doc)
+                     or _SD_NAMED_BEFORE.search(masked, max(0, tok.start - 50), tok.start)):
+            continue  # "On the validation split the CNN averages 97.8%": no claim's split; "its SD over
+            # seeds is 5.1 points": no claim renders an SD; nothing to bind either way
         out.append(HandTypedNumber(path.as_posix(), line, col, text[tok.start : tok.end].strip()))
     if prose_module.dialect(path.as_posix()) == "tex":  # a claim macro redefined by hand types its number
         seen = {(h.line, h.column) for h in out}

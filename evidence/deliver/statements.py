@@ -72,16 +72,24 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
      re.I),  # Table 2, Section 3.2, Eq. (3)
     (rf"(?<![\w-])(?:{_REF_MANY})[ \t\u00a0]{{0,2}}{_NUMREF}(?:\s*(?:,|and|&|or|to|[-–—])\s*{_NUMREF})*",
      re.I),  # Tables 2 and 3, Sections 3.1–3.4
+    # an international phone number: a "+" country code and three or more groups of digits
+    # (before the equation references: "+1 (617) 555-0142" holds one)
+    # ("+43 1 234 5678", "+1-555-010-9999"; never a signed decimal "+87.5 [81.1, 93.9]")
+    (r"(?<![\w.])\+\d{1,3}(?:[ \u00a0-]\(?\d{1,5}\)?){2,}[ \u00a0-]\d{3,5}(?!\.?\d|\s*%)", 0),
     (r"\b\d+\(\d+\)", 0),  # volume(issue) in bibliographies: 34(2)
     (r"\(\d{1,3}[a-z]?\)", 0),  # equation and enumeration references: (3)
     (r"\^\{?\d+\}?", 0),  # superscript footnote markers
-    (r"(?<![\w.])\d*\.?\d+(?:\s?(?:pt|mm|cm|em|ex|bp|pc|sp)|in)\b(?!\s+(?:the|a|an|our|of|each)\b)", 0),
+    (r"(?<![\w.])\d*\.?\d+(?:\s?(?:mm|cm|em|ex|bp|pc|sp)|in)\b(?!\s+(?:the|a|an|our|of|each)\b)", 0),
+    # a length in points where LaTeX takes one ("\vspace{6pt}", "width=0.5pt", "[10pt]"); "+85.1 pt"
+    # in prose is a difference in percentage points
+    (r"(?<=[{=\[,])\s*\d*\.?\d+\s?pt\b", 0),
     (r"\[[^\]\n]*=[^\]\n]*\]", 0),  # key=value options: [width=0.8\linewidth]
     # lr=0.05 (not a difference written as its two sides: "CNN − MLP = 0.6", "linear minus MLP = 1.3")
     # ("P = 0.84" is left to the tokenizer: after a probability it states P(better))
     (r"(?<!− )(?<!- )(?<!– )(?<!−)(?<!minus )(?<!\$-\$ )\b(?!n\s*=)(?!P\s*=)"
-     # "test acc = 0.987%": a metric's value, no setting
-     r"(?!(?:acc|accuracy|rmse|mae|mse|f1|auc)\s*=)[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
+     # "test acc = 0.987%", "MLP improvement = 1.3%": a metric's value or a difference, no setting
+     r"(?!(?i:acc|accuracy|rmse|mae|mse|f1|auc|improvement|gain|difference|diff|delta|lead|margin|Δ)\s*=)"
+    r"[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
      r"(?:\s*,\s*[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*)*", 0),
     (r"\b\d+(?:\.\d+)?\s*[x×]\s*\d+(?:\.\d+)?(?:\s*[x×]\s*\d+(?:\.\d+)?)*\b", 0),  # 8x8, 2 × 3
     # identifiers: resnet50, GPT-4, mlp-s0, A100 (not the metric names F1, R2)
@@ -89,9 +97,6 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     # a reference number of digits joined by a slash and a hyphen: a grant "4417/2-1", a file "12/3-7"
     (r"(?<![\w.])\d+(?:/\d+)+-\d+(?:[-/]\d+)*\b|(?<![\w.])\d+-\d+(?:/\d+)+\b", 0),
     (r"(?<![\w.])\d+(?:st|nd|rd|th)\b", 0),  # ordinals
-    # an international phone number: a "+" country code and three or more groups of digits
-    # ("+43 1 234 5678", "+1-555-010-9999"; never a signed decimal "+87.5 [81.1, 93.9]")
-    (r"(?<![\w.])\+\d{1,3}(?:[ \u00a0-]\(?\d{1,5}\)?){2,}[ \u00a0-]\d{3,5}(?!\.?\d|\s*%)", 0),
     (r"\b(?:Q|Question|Exercise|Problem|Task|Part)\s*\d+[a-z]?\.?\s*\(\s*\d+\s*(?:pts?|points?|marks?)\s*\)",
      re.I),  # "Q3 (6 pts)": a grading mark
     (r"(?:[$€£]\s*)?\d+(?:\.\d+)?\s*(?:USD|EUR|GBP|CHF|dollars?|euros?)\b", 0),  # 0.00266 USD: money
@@ -233,6 +238,10 @@ _RULE_AFTER = re.compile(r"[\s\u00a0]*(?:rule|threshold|tolerance|cut-?off|crite
 _RATIO = re.compile(r"^(?:/\d+.|.\d+/)$")
 #: After a count: seeds to add ("5 more seeds per arm", "3 additional runs"), not the n run nor the
 #: seeds-needed estimate (an increment, whatever it adds up to).
+#: Around a count of runs: the tally of every run of the project ("all 15 runs", "41 runs in total").
+_TOTAL_RUNS_BEFORE = re.compile(r"\b(?:all|total\s+of|altogether)\s+(?:the\s+)?(?:\\?num\s*\{?\s*)?$", re.I)
+_TOTAL_RUNS_AFTER = re.compile(r"[\s\u00a0}]*(?:runs?|trainings?|jobs?)\s+"
+                               r"(?:in\s+total|in\s+all|altogether|overall)\b", re.I)
 _MORE_SEEDS_AFTER = re.compile(r"[\s\u00a0]+(?:more|additional|extra|further)\s+(?:random\s+)?"
                                r"(?:seeds?|runs?|repetitions?|replicates?)\b", re.I)
 #: Before a seed count: runs planned, not made ("re-run with 12", "we will use 20", "plan to train 8").
@@ -286,7 +295,8 @@ _BY_BEFORE = re.compile(r"\bby\s+(?:about|around|roughly|nearly|almost|some|~|�
 #: it is a unit of the result (points, percent).
 _PLURAL_AFTER = re.compile(r"[ \u00a0]+(?:[a-z]{3,}[ \u00a0]+)?(?!(?:points|percent|pts|times)\b)"
                            r"[a-z]{3,}s\b")
-_SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?|random (?:seeds|restarts)"
+_SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:(?!(?:because|since|as|its|their|whose|which|that|and|but|so|of"
+                          r"|the)\s)[A-Za-z-]+\s){0,2}?(?:seeds?|runs?|random (?:seeds|restarts)"
                           r"|repetitions?"
                           r"|replicates?|repeats?|independent runs?|trainings?|initiali[sz]ations?)\b", re.I)
 _NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|estimat\w*|more seeds"
@@ -301,11 +311,14 @@ _TOO_FEW_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?)
 _NOT_RESOLVED = re.compile(r"\b(?:not|never|cannot|can't|couldn't|un)\s*(?:be\s+|been\s+|yet\s+)?"
                            r"(?:resolve[sd]?|settle[sd]?|detect\w*|to show)\b", re.I)
 #: "About 15 per group": a count of seeds per group, without the word seeds.
-_PER_GROUP_AFTER = re.compile(r"[\s\u00a0]+per\s+(?:group|arm|side)\b", re.I)
+#: A slash that means "per": "18/group", "5/model".
+_PER_WHAT = re.compile(r"/\s*(?:group|arm|side|model|variant)s?\b", re.I)
+_PER_GROUP_AFTER = re.compile(r"[\s\u00a0]+per\s+(?:group|arm|side)\b|\s*/\s*(?:group|arm|side)\b", re.I)
 #: "about 10 seeds per model": an estimate; "5 seeds per model" without an "about" is the count
 #: that was run ("per group" is the seeds-needed phrasing of a comparison either way).
 _PER_MODEL = re.compile(r"\bper (?:model|variant)\b", re.I)
-_PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?:P|Pr|Prob)\s*\([^)]{0,80}\)(?:\s+(?:for|of)\s+[^.;:=]{0,40}?)?"
+_PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?:P|Pr|Prob)\s*\([^)]{0,80}\)"
+                          r"(?:\s+(?:for|of|in|from|per)\s+[^.;:=]{0,40}?)?"
                           r"|probability(?: of [^.;]{0,90}?| that [^.;]{0,90}?)?"
                           r"|prob\.?|(?:chance|likelihood|odds) that [^.;]{0,90}?)"
                           r"\s*(?:(?:is|was)\s+P\s*=|=|≈|~|:|is|are|of|at|was|about|around|only|just"
@@ -381,6 +394,16 @@ _SUPERSEDED = re.compile(
     r"|\b(?:in|from)\s+(?:the\s+)?(?:v\d+|version\s+\d+|first\s+version|earlier\s+draft|old\s+draft"
     r"|previous\s+(?:version|draft|release))\b"
     r"|\bv\d+\s+(?:had|said|says|reported|claimed|read|gave|stated)\b"
+    # "last week's build had 58.9", "the previous run gave 61.8": an earlier build's number
+    r"|\b(?:last\s+(?:week|month|night|year)(?:'s|’s)|yesterday(?:'s|’s)|the\s+(?:previous|old|earlier|first)"
+    r"|an?\s+(?:earlier|older|previous))\s+(?:[\w-]+\s+)?(?:build|run|version|release|delivery|rerun)s?\s+"
+    r"(?:had|gave|showed|reported|read|was|were|got)\b"
+    # "The earlier figure of 58.3 (report v0.1) came from an unscaled run": named as an old number
+    r"|\b(?:the|an?)\s+(?:earlier|old|older|previous|original|initial|first|outdated)\s+(?:figure|number|value"
+    r"|result|estimate)s?\s+(?:of|was|were)\b"
+    # "On MNIST, committees of convolutional nets reach 0.23% error": another benchmark's result
+    r"|\bon\s+(?:MNIST|CIFAR-?10|CIFAR-?100|ImageNet|SVHN|Fashion-MNIST|KMNIST|EMNIST|USPS)\b,?\s+"
+    r"(?:[^.;\n]{0,60}?\s)?(?:reach(?:es|ed)?|achieve[sd]?|get|gets|got|obtain(?:s|ed)?|report(?:s|ed)?)\b"
     # "ignore the 88.4 I posted yesterday": withdrawn by its writer
     r"|\bignore\s+(?:the|my|that|this|those)\b"
     # "LeNet-5 reached a 0.95% error rate on MNIST": another benchmark's result, no claim's
@@ -506,6 +529,10 @@ _PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that
 _APPROX_BEFORE = re.compile(r"(?:about|around|roughly|approximately|approx\.?|some|~|≈|nearly|almost"
                             r"|ca\.)\s*$",
                             re.I)
+#: A share written as "one in N" and glossed as a percentage right after it: "(10%)".
+_ONE_IN_GLOSSED = re.compile(r"\b(?:one|1)\s+(?:time\s+|out\s+)?(?:in|of)\s+(?:every\s+)?"
+                             r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+hundred)\s*[(,]\s*$"
+                             r"|\b1\s*/\s*\d+\s*[(,=]\s*$", re.I)
 _CHANCE_BEFORE = re.compile(r"\bchance(?: level| accuracy| rate| performance| score)?"
                             # "chance for 10 classes is 10%", not "the chance for the CNN to win is 0.84"
                             r"(?: (?:on|for|with|among|over) (?![^.;,]{0,30}\bto\b)[^.;,]{0,30})?"
@@ -579,6 +606,9 @@ _ENDS_IN_WORDS = (("ci_high", *_end_in_words("upper|top|high", "top|upper end|hi
 #: Around a ± term: what spread it is, named (an SD, a standard error, a range of seeds, a tolerance).
 _SPREAD_NAMED = re.compile(r"\b(?:SDs?|s\.d\.|std|stdev|standard (?:deviation|error)s?|SEM?s?|s\.e\.|sigma"
                            r"|spread|min|max|range|tolerance|jitter|seeds?)\b|σ", re.I)
+#: After a ± term: a multiple of the SD, a band's width in SDs ("± 1 SD", "±2σ").
+_MULTIPLE_OF_SD = re.compile(r"[\s\u00a0]*(?:SDs?|s\.d\.|SEs?|σ|sigma|standard (?:deviation|error)s?)(?!\w)",
+                             re.I)
 SD_WORDS = re.compile(r"SDs?|s\.d\.|std|stdev|standard deviations?|sigma|σ", re.I)
 SE_WORDS = re.compile(r"SEM?s?|s\.e\.|standard errors?", re.I)
 #: Before a number: named as an interval's half-width ("a CI half-width of about 0.2").
@@ -639,7 +669,8 @@ def tokenize(t: str) -> list[Token]:
             decoy |= re.match(r"\w", t[glued.end() : glued.end() + 1]) is not None
             end = glued.end()
         nxt = t[e : e + 2]
-        decoy |= before in ("#", "@", "/", "$", "€", "£") or nxt[:1] in ("/", "_")  # #12, 3/4, paths, money
+        decoy |= before in ("#", "@", "/", "$", "€", "£") or nxt[:1] == "_" or (  # #12, 3/4, paths, money
+            nxt[:1] == "/" and not _PER_WHAT.match(t, e))  # (not "18/group": per group)
         decoy |= (nxt[:1] == ":" and nxt[1:].isdigit()) or (before == ":" and before2.isdigit())
         decoy |= before in ("-", "–") and before2.isalpha()  # CIFAR-10, top-1, GPT-4
         decoy |= unit != "pts" and nxt[:1] in ("-", "‑") and t[e + 1 : e + 2].isalpha()  # 5-fold, 3-layer
@@ -666,13 +697,20 @@ def tokenize(t: str) -> list[Token]:
             tok.statement = False  # the ± term: a spread, not a statement of the value
             if _CI_NAMED_AFTER.match(t, end) or re.search(r"\bCI\b|interval", t[max(0, s - 40) : s]):
                 tok.statement, tok.role = True, "ci_half"  # "57.2 ± 0.4 (95% CI)": the interval's half-width
-            elif (named := _SPREAD_NAMED.search(t, max(0, s - 60), min(len(t), end + 40))) is None:
+            elif _MULTIPLE_OF_SD.match(t, end) and integer and value <= 3:
+                pass  # "(± 1 SD)", "±2σ": how many SDs a band is wide, no measured spread
+            elif not (named := [m.group(0) for m in _SPREAD_NAMED.finditer(t, max(0, s - 60),
+                                                                         min(len(t), end + 40))]):
                 tok.statement, tok.role = True, "spread"  # "57.2 ± 0.4", unnamed: checked against the
                 # claim of the value before it as its half-width, SD or standard error
-            elif SD_WORDS.fullmatch(named.group(0)):
+            elif any(SD_WORDS.fullmatch(word) for word in named):
                 tok.statement, tok.role = True, "sd"  # "57.2 ± 0.2 (mean ± SD)": the seeds' SD
-            elif SE_WORDS.fullmatch(named.group(0)):
+            elif any(SE_WORDS.fullmatch(word) for word in named):
                 tok.statement, tok.role = True, "se"
+            elif any(word.lower() in ("spread", "seed", "seeds") for word in named):
+                tok.statement, tok.role = True, "spread"  # "seed-to-seed spread | ± 1.6 points": a
+                # spread named by no statistic ("± 0.9 over seeds"), checked as its half-width, SD or
+                # standard error
         if sign != "±" and before != "±" and not spread:
             if _HALF_WIDTH_BEFORE.search(t, max(0, s - 60), s):
                 tok.role = "ci_half"  # "the CI half-width of 0.2": the interval's half-width, checked
@@ -700,6 +738,8 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = tok.setting = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if unit == "%" and _CHANCE_AFTER.match(t, end):
             tok.decoy = True  # "around the 10% of guessing": the chance level
+        if unit == "%" and _ONE_IN_GLOSSED.search(t, max(0, s - 40), s):
+            tok.decoy = True  # "guessing is right one time in ten (10%)": a share glossed, 1/N
         if unit == "pts" and _RULE_AFTER.match(t, end) and t[e : e + 1] in ("-", "‑"):
             tok.decoy = True  # "fine by the 2-point rule": a threshold set beforehand, no result
         if unit == "pts" and _FROM_STATED_LEVEL.match(t, end):
@@ -811,6 +851,19 @@ def tokenize(t: str) -> list[Token]:
         _role(t, tok, [])
         if tok.statement and not tok.decoy and tok.role == "value":
             tokens.append(tok)
+    for w in _AND_A_HALF_RE.finditer(t):  # "by a point and a half", "about ninety-six and a half percent"
+        if not (w.group("points") or w.group("percent")):
+            continue
+        tokens = [k for k in tokens if not w.start("num") <= k.start < w.end()]  # "ninety-six" read alone
+        num = w.group("num").lower()
+        whole = (_TENS[w.group("tens").lower()] + (_WORD_NUMBERS[w.group("unit").lower()] if w.group("unit")
+                                                   else 0)) if w.group("tens") \
+            else 1 if num in ("a", "an") else _WORD_NUMBERS[num]
+        tok = Token(w.start("num"), w.end(), whole + 0.5, 1, "pts" if w.group("points") else "%",
+                    t[w.end() : w.end() + 40], False, word=True, approximate=bool(w.group("about")))
+        _role(t, tok, [])
+        if tok.statement and not tok.decoy and tok.role == "value":
+            tokens.append(tok)
     for w in _ONE_IN_RE.finditer(t):  # "about one test digit in five right": a share, 1/N
         if any(k.start <= w.start("n") < k.end for k in tokens):
             tokens = [k for k in tokens if not k.start <= w.start("n") < k.end]
@@ -833,6 +886,15 @@ _ONE_IN_RE = re.compile(r"(?P<about>\b(?:about|roughly|around|nearly|almost|some
 #: A half in words before a unit: "half a point", "one and a half points", "two and a half RMSE".
 _WORD_HALF_RE = re.compile(r"\b(?:half\s+an?|(?P<whole>one|two|three|four|five|six|seven|eight|nine|ten)"
                            r"\s+and\s+a\s+half)(?=\s)", re.I)
+#: A half after its unit or a compound number: "a point and a half", "two points and a half",
+#: "about ninety-six and a half percent".
+_AND_A_HALF_RE = re.compile(
+    r"(?P<about>\b(?:about|roughly|around|nearly|almost|some)\s+)?(?<![-\w])(?P<num>a|an|one|two|three|four|five"
+    r"|six|seven|eight|nine|ten|(?P<tens>"
+    + "|".join(("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"))
+    + r")(?:[- ](?P<unit>one|two|three"
+    r"|four|five|six|seven|eight|nine))?)(?P<points>\s+(?:percentage\s+)?points?)?\s+and\s+a\s+half"
+    r"(?P<percent>[ \u00a0]+(?:percent|per\s+cent)\b)?", re.I)
 
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
          "ninety": 90}
@@ -930,8 +992,14 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                     and not re.search(r"\b(?:fewer|less|more)\s+than\s*$|\bat\s+least\s*$", left, re.I):
                 needed = None  # "is not resolved by 5 seeds", "with 5 seeds ... not resolved": too few
             tok.role = "seeds_needed" if needed else "n"
-            if tok.value == 1 and re.match(r"[-‑](?:seed|run)\b", t[end : end + 6], re.I):
-                tok.decoy = True  # "the one-seed variance", "a single-run score": what one run shows
+            if tok.value == 1 and re.match(r"[-‑](?:seed|run)\b|\s+(?:seed|run)\s+(?:each|per|apiece)\b",
+                                           t[end : end + 16], re.I):
+                tok.decoy = True  # "the one-seed variance", "one seed each": what one run shows
+                return
+            if (_TOTAL_RUNS_BEFORE.search(t, max(0, s - 20), s)
+                    and re.match(r"[\s\u00a0}]*(?:runs?|trainings?|jobs?)\b", t[end : end + 12], re.I)) \
+                    or _TOTAL_RUNS_AFTER.match(t, end):
+                tok.decoy = True  # "for all 15 runs", "41 runs in total": a tally of every run, no n
                 return
             if _MORE_SEEDS_AFTER.match(t, end):
                 tok.decoy = True  # "queue 5 more seeds per arm": runs to add, neither count nor estimate

@@ -42,7 +42,9 @@ DIRECTION = re.compile(
     r"superior to|inferior to|improves? (?:on|over|upon)|improvement over|surpass(?:es|ed)?|"
     r"exceeds?|exceeded|higher (?:test )?accuracy than|lower (?:test )?accuracy than|more accurate than|"
     r"less accurate than|significant(?:ly)?|wins? (?:over|against)|dominates?|clearly ahead of|"
-    r"statistically (?:significant|reliable)|(?:is|was|as) the better (?:model|one|choice|network|method)|"
+    r"statistically (?:significant|reliable)"
+    r"|(?:is|was|as) the (?:better|stronger) (?:model|one|choice|network"
+    r"|method|of the two(?: models)?)|"
     r"(?:wins?|won|leads?|led|ahead)?\s*by an? (?:wide|large|clear|big|comfortable|huge|substantial)"
     r" margin|wins|won|comes? out (?:ahead|on top)|is the winner|" + CONFIDENT + r"|" + RELIABLE + r"|"
     + HAS_LEVEL + r"|" + COMPARED_LEVEL + r")\b",
@@ -51,7 +53,8 @@ DIRECTION = re.compile(
 LOSER_FIRST = re.compile(r"worse than|inferior to|less accurate than|lower (?:test )?accuracy than", re.I)
 #: Direction words that need no object: "Wide MLP vs MLP: the wide MLP wins".
 INTRANSITIVE = re.compile(r"wins|won|comes? out|is the winner|significant|statistically"
-                          r"|(?:is|was|as) the better|" + CONFIDENT + r"|" + RELIABLE + r"|" + HAS_LEVEL,
+                          r"|(?:is|was|as) the (?:better|stronger)|" + CONFIDENT + r"|" + RELIABLE
+                          + r"|" + HAS_LEVEL,
                           re.I)
 #: "Not significantly different": true of an unresolved comparison, false of a shown effect.
 NO_DIFFERENCE = re.compile(
@@ -99,7 +102,10 @@ def _retracted(t: str, pos: int) -> bool:
 
 MENTIONED = re.compile(r"\b(?:may|can|must|should|could|do|does)\s*(?:not|n't)\s+(?:\w+\s+)?"
                        r"(?:write|say|claim|state|report|conclude)\b"
-                       r"|\b(?:never|don't|do not)\s+(?:write|say|claim)\b", re.I)
+                       r"|\b(?:never|don't|do not)\s+(?:write|say|claim)\b"
+                       # "No sentence says the CNN "significantly" beats the MLP": a check of the text
+                       r"|\bno\s+(?:sentence|document|slide|paragraph|section|caption|one|text)\s+(?:now\s+)?"
+                       r"(?:says|said|claims|states|writes|uses)\b", re.I)
 
 
 #: After a quotation: the sentence's verdict on it ('"A is reliably better" is too strong').
@@ -262,9 +268,18 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
             key=lambda x: x.start)
         named = {m.subject for m in mentions}
         by_citation = list(cited) == [claim.id] and not sides <= named
-        if (not sides <= named and not by_citation) or sides in seen:
+        if (not sides <= named and not by_citation and not _comparison_named(t, seg, claim)) \
+                or sides in seen:
             continue
         verdict = claim.classification
+        stated = _stated_verdict(t, seg, claim)
+        if stated is not None and stated.group("verdict") != verdict:
+            seen.add(sides)
+            issues.append(WordingIssue(
+                claim, stated.start(), stated.end(), stated.group(0), "verdict",
+                f"'{stated.group(0)}' gives {claim.id}'s verdict as {stated.group('verdict')}, but "
+                f"verify classifies it as {verdict}"))
+            continue
         directions = list(_assertions(t, seg, DIRECTION, mentions, sides, by_citation))
         direction = directions[0] if directions else None
         sameness = _asserts(t, seg, SAMENESS, mentions, sides, by_citation)
@@ -314,6 +329,50 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
                 f"'{sameness.group(0)}' asserts that {a} and {b} do not differ, but verify classifies "
                 f"{claim.id} as {verdict} (sameness needs the verdict noise)"))
     return issues
+
+
+#: A verdict stated in verify's words: "classifies cnn_vs_mlp as an effect", "verdict: noise",
+#: "was labelled insufficient evidence".
+_VERDICT = re.compile(r"\b(?:classif(?:y|ies|ied)\b[^.;\n]{0,60}?\bas|(?:classified|labell?ed|marked|called)"
+                      r"(?:\s+as)?|verdict\s*(?:is|was|:|=|of)?|(?:is|was)\s+(?:an?\s+)?)\s*[`*_]*\s*(?:an?\s+)?"
+                      r"(?P<verdict>effect|noise|insufficient[_ ]evidence|bug)\b", re.I)
+_NEGATED = re.compile(r"\b(?:not|no\s+longer|never|nor)\b|n't\b", re.I)
+
+
+def _comparison_named(t: str, seg: Segment, claim: ClaimQuantity) -> bool:
+    """Whether the segment names the claim's comparison by verify's name for it ("cnn_vs_mlp")."""
+    name = claim.verify_name
+    return bool(name) and re.search(rf"(?<![\w.-]){re.escape(name or '')}(?![\w-])",
+                                    t[seg.start : seg.end]) is not None
+
+
+def _stated_verdict(t: str, seg: Segment, claim: ClaimQuantity) -> re.Match[str] | None:
+    """verify's verdict on the claim's comparison, stated in its own words, unhedged."""
+    if not _comparison_named(t, seg, claim):
+        return None
+    for m in _VERDICT.finditer(t, seg.start, seg.end):
+        clause = t[max(seg.start, m.start() - 60) : m.start()]
+        if _NEGATED.search(clause) or HEDGE.search(clause.rsplit(",", 1)[-1]):
+            continue
+        verdict = m.group("verdict").lower().replace(" ", "_")
+        return _VerdictMatch(m, verdict)  # type: ignore[return-value]
+    return None
+
+
+class _VerdictMatch:
+    """A verdict match whose ``group("verdict")`` is verify's spelling of it."""
+
+    def __init__(self, m: re.Match[str], verdict: str) -> None:
+        self.m, self.verdict = m, verdict
+
+    def start(self) -> int:
+        return self.m.start()
+
+    def end(self) -> int:
+        return self.m.end()
+
+    def group(self, name: int | str = 0) -> str:
+        return self.verdict if name == "verdict" else self.m.group(0)
 
 
 #: "the two widths", "both widths": a plural that names both sides of a comparison at once.
