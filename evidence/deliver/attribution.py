@@ -277,11 +277,12 @@ def _change_to_variant(t: str, start: int, end: int, found: list[Mention],
             grown = re.compile(r"\b(?:doubl|tripl|quadrupl|enlarg)\w*\s+(?:the\s+)?"
                                r"(?:size\s+of\s+(?:the\s+)?)?$", re.I)
             for x in [x for x in found if x.subject == base and start <= x.start < end]:
-                m = grown.search(t, max(start, x.start - 40), x.start)
-                if m is None or re.match(r"\s*(?:'s|’s)", t[x.end : x.end + 3]):
+                grew = grown.search(t, max(start, x.start - 40), x.start)
+                if grew is None or re.match(r"\s*(?:'s|’s)", t[x.end : x.end + 3]):
                     continue  # "doubling the MLP's width" is the noun rule's
                 found.remove(x)
-                out += [Mention(m.start(), x.end, side, t[m.start() : x.end]) for side in (variant, base)]
+                words = t[grew.start() : x.end]
+                out += [Mention(grew.start(), x.end, side, words) for side in (variant, base)]
     return out
 
 
