@@ -1558,7 +1558,11 @@ def _of_unclaimed_value(t: str, tokens: list[Token], chosen: list[Any]) -> list[
 
 #: Before a seed count in its clause: the authors ran it ("We ran", "the team tested ... over").
 _WE_RAN = re.compile(r"\b(?:we|the\s+(?:team|authors|group|lab))\s+(?:\w+\s+)?(?:ran|trained|tested|evaluated"
-                     r"|repeated|averaged|used)\b", re.I)
+                     r"|repeated|averaged|used)\b"
+                     # "All results are evaluated over seven seeds", "Both models were tested with three"
+                     r"|\b(?:all|both|every|each)\s+(?:(?:the|of\s+the|our)\s+)?(?:models?|results?|numbers?"
+                     r"|variants?|networks?)\s+(?:are|were|is|was)\s+(?:\w+\s+)?(?:run|trained|tested|evaluated"
+                     r"|averaged|measured|computed|repeated)\b", re.I)
 #: Right after the count: seeds ("three random seeds", "3 seeds per model").
 _SEEDS_NOUN = re.compile(r"[\s\u00a0]+(?:random\s+|training\s+|different\s+)?seeds\b", re.I)
 

@@ -992,8 +992,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                     and not re.search(r"\b(?:fewer|less|more)\s+than\s*$|\bat\s+least\s*$", left, re.I):
                 needed = None  # "is not resolved by 5 seeds", "with 5 seeds ... not resolved": too few
             tok.role = "seeds_needed" if needed else "n"
-            if tok.value == 1 and re.match(r"[-‑](?:seed|run)\b|\s+(?:seed|run)\s+(?:each|per|apiece)\b",
-                                           t[end : end + 16], re.I):
+            if tok.value == 1 and re.match(r"[-‑](?:seed|run)\b"
+                                           r"|\s+(?:seed|run)\b[^.;]{0,40}?\b(?:each|per|apiece)\b",
+                                           t[end : end + 50], re.I):
                 tok.decoy = True  # "the one-seed variance", "one seed each": what one run shows
                 return
             if (_TOTAL_RUNS_BEFORE.search(t, max(0, s - 20), s)
@@ -1060,8 +1061,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
         tok.decoy = True  # the other end of a seeds' spread
         return
     if prev is not None and prev.setting and re.fullmatch(
-            r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:to|–|—|-|--)[\s\u00a0]*", between):
-        tok.decoy = tok.setting = True  # "learning rates 0.003 to 0.1": the other end of a setting
+            r"[\s\u00a0]*(?:%[\s\u00a0]*)?(?:to|–|—|-|--|,|,?\s*and|,?\s*or)[\s\u00a0]*", between):
+        tok.decoy = tok.setting = True  # "learning rates 0.003 to 0.1", "0.003, 0.01 and 0.1": the
+        # other end, or the next item, of a setting
         return
     if prev is not None and prev.role == "ci_low" and re.fullmatch(
             r"[\s\u00a0]*(?:,|;|–|—|-|−|--|to|and|\.\.\.?|…)[\s\u00a0]*", between):
