@@ -413,8 +413,8 @@ def clause_of(t: str, seg: Segment, tok: Token) -> tuple[int, int]:
     return lo, hi
 
 
-_SPREAD_WORD = re.compile(r"SDs?|s\.d\.|std|stdev|standard (?:deviation|error)s?|SEM?s?|s\.e\.|sigma|σ"
-                          r"|variance", re.I)
+#: A spread's own name (the ± words' SD and SE names, and the variance).
+_SPREAD_WORD = re.compile(rf"{SD_WORDS.pattern}|{SE_WORDS.pattern}|variance", re.I)
 
 
 def _foreign_metric(t: str, seg: Segment, tok: Token, claim: ClaimQuantity, header: str) -> str | None:

@@ -28,7 +28,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from evidence.deliver.versions import mask_old_versions
+from evidence.deliver.versions import old_version_spans
 
 _JINJA_RE = re.compile(r"\{\{[\s\S]*?(?:\}\}|\Z)|\{%[\s\S]*?(?:%\}|\Z)|\{#[\s\S]*?(?:#\}|\Z)")
 
@@ -127,8 +127,13 @@ def parse(name: str, text: str) -> Prose:
     tex = dialect(name) == "tex"
     doc = _parse_tex(text) if tex else _parse_markdown(text, template=is_template(name))
     # a changelog's older releases and "(v0.3.0: 98.0%)" asides: the record, no statement now
-    masked = mask_old_versions(text, doc.masked, tex=tex)
-    return doc if masked is doc.masked else Prose(masked, doc.segments)
+    spans = old_version_spans(text, doc.masked, tex=tex)
+    if not spans:
+        return doc
+    masked = doc.masked
+    for lo, hi in spans:
+        masked = masked[:lo] + spaces(masked[lo:hi]) + masked[hi:]
+    return Prose(masked, doc.segments)
 
 
 # --------------------------------------------------------------------------- sentences

@@ -65,7 +65,7 @@ from evidence.deliver.attribution import (
 )
 from evidence.deliver.overrides import macro_overrides
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity, half_unit
-from evidence.deliver.statements import Token, mask_decoys, tokenize
+from evidence.deliver.statements import SPREAD_BEFORE, Token, mask_decoys, tokenize
 from evidence.deliver.wording import MENTIONED, wording_issues
 
 __all__ = [
@@ -1938,9 +1938,10 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
                                         f"{owner.subjects[0][0]}'s result: the citation is misplaced")))
             continue
         other = _other_subject(masked, doc, start, claim, claims)
-        after = _subject_after(masked, end, claim, claims)
+        after = _subject_after(masked, end, claim, claims) \
+            or _other_in_clause(masked, doc, start, claim, claims)  # (why, the claim meant)
         other = other or swapped.get(start) or _other_pair(masked, doc, start, claim, claims, bindings) \
-            or _other_in_clause(masked, doc, start, claim, claims) or (after[0] if after else None)
+            or (after[0] if after else None)
         seg = next((g for g in doc.segments if g.start <= start < g.end), None)
         if not other and seg is not None and claim.split \
                 and (named := split_misnamed_before(masked, seg.start, start, claim)) is not None:
@@ -1950,8 +1951,7 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
             line, col = _line_col(starts, start)
             findings.append(Finding(file, line, col, claim_id, text[start:end], math.nan, claim.expected,
                                     "drift", bound=True, why=other))
-            meant = after[1] if after else _meant_claim(masked, doc, start, claim, claims) \
-                or _clause_claim(masked, doc, start, claim, claims)
+            meant = after[1] if after else _meant_claim(masked, doc, start, claim, claims)
             if meant is not None:  # the claim whose subjects the sentence names: its result is missing
                 about = " vs ".join(g[0] for g in meant.subjects)
                 findings.append(Finding(file, line, col, meant.id, text[start:end], math.nan, meant.expected,
@@ -1985,24 +1985,11 @@ def _subject_after(masked: str, end: int, claim: ClaimQuantity,
     return why, (fits[0] if len(fits) == 1 else None)
 
 
-def _clause_claim(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
-                  claims: Sequence[ClaimQuantity]) -> ClaimQuantity | None:
-    """The one model result of the other model a misplaced citation's clause names (see
-    :func:`_other_in_clause`): what the clause meant to cite."""
-    if _other_in_clause(masked, doc, pos, claim, claims) is None:
-        return None
-    seg = next(s for s in doc.segments if s.start <= pos < s.end)
-    breaks = [m.end() for m in re.finditer(r"[,;:(]", masked[seg.start : pos])]
-    named = {m.subject for m in subject_mentions(masked, seg.start + breaks[-1], pos, claims)}
-    fits = [c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] in named
-            and c.format.percent == claim.format.percent and c.split == claim.split]
-    return fits[0] if len(fits) == 1 else None
-
-
 def _other_in_clause(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
-                     claims: Sequence[ClaimQuantity]) -> str | None:
+                     claims: Sequence[ClaimQuantity]) -> tuple[str, ClaimQuantity | None] | None:
     """A model's result cited in a clause that names only another model, right before it: "the
-    CNN reaches \\evCnnTestAccuracy{}, the MLP \\evCnnTestAccuracy{}" (the second is misplaced)."""
+    CNN reaches \\evCnnTestAccuracy{}, the MLP \\evCnnTestAccuracy{}" (the second is misplaced).
+    Why, and that other model's one result of the same kind (what the clause meant to cite)."""
     if claim.comparison or len(claim.subjects) != 1:
         return None
     seg = next((s for s in doc.segments if s.start <= pos < s.end), None)
@@ -2011,17 +1998,17 @@ def _other_in_clause(masked: str, doc: prose_module.Prose, pos: int, claim: Clai
     if re.search(r"\brespectively\b", masked[seg.start : seg.end], re.I):
         return None  # a list's items are placed by the list (_respectively_swaps)
     breaks = [m.end() for m in re.finditer(r"[,;:(]", masked[seg.start : pos])]
-    lo = seg.start + (breaks[-1] if breaks else 0)
-    if lo == seg.start:
+    if not breaks:
         return None  # the whole sentence: _other_subject's case
-    mentions = subject_mentions(masked, lo, pos, claims)
+    mentions = subject_mentions(masked, seg.start + breaks[-1], pos, claims)
     own = claim.subjects[0][0]
     others = {m.subject for m in mentions} - {own}
-    if len(others) != 1 or any(m.subject == own for m in mentions) \
-            or not any(c.subjects and c.subjects[0][0] in others and not c.comparison for c in claims):
+    levels = [c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] in others]
+    if len(others) != 1 or any(m.subject == own for m in mentions) or not levels:
         return None
+    meant = [c for c in levels if c.format.percent == claim.format.percent and c.split == claim.split]
     return (f"cited as {claim.id}, but its clause names {next(iter(others))} and not {own}: "
-            "another model's result")
+            "another model's result"), (meant[0] if len(meant) == 1 else None)
 
 
 def _meant_claim(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
@@ -2249,11 +2236,6 @@ _OTHER_SPLIT_NAMED = re.compile(r"\b(?:validation|val|dev|training|train)"
                                 r"\b(?![-\s]*(?:and|or|/)\s+test\b)", re.I)
 
 
-#: Right before a number: named as a spread over seeds ("its SD over seeds is 5.1 points").
-_SD_NAMED_BEFORE = re.compile(r"\b(?:SDs?|std|stdev|standard\s+deviations?|standard\s+errors?|SEM?)\b"
-                              r"[^.;\d]{0,30}?(?:is|was|of|=|:)\s*(?:about|around|~)?\s*$", re.I)
-
-
 def _another_splits_number(masked: str, tok: Token, claims: Sequence[ClaimQuantity],
                            doc: prose_module.Prose) -> bool:
     """A number named, in its clause or by its table column, as a split's that no claim about its
@@ -2312,7 +2294,7 @@ def hand_typed_numbers(path: Path, text: str,
             continue
         if attributed is not None and (line, col) not in attributed \
                 and (_another_splits_number(masked, tok, claims or (), doc)
-                     or _SD_NAMED_BEFORE.search(masked, max(0, tok.start - 50), tok.start)):
+                     or SPREAD_BEFORE.search(masked, max(0, tok.start - 80), tok.start)):
             continue  # "On the validation split the CNN averages 97.8%": no claim's split; "its SD over
             # seeds is 5.1 points": no claim renders an SD; nothing to bind either way
         out.append(HandTypedNumber(path.as_posix(), line, col, text[tok.start : tok.end].strip()))

@@ -615,7 +615,7 @@ SE_WORDS = re.compile(r"SEM?s?|s\.e\.|standard errors?", re.I)
 _HALF_WIDTH_BEFORE = re.compile(r"\b(?:half[- ]?width|margin of error)\s*(?:of|is|was|=|:|at)?\s*"
                                 r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
 #: Before a number: named as a spread over seeds ("the seed-to-seed SD is 0.15", "SD of its RMSE: 0.15").
-_SPREAD_BEFORE = re.compile(r"\b(?:SDs?|s\.d\.|std|stdev|standard (?:deviation|error)s?|SEM?|s\.e\.|variance)"
+SPREAD_BEFORE = re.compile(r"\b(?:SDs?|s\.d\.|std|stdev|standard (?:deviation|error)s?|SEM?|s\.e\.|variance)"
                             r"(?:\s+(?:of|across|over|between)\s+[^.;,\d]{0,40}?)?\s*(?:is|was|of|=|:|at)\s*"
                             r"(?:about|around|roughly|approximately|~|≈)?\s*$", re.I)
 #: After a ± term: the interval it is the half-width of ("± 0.4 (95% CI)").
@@ -714,7 +714,7 @@ def tokenize(t: str) -> list[Token]:
         if sign != "±" and before != "±" and not spread:
             if _HALF_WIDTH_BEFORE.search(t, max(0, s - 60), s):
                 tok.role = "ci_half"  # "the CI half-width of 0.2": the interval's half-width, checked
-            elif _SPREAD_BEFORE.search(t, max(0, s - 80), s):
+            elif SPREAD_BEFORE.search(t, max(0, s - 80), s):
                 tok.statement = False  # "the seed-to-seed SD is 0.15": a spread over seeds, no result
         # a siunitx wrapper is no word: "(lr \num{1.0})" names its setting as "(lr 1.0)" does
         window = re.sub(r"\\?\b(?:num|SI|qty)\s*\{?\s*$", "", t[max(0, start - 60) : start])

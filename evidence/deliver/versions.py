@@ -72,6 +72,8 @@ def _versioned(title: str) -> Version | None:
 def old_version_spans(raw: str, masked: str, *, tex: bool = False) -> list[tuple[int, int]]:
     """The spans of ``raw`` that are an earlier version's: sections under an older version's heading
     and asides opening with an older version (see the module docstring)."""
+    if not re.search(r"\d\.\d|version|release|unreleased|\bv\d", raw, re.I):
+        return []  # most documents name no version at all
     headings = [h for h in _headings(raw, tex) if masked[h[0] : h[1]].strip()]  # not in code
     by_level: dict[int, list[tuple[int, int, int, str, Version]]] = {}
     for start, end, level, title in headings:
@@ -103,16 +105,3 @@ def old_version_spans(raw: str, masked: str, *, tex: bool = False) -> list[tuple
         spans += [(m.start(), m.end()) for m in _VERSION_ASIDE.finditer(raw)
                   if _version(m.group(1)) < current and masked[m.start() : m.end()].strip()]
     return spans
-
-
-def mask_old_versions(raw: str, masked: str, *, tex: bool = False) -> str:
-    """``masked`` with every span of :func:`old_version_spans` blanked."""
-    if not (re.search(r"\d\.\d|version|release|unreleased|\bv\d", raw, re.I)):
-        return masked
-    spans = old_version_spans(raw, masked, tex=tex)
-    if not spans:
-        return masked
-    out = list(masked)
-    for lo, hi in spans:
-        out[lo:hi] = re.sub(r"[^\n]", " ", masked[lo:hi])  # (prose's blanking: this module is below it)
-    return "".join(out)

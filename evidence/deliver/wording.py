@@ -268,16 +268,17 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
             key=lambda x: x.start)
         named = {m.subject for m in mentions}
         by_citation = list(cited) == [claim.id] and not sides <= named
-        if (not sides <= named and not by_citation and not _comparison_named(t, seg, claim)) \
-                or sides in seen:
+        by_name = _comparison_named(t, seg, claim)  # "verify classifies cnn_vs_mlp as ..."
+        if (not sides <= named and not by_citation and not by_name) or sides in seen:
             continue
         verdict = claim.classification
-        stated = _stated_verdict(t, seg, claim)
-        if stated is not None and stated.group("verdict") != verdict:
+        stated = _stated_verdict(t, seg) if by_name else None
+        if stated is not None and stated[1] != verdict:
             seen.add(sides)
+            said = stated[0]
             issues.append(WordingIssue(
-                claim, stated.start(), stated.end(), stated.group(0), "verdict",
-                f"'{stated.group(0)}' gives {claim.id}'s verdict as {stated.group('verdict')}, but "
+                claim, said.start(), said.end(), said.group(0), "verdict",
+                f"'{said.group(0)}' gives {claim.id}'s verdict as {stated[1]}, but "
                 f"verify classifies it as {verdict}"))
             continue
         directions = list(_assertions(t, seg, DIRECTION, mentions, sides, by_citation))
@@ -346,33 +347,14 @@ def _comparison_named(t: str, seg: Segment, claim: ClaimQuantity) -> bool:
                                     t[seg.start : seg.end]) is not None
 
 
-def _stated_verdict(t: str, seg: Segment, claim: ClaimQuantity) -> re.Match[str] | None:
-    """verify's verdict on the claim's comparison, stated in its own words, unhedged."""
-    if not _comparison_named(t, seg, claim):
-        return None
+def _stated_verdict(t: str, seg: Segment) -> tuple[re.Match[str], str] | None:
+    """A verdict stated unhedged in verify's own words, and its spelling in verify's report, in a
+    segment that names the comparison by verify's name for it (:func:`_comparison_named`)."""
     for m in _VERDICT.finditer(t, seg.start, seg.end):
         clause = t[max(seg.start, m.start() - 60) : m.start()]
-        if _NEGATED.search(clause) or HEDGE.search(clause.rsplit(",", 1)[-1]):
-            continue
-        verdict = m.group("verdict").lower().replace(" ", "_")
-        return _VerdictMatch(m, verdict)  # type: ignore[return-value]
+        if not (_NEGATED.search(clause) or HEDGE.search(clause.rsplit(",", 1)[-1])):
+            return m, m.group("verdict").lower().replace(" ", "_")
     return None
-
-
-class _VerdictMatch:
-    """A verdict match whose ``group("verdict")`` is verify's spelling of it."""
-
-    def __init__(self, m: re.Match[str], verdict: str) -> None:
-        self.m, self.verdict = m, verdict
-
-    def start(self) -> int:
-        return self.m.start()
-
-    def end(self) -> int:
-        return self.m.end()
-
-    def group(self, name: int | str = 0) -> str:
-        return self.verdict if name == "verdict" else self.m.group(0)
 
 
 #: "the two widths", "both widths": a plural that names both sides of a comparison at once.
