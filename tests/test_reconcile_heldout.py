@@ -432,19 +432,19 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 # quotation the text corrects (corpora 14 to 16 count such as decoys), no statement
                 ("example", 10): (73, 0), ("proj2", 10): (49, 0),
                 ("example", 11): (63, 2), ("proj2", 11): (39, 0),
-                ("example", 12): (62, 0), ("proj2", 12): (39, 0),
+                ("example", 12): (62, 0), ("proj2", 12): (40, 0),
                 ("example", 13): (58, 0), ("proj2", 13): (52, 1),
                 ("example", 14): (47, 8), ("proj2", 14): (33, 1),
-                ("example", 15): (49, 0), ("proj2", 15): (30, 2),
+                ("example", 15): (49, 0), ("proj2", 15): (31, 2),
                 ("example", 16): (50, 1), ("proj2", 16): (34, 0),
-                ("example", 17): (49, 2), ("proj2", 17): (27, 0),
+                ("example", 17): (49, 2), ("proj2", 17): (28, 0),
                 # corpus 18 as found (engine 7cc8c95): 75/107 drifts, 13/175 decoys flagged
-                ("example", 18): (60, 0), ("proj2", 18): (33, 1),
+                ("example", 18): (60, 0), ("proj2", 18): (34, 1),
                 # corpus 19 as found (engine c5aff39, after corpus 18's fixes): 89/109, 10/150
-                ("example", 19): (63, 0), ("proj2", 19): (39, 0),
-                # corpus 20 as found (engine 7c268ff, after 19's fixes): 87/103, 6/173; two of its
-                # causes fixed since (88/103, 4/173)
-                ("example", 20): (53, 1), ("proj2", 20): (35, 3)}
+                ("example", 19): (63, 0), ("proj2", 19): (40, 0),
+                # corpus 20 as found (engine 7c268ff, after 19's fixes): 87/103, 6/173; its
+                # causes fixed since (101/103, 0/173)
+                ("example", 20): (60, 0), ("proj2", 20): (41, 0)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",

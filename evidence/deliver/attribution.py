@@ -32,6 +32,12 @@ DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|i
                       r"drop\w*|loses?|trails?|behind|change[sd]?|changing|delta|Δ|increase[sd]?|"
                       r"decrease[sd]?|edge|wins?|winning|loses|lowers|lowered|lowering|reduc\w*|"
                       r"shaves?|shaved|cuts?|saves?|saved|beating|won|lost|takes?|took)\b|Δ", re.I)
+#: A side's change named as a noun before its number: "the GBM's improvement is 9.17", "the
+#: interval of the MLP's gain runs from 0.2 to 2.5".
+_CHANGE_NOUN_BEFORE = re.compile(r"(?:'s|\bits|\btheir)\s+(?:\w+\s+)?(?:improvement|gain|lead|advantage|edge"
+                                 r"|margin|reduction)\b(?:\s+(?:in|of)\s+(?:test\s+)?\w+)?"
+                                 r"[^.;:]{0,60}?(?:\bis|\bwas|=|:|\bruns\s+from|\bfrom|\bof)\s*(?:about\s+|~\s*)?$",
+                                 re.I)
 #: Words just before a number that make it a difference ("by 0.6", "a lead of 0.6", "gap: 0.6").
 LOCAL_DIFF_CUE = re.compile(r"\b(?:by|lead|leads|gap|margin|difference|differs?|diff|improv\w*|gains?|ahead|"
                             r"advantage|delta|drops?|dropped|change[sd]?|changing|increase[sd]?|decrease[sd]?|"
@@ -671,6 +677,10 @@ def shape_fits(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, seg
         if tok.unit == "" and not tok.integer and quantity.name in ("sd", "se", "ci_half") \
                 and seg.cell(tok.start) is not None:
             return [False, True]  # "SD & 0.23 & 0.46" in a table of percentages: points, or a fraction
+        if tok.unit == "" and not tok.integer and quantity.name in ("sd", "se", "ci_half") \
+                and tok.role in ("sd", "se", "spread") and 0.1 <= abs(tok.value) < 100 \
+                and re.search(r"(?:±|\+/-|\\pm)\s*$", t[max(seg.start, tok.start - 6) : tok.start]):
+            return [False]  # "{{ claim('cnn_test_accuracy') }} ± 1.6 (SD over seeds)": points
         if tok.unit == "" and not tok.integer and tok.decimals >= 2 and 0.0 <= abs(tok.value) <= 1.0:
             return [True]
         if tok.unit == "" and not tok.integer and 10 <= abs(tok.value) <= 100 \
@@ -802,7 +812,7 @@ def _role_quantities(role: str) -> tuple[str, ...]:
     return {"value": ("value",), "ci_low": ("ci_low", "prob_low"), "ci_high": ("ci_high", "prob_high"),
             "ci_end": ("ci_low", "ci_high"),
             "ci_half": ("ci_half",), "spread": ("ci_half", "sd", "se"), "sd": ("sd",), "se": ("se",),
-            "n": ("n",),
+            "n": ("n",), "configurations": ("configurations",),
             "seeds_needed": ("seeds_needed",),
             "prob_better": ("prob_better",)}[role]
 
@@ -1013,11 +1023,18 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             fit = 2 * len(sides) + (len(claim.keywords) if kw_ok else 0) + (1 if metric_hit else 0)
             if claim.comparison and len(sides) < 2 and not kw_ok:
                 fit -= 1
+                if tok.role in ("value", "ci_low", "ci_high") and _CHANGE_NOUN_BEFORE.search(
+                        t, max(seg.start, tok.start - 90), tok.start):
+                    fit += 2  # "the GBM's improvement is 9.17": a change of one side named, the
+                    # comparison's (not the GBM's own level)
             elif claim.comparison and len(sides) < 2 and tok.role == "n" \
                     and not LOCAL_DIFF_CUE.search(t, seg.start, tok.start):
                 fit -= 2  # "today's linear RMSE, over 3 seeds": one subject's count, not a comparison's
-            if _pair_labelled(t, seg, tok, claim, mentions):
-                fit += 10  # "MLP over linear 16.4": named as this comparison, more than any keyword
+            if _pair_labelled(t, seg, tok, claim, mentions) or re.search(
+                    r"(?<![\w-])" + re.escape(claim.id) + r"`?\s*(?:=|:|is|was)\s*(?:about\s+|~\s*)?$",
+                    t[max(seg.start, tok.start - len(claim.id) - 12) : tok.start]):
+                fit += 10  # "MLP over linear 16.4", "gbm_beats_ridge = 9.17": named as this claim, more
+                # than any keyword
             if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
                     and not placed:
                 fit -= 3  # both sides named, but the number reads as one side's level
@@ -1337,6 +1354,9 @@ def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:
         return True
     if _TAKES_OFF.search(t, max(lo, tok.start - 16), tok.start) and _OFF_AFTER.match(t, tok.end):
         return True  # "the MLP takes 13 off the linear model's RMSE"
+    if tok.role in ("ci_low", "ci_high") and _CHANGE_NOUN_BEFORE.search(t, max(seg.start, tok.start - 90),
+                                                                         tok.start):
+        return True  # "the interval of the GBM's improvement over ridge runs from 7.20 to 11.14"
     return LOCAL_DIFF_CUE.search(t, max(lo, tok.start - 40), tok.start) is not None
 
 

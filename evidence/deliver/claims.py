@@ -739,6 +739,7 @@ def claim_quantities(resolved: Mapping[str, Any]) -> list[ClaimQuantity]:
             supported=claim.get("supported"), claimed=claim.get("claimed"),
             points=fmt.style == "points", split=claim.get("split"),
             budget=_budget(quantity) if kind == "expected_max" else None,
+            configurations=claim["n"] if kind == "expected_max" else None,
             improvement=comparison and quantity == "improvement",
             lower_better=bool(_LOWER_BETTER.search(str(claim.get("metric") or ""))),
             verify_name=str(claim["ref"]).split(":", 1)[1] if kind == "verify" else None))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 #: The quantity names a finding may carry (reconcile.json's ``quantity``).
 QUANTITY_NAMES = ("value", "ci_low", "ci_high", "ci_half", "n", "seeds_needed", "prob_better", "prob_low",
-                  "prob_high", "sd", "se")
+                  "prob_high", "sd", "se", "configurations")
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,7 @@ class ClaimQuantity:
     split: str | None = None  # the split the metric is measured on (test, val): another split's
     # number ("validation accuracy of 97.2%") does not state this claim
     budget: int | None = None  # an expected-max claim's number of configurations (expected@4)
+    configurations: int | None = None  # an expected-max claim's sweep: how many it holds (16)
     improvement: bool = False  # a comparison's value is how much A is better (not A - B)
     lower_better: bool = False  # its metric is better when lower (RMSE, loss, error)
     verify_name: str | None = None  # the comparison's name in comparisons.toml ("cnn_vs_mlp")
@@ -152,6 +153,8 @@ class ClaimQuantity:
                     Quantity("ci_half", (self.ci_high - self.ci_low) / 2, "measure", self.format)]
         if self.n is not None:
             out.append(Quantity("n", self.n, "count", self.format))
+        if self.configurations is not None:
+            out.append(Quantity("configurations", self.configurations, "count", self.format))
         if self.seeds_needed is not None:
             out.append(Quantity("seeds_needed", self.seeds_needed, "count", self.format))
         if self.prob_better is not None:

@@ -221,6 +221,7 @@ def _line_col(starts: list[int], pos: int) -> tuple[int, int]:
 
 _QUANTITY_WORDS = {"value": "value", "ci_low": "interval's lower bound", "ci_high": "interval's upper bound",
                    "n": "number of seeds", "seeds_needed": "seeds-needed estimate",
+                   "configurations": "number of configurations in the sweep",
                    "ci_half": "interval's half-width (±)", "ci_level": "interval's confidence level",
                    "sd": "standard deviation over seeds (±)", "se": "standard error (±)",
                    "prob_better": "P(better)", "prob_low": "P(better)'s interval's lower bound",
@@ -990,6 +991,9 @@ def _distance_to(candidate: Any, tok: Token) -> float:
 
 def _accepts(candidate: Any, tok: Token) -> bool:
     quantity = _oriented(candidate.claim, candidate.quantity, tok)
+    if quantity.name == "relative_change" and tok.word and tok.unit == "%" and not tok.integer:
+        # "by roughly a third", "by a fifth": a share in words is right within a quarter of itself
+        return abs(100 * abs(quantity.raw) - tok.value) <= 0.25 * tok.value
     return bool(candidate.claim.accepts_quantity(quantity, tok.value, tok.decimals,
                                                  fraction=candidate.fraction, approximate=tok.approximate,
                                                  bound=tok.bound))
@@ -1081,11 +1085,15 @@ def _cited_number(text: str, seg: prose_module.Segment, tok: Token, citations: l
 _RELATIVE = re.compile(r"\brelative(?:ly)?\b|\bin relative terms\b"
                        # "a 1.3% reduction of the typical error", "16.4% below the control's"
                        r"|%\s*(?:reduction|decrease|drop|cut|increase)\b"
-                       r"|\\?%\s*(?:below|above|lower|higher)\b", re.I)
+                       r"|\\?%\s*(?:below|above|lower|higher|closer|smaller|larger)\b", re.I)
 
 
 #: A change named before its percentage: "the MLP's improvement over linear regression is 1.3 %".
 _GAIN_OVER = re.compile(r"\b(?:improvement|gain|reduction)\s+(?:over|on|upon|against)\b", re.I)
+
+
+#: A share in words ("by roughly a third"): a change relative to the other side, nothing else.
+_FRACTION_WORDS = re.compile(r"(?:(?:a|one|two|three)\s+)?(?:half|thirds?|quarters?|fifth|tenth)", re.I)
 
 
 #: After a percentage: a comparative with its other side ("the MLP's test RMSE is 2.3% lower than
@@ -1117,7 +1125,8 @@ def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequ
     metric). One candidate, or none where the sentence names no such comparison."""
     if not _RELATIVE.search(t, seg.start, seg.end) and not _GAIN_OVER.search(t, seg.start, tok.start) \
             and not _GLOSS_BEFORE.search(t, max(seg.start, tok.start - 30), tok.start) \
-            and not _PERCENT_THAN.match(t, tok.end):
+            and not _PERCENT_THAN.match(t, tok.end) \
+            and not (tok.word and _FRACTION_WORDS.fullmatch(t, tok.start, tok.end)):
         return []
     own = {m.subject for m in mentions}
     # "Put differently, that is a 1.3% reduction": the sides of the sentence before, where this one
@@ -1132,18 +1141,41 @@ def _relative_change(t: str, seg: prose_module.Segment, tok: Token, claims: Sequ
                 or not sides <= named or (own and not sides & own) \
                 or (pair is not None and pair != {g[0] for g in claim.subjects[:2]}):
             continue
-        reference = claim.subjects[1][0]
-        levels = [c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == reference
-                  and c.metric[:1] == claim.metric[:1] and c.value]
-        if len(levels) != 1:
+        reference = level_of(claim, claim.subjects[1][0], claims)
+        if reference is None:
             continue
-        raw = abs(claim.value) / abs(levels[0].value)
+        level, source = reference
+        raw = abs(claim.value) / abs(level)
         if tok.signed or tok.value < 0:  # "MLP vs linear -2.3%": (A - B) / B, its sign said
-            a_minus_b = -claim.value if claim.improvement and claim.lower_better else claim.value
-            raw = a_minus_b / abs(levels[0].value)
+            raw = _a_minus_b(claim) / abs(level)
         quantity = Quantity("relative_change", raw, "probability", claim.format)
-        out.append(Candidate(claim, quantity, False, (0.0,), (f"'relative' (to {levels[0].id})",)))
+        out.append(Candidate(claim, quantity, False, (0.0,), (f"'relative' (to {source})",)))
     return out if len(out) == 1 else []
+
+
+def _a_minus_b(claim: ClaimQuantity) -> float:
+    """A comparison's difference as its first side minus its second (an improvement of a
+    lower-is-better metric is B - A)."""
+    return -claim.value if claim.improvement and claim.lower_better else claim.value
+
+
+def level_of(claim: ClaimQuantity, side: str, claims: Sequence[ClaimQuantity]) -> tuple[float, str] | None:
+    """One side's level in a comparison's metric, and what it comes from: that side's own claim,
+    else the other side's claim and the difference (the shuffled-target control's 73.6 is
+    linear's 57.2 minus linear_beats_control's -16.4). None where neither is claimed."""
+    def own(subject: str) -> list[ClaimQuantity]:
+        return [c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == subject
+                and c.metric[:1] == claim.metric[:1] and c.value]
+    direct = own(side)
+    if len(direct) == 1:
+        return direct[0].value, direct[0].id
+    sides = [g[0] for g in claim.subjects[:2]]
+    other = own(sides[0] if side == sides[1] else sides[1])
+    if len(direct) > 1 or len(other) != 1:
+        return None
+    a_minus_b = _a_minus_b(claim)
+    level = other[0].value - a_minus_b if side == sides[1] else other[0].value + a_minus_b
+    return (level, f"{other[0].id} and {claim.id}") if level else None
 
 
 def _headed_comparison(section: list[Any], subject: str, claims: Sequence[ClaimQuantity]) -> list[str]:
@@ -1393,6 +1425,18 @@ _ELLIPTIC_SEED = re.compile(r"\b(?:its|their|the)\s+(?:best|worst)\s*(?:(?:was|i
 _NAMES_A_RUN = re.compile(r"\b(?:seed|run)\b", re.I)
 
 
+def _one_run_named(text: str, doc: prose_module.Prose, tok: Token) -> bool:
+    """A number its clause gives for one run ("The best single CNN seed (seed 1) reaches 99.17%,
+    the worst (seed 0) 98.06%"): a per-seed value, which no claim states and none can bind."""
+    seg = next((s for s in doc.segments if s.start <= tok.start < s.end), None)
+    if seg is None:
+        return False
+    clause = _clause_start(text, seg.start, tok.start)
+    return bool(_ONE_SEED_AFTER.match(text, tok.end) or _ONE_SEED_BEFORE.search(text, clause, tok.start)
+                or (_NAMES_A_RUN.search(text, max(seg.start, tok.start - 120), tok.start)
+                    and _ELLIPTIC_SEED.search(text, clause, tok.start)))
+
+
 def _clause_start(text: str, lo: int, pos: int) -> int:
     """Where the clause holding ``pos`` starts: after the last ',', ';', ':' or contrast word."""
     marks = list(re.finditer(r"[,;:]\s|\b(?:but|while|whereas)\b", text[lo:pos]))
@@ -1567,16 +1611,28 @@ _WE_RAN = re.compile(r"\b(?:we|the\s+(?:team|authors|group|lab))\s+(?:\w+\s+)?(?
 _SEEDS_NOUN = re.compile(r"[\s\u00a0]+(?:random\s+|training\s+|different\s+)?seeds\b", re.I)
 
 
+#: "Each comparison in this appendix pairs four seeds per group": a count said of every comparison.
+_EACH_COMPARISON = re.compile(r"\b(?:each|every|all)\s+(?:(?:of\s+)?the\s+|our\s+)?(?:pairwise\s+)?"
+                              r"comparisons?\b", re.I)
+#: "Both models were tested with three random seeds": a count said of the two sides compared.
+_BOTH_SIDES = re.compile(r"\bboth\s+(?:models|networks|variants|methods|sides|groups)\b", re.I)
+
+
 def _run_by_every_result(tok: Token, claims: Sequence[ClaimQuantity],
-                         context: Sequence[Any]) -> ClaimQuantity | None:
+                         context: Sequence[Any], compared: bool = False) -> ClaimQuantity | None:
     """The result a seed count that names no model contradicts: where every claim was run with one
     number of seeds and the count is another, the first level of a subject the sentence before
-    names, else the first level (the headline result); None where the count agrees."""
+    names, else the first level (the headline result); None where the count agrees. ``compared``:
+    the count is said of comparisons ("each comparison", "both models"): the comparison of the
+    sentence before's subjects, else the first comparison."""
     counts = {c.n for c in claims if c.n is not None}
     levels = [c for c in claims if not c.comparison and c.subjects and c.n is not None]
     if len(counts) != 1 or not levels or tok.value in counts or tok.decoy:
         return None
     about = {m.subject for m in context}
+    pairs = [c for c in claims if c.comparison and c.subjects and c.n is not None]
+    if compared and pairs:
+        return max(pairs, key=lambda c: sum(g[0] in about for g in c.subjects))
     return next((c for c in levels if c.subjects[0][0] in about), levels[0])
 
 
@@ -1613,7 +1669,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         # "Seeds 0–4 give RMSEs of 57.19, 57.37, 57.05, 57.30 and 57.11": one value per seed
         tokens = [tok for tok in tokens if tok.role != "value"]
     order = respectively_order(t, seg, tokens, mentions)
-    chosen = []
+    chosen: list[tuple[Token, Any, bool]] = []
     stated: str | None = None  # the claim whose value was stated last: an interval after it is its
     stated_at = -1  # where that value stands
     for tok in tokens:
@@ -1628,13 +1684,23 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
             claim = next(c for c in claims if c.id == stated_before[0])
             named_there = [Mention(seg.start, seg.start, g[0], g[0]) for g in claim.subjects]
             options = candidates(t, seg, tok, [claim], named_there, splits, order)
+        clause_at = _clause_start(t, seg.start, tok.start)
+        compared = _EACH_COMPARISON.search(t, clause_at, tok.start) is not None \
+            or _BOTH_SIDES.search(t, clause_at, tok.start) is not None
         if not options and tok.role == "n" and not mentions and seg.kind != "row" \
-                and _WE_RAN.search(t, _clause_start(t, seg.start, tok.start), tok.start) \
+                and (_WE_RAN.search(t, clause_at, tok.start) or compared) \
                 and _SEEDS_NOUN.match(t, tok.end) \
-                and (every := _run_by_every_result(tok, claims, context)) is not None:
+                and (every := _run_by_every_result(tok, claims, context, compared)) is not None:
             # "We ran three seeds per model": a count of seeds said of no model is every result's
             named_there = [Mention(seg.start, seg.start, g[0], g[0]) for g in every.subjects]
             options = candidates(t, seg, tok, [every], named_there, splits, order)
+        if tok.role == "ci_high" and chosen and chosen[-1][0].role == "ci_low" \
+                and chosen[-1][0] is tokens[tokens.index(tok) - 1]:
+            # an interval's upper end is the claim of its lower end ("the interval of the MLP's
+            # improvement runs from 0.2 to 4.5": 4.5 is no other claim's, however near)
+            low = chosen[-1][1].claim
+            named_there = [Mention(seg.start, seg.start, g[0], g[0]) for g in low.subjects]
+            options = candidates(t, seg, tok, [low], named_there, splits, order) or options
         # an interval or a P(better) after a value is that value's claim's, the value typed or
         # cited ("its lead is [+0.6 points](#claim:...) with a lower CI end of -0.6 points")
         cited = [m.group(2) for m in BOUND_RE.finditer(text, seg.start, tok.start)]
@@ -1939,7 +2005,8 @@ def _binding_findings(file: str, text: str, doc: prose_module.Prose, masked: str
             continue
         other = _other_subject(masked, doc, start, claim, claims)
         after = _subject_after(masked, end, claim, claims) \
-            or _other_in_clause(masked, doc, start, claim, claims)  # (why, the claim meant)
+            or _other_in_clause(masked, doc, start, claim, claims) \
+            or _other_comparison_named(masked, doc, start, claim, claims)  # (why, the claim meant)
         other = other or swapped.get(start) or _other_pair(masked, doc, start, claim, claims, bindings) \
             or (after[0] if after else None)
         seg = next((g for g in doc.segments if g.start <= start < g.end), None)
@@ -2009,6 +2076,39 @@ def _other_in_clause(masked: str, doc: prose_module.Prose, pos: int, claim: Clai
     meant = [c for c in levels if c.format.percent == claim.format.percent and c.split == claim.split]
     return (f"cited as {claim.id}, but its clause names {next(iter(others))} and not {own}: "
             "another model's result"), (meant[0] if len(meant) == 1 else None)
+
+
+#: Between two subjects: words that compare them ("the wide MLP adds ... over the default one").
+_COMPARED_BETWEEN = re.compile(r"\b(?:over|than|vs|versus|against|compared|relative to|beats?|outperforms?"
+                               r"|trails?|ahead of|behind)\b", re.I)
+
+
+def _other_comparison_named(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
+                            claims: Sequence[ClaimQuantity]) -> tuple[str, ClaimQuantity] | None:
+    """A comparison cited in a sentence that names both sides of another comparison and not one
+    of its own ("The wide MLP adds [+0.6 points](#claim:cnn_beats_mlp) over the default one": the
+    sentence compares the wide MLP with the MLP). Why, and the comparison the sentence names."""
+    if not claim.comparison or len(claim.subjects) != 2:
+        return None
+    seg = next((s for s in doc.segments if s.start <= pos < s.end), None)
+    if seg is None:
+        return None
+    mentions = subject_mentions(masked, seg.start, seg.end, claims)
+    named = {m.subject for m in mentions}
+    own = {g[0] for g in claim.subjects}
+    if own <= named:
+        return None
+    fits = [c for c in claims if c.comparison and c.id != claim.id and len(c.subjects) == 2
+            and {g[0] for g in c.subjects} <= named and c.points == claim.points]
+    if len(fits) != 1:
+        return None
+    pair = {g[0] for g in fits[0].subjects}
+    first = next(m for m in mentions if m.subject in pair)
+    second = next(m for m in mentions if m.subject in pair and m.subject != first.subject)
+    if not _COMPARED_BETWEEN.search(masked, first.end, second.start):
+        return None  # "Both the MLP and the CNN beat it, by ...": listed, not compared
+    return (f"cited as {claim.id} ({' vs '.join(g[0] for g in claim.subjects)}), but the sentence "
+            f"compares {' vs '.join(g[0] for g in fits[0].subjects)}"), fits[0]
 
 
 def _meant_claim(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
@@ -2082,6 +2182,11 @@ def _possessor(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuant
                  and c.metric == claim.metric), None)
 
 
+#: Right before a value: a verb that gives one subject's level, not a change.
+_LEVEL_VERB = re.compile(r"\b(?:reach(?:es|ed)?|scores?|scored|gets?|got|achieves?|achieved|attains?"
+                         r"|attained|is at|was at|sits at|stands at|lands at|comes in at)\s*$", re.I)
+
+
 def _level_cited_as_comparison(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
                                claims: Sequence[ClaimQuantity]) -> ClaimQuantity | None:
     """"Linear test RMSE for the abstract: {{ claim('linear_beats_control') }}": a comparison cited
@@ -2091,8 +2196,15 @@ def _level_cited_as_comparison(masked: str, doc: prose_module.Prose, pos: int, c
     if seg is None or not claim.comparison or DIFF_CUE.search(masked, seg.start, pos):
         return None
     before = subject_mentions(masked, seg.start, pos, claims)
-    if len({m.subject for m in before}) != 1 or not any(
-            word_regex(w).search(masked, before[-1].end, pos) for w in claim.metric):
+    if len({m.subject for m in before}) != 1:
+        return None
+    # its metric named before it, or a level's verb right before it and the metric right after
+    # ("Linear regression itself reaches {{ claim('linear_beats_control') }} test RMSE")
+    after = min(seg.end, pos + 80)
+    if not any(word_regex(w).search(masked, before[-1].end, pos) for w in claim.metric) and not (
+            _LEVEL_VERB.search(masked, max(before[-1].end, pos - 30), pos)
+            and not DIFF_CUE.search(masked, pos, seg.end)
+            and any(word_regex(w).search(masked, pos, after) for w in claim.metric)):
         return None
     subject = before[-1].subject
     return next((c for c in claims if not c.comparison and c.subjects and c.subjects[0][0] == subject
@@ -2294,7 +2406,8 @@ def hand_typed_numbers(path: Path, text: str,
             continue
         if attributed is not None and (line, col) not in attributed \
                 and (_another_splits_number(masked, tok, claims or (), doc)
-                     or SPREAD_BEFORE.search(masked, max(0, tok.start - 80), tok.start)):
+                     or SPREAD_BEFORE.search(masked, max(0, tok.start - 80), tok.start)
+                     or _one_run_named(doc.masked, doc, tok)):  # its seed before decoys are masked
             continue  # "On the validation split the CNN averages 97.8%": no claim's split; "its SD over
             # seeds is 5.1 points": no claim renders an SD; nothing to bind either way
         out.append(HandTypedNumber(path.as_posix(), line, col, text[tok.start : tok.end].strip()))

@@ -89,6 +89,8 @@ _DECOY_PATTERNS_SOURCE: list[tuple[str, int]] = [
     (r"(?<!− )(?<!- )(?<!– )(?<!−)(?<!minus )(?<!\$-\$ )\b(?!n\s*=)(?!P\s*=)"
      # "test acc = 0.987%", "MLP improvement = 1.3%": a metric's value or a difference, no setting
      r"(?!(?i:acc|accuracy|rmse|mae|mse|f1|auc|improvement|gain|difference|diff|delta|lead|margin|Δ)\s*=)"
+     # "mlp_beats_linear = 1.3358": a result named by its claim-like id, no setting
+     r"(?![\w-]*(?i:_beats_|_vs_|_test_|accuracy|_rmse)[\w-]*\s*=)"
     r"[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*"
      r"(?:\s*,\s*[\w-]+\s*=\s*[-−]?\d[\w.eE+-]*)*", 0),
     (r"\b\d+(?:\.\d+)?\s*[x×]\s*\d+(?:\.\d+)?(?:\s*[x×]\s*\d+(?:\.\d+)?)*\b", 0),  # 8x8, 2 × 3
@@ -302,6 +304,10 @@ _SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:(?!(?:because|since|as|its|their|whos
 _NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|estimat\w*|more seeds"
                          r"|per (?:group|arm|side)|each side"
                          r"|detect\w*|resolve[sd]?|settle[sd]?|to show|power)\b", re.I)
+#: Right before a count of seeds: it was run ("pairs four seeds per group", "uses 5 per arm").
+_RAN_VERB_BEFORE = re.compile(r"\b(?:pairs|paired|uses|used|ran|runs|trains|trained|has|had|with|over|on)"
+                              r"\s+$", re.I)
+_PER_GROUP_CUE = re.compile(r"\bper (?:group|arm|side)\b|\beach side\b", re.I)
 #: "five seeds cannot resolve it", "3 runs are too few to settle it": the count that was run.
 _TOO_FEW_AFTER = re.compile(r"[\s\u00a0-]*(?:[A-Za-z-]+\s){0,2}?(?:seeds?|runs?)\s+(?:per\s+\w+\s+)?"
                             r"(?:cannot|can't|can not|could not|couldn't|do not|don't|did not|didn't"
@@ -328,7 +334,9 @@ _PROB_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?:P|Pr|Prob)\s*\([^)]{0,80}\)"
                           # "P(CNN better than MLP) comes out at 0.64", "stands at 0.84"
                           r"|(?:comes?|came)\s+out\s+(?:at|as)|(?:stands?|stood|sits?|sat)\s+at"
                           r"|works?\s+out\s+(?:at|to))?\s*"
-                          r"(?:about|around|roughly)?\s*$",
+                          # "P(CNN better) is only 0.62", "is still about 0.8"
+                          r"(?:(?:about|around|roughly|only|just|merely|still)\s*){0,2}"
+                          r"(?:\\?(?:num|SI|qty)\b\s*\{?\s*)?$",  # "is \num{0.62}"
                           re.I)
 #: After a percentage: the chance level ("the 10% of guessing", "10% for random guessing").
 _CHANCE_AFTER = re.compile(r"[\s\u00a0]*(?:(?:of|for|from|by|under)\s+(?:random\s+|pure\s+|blind\s+)?"
@@ -515,6 +523,21 @@ _REFUTED_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?"
                             r"[\s\u00a0]+(?:an?|the)[\s\u00a0]+(?:stale|old|outdated|broken|buggy|wrong)\b"
                             r"|(?:was|is)[\s\u00a0]+(?:just[\s\u00a0]+)?(?:an?[\s\u00a0]+)?"
                             r"(?:typo|mistake|misprint|wrong|stale|outdated|copy-paste error)\b)", re.I)
+#: Later in its sentence: "the 61.83 is with the leaky split (...), so it is not a result".
+_NOT_A_RESULT_LATER = re.compile(r"(?:[^.\n]|\n(?![ \t]*\n)){0,160}?\b(?:it|this|that|which)\s+(?:is|was)\s+"
+                                 r"(?:not|n't|never)\s+(?:a|an|our)\s+(?:real\s+|valid\s+|actual\s+)?result\b",
+                                 re.I)
+
+
+def _denied_next(t: str, end: int, digits: str) -> bool:
+    """The same number taken back right after: "linear regression is at 55.9 test RMSE now."
+    "no, 55.9 is the MLP row"."""
+    if not re.fullmatch(r"[-+−]?\d+\.\d+", digits):
+        return False  # an integer or a bare digit recurs for other reasons
+    return re.match(r"(?:[^\n]|\n(?![ \t]*\n)){0,160}?\bno\s*[,:;.!]\s*(?:the\s+)?" + re.escape(digits)
+                    + r"(?!\d)", t[end : end + 200], re.I) is not None
+
+
 _EXPECTED_AFTER = re.compile(r"[\s\u00a0]+(?:is\s+|was\s+)?expected\s*(?=[).,;:|\n]|$)", re.I)
 #: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.
 _PROBABILITY_NAMED = re.compile(r"probabilit|(?<![A-Za-z])P\s*\(", re.I)
@@ -717,7 +740,8 @@ def tokenize(t: str) -> list[Token]:
             elif SPREAD_BEFORE.search(t, max(0, s - 80), s):
                 tok.statement = False  # "the seed-to-seed SD is 0.15": a spread over seeds, no result
         # a siunitx wrapper is no word: "(lr \num{1.0})" names its setting as "(lr 1.0)" does
-        window = re.sub(r"\\?\b(?:num|SI|qty)\s*\{?\s*$", "", t[max(0, start - 60) : start])
+        # and a line break is a space: "a learning\nrate of \num{1.0}" names its setting
+        window = re.sub(r"\s+", " ", re.sub(r"\\?\b(?:num|SI|qty)\s*\{?\s*$", "", t[max(0, start - 60) : start]))
         if unit == "%" and _LEVEL_AFTER.match(t, end):
             tok.decoy = True  # a 95% CI, 80% power: a level, not a result
         elif unit == "%" and value in _LEVELS and _LEVEL_BEFORE.search(t, max(0, start - 30), start) \
@@ -734,7 +758,9 @@ def tokenize(t: str) -> list[Token]:
         setting = _SETTING_BEFORE.search(window) is not None and not (tok.signed or unit == "pts")
         if setting and _ON_THE_SPLIT.search(window):
             setting = False  # "its RMSE on the held-out split is 56.2": where it was measured, no share
-        if (setting or _CHANCE_BEFORE.search(window)) and not probability:
+        # "Shuffled-label control at chance: 11.2%": a result's label, not the chance level
+        at_chance = _AT_CHANCE_LABEL.search(window)
+        if (setting or (_CHANCE_BEFORE.search(window) and not at_chance)) and not probability:
             tok.decoy = tok.setting = True  # dropout of 10%, learning rate 0.01, chance accuracy is 10%
         if unit == "%" and _CHANCE_AFTER.match(t, end):
             tok.decoy = True  # "around the 10% of guessing": the chance level
@@ -746,8 +772,10 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = True  # "1.2 points above 10%": a distance from a stated number, no claim's
         if _DATA_RANGE_BEFORE.search(window):
             tok.decoy = tok.setting = True  # "the scale of the outcome (25–346)": the data, no result
-        if _REFUTED_AFTER.match(t, end):
+        if _REFUTED_AFTER.match(t, end) or _NOT_A_RESULT_LATER.match(t, end):
             tok.decoy = True  # "bo's 58.9 came from a stale build folder": quoted to be corrected
+        elif _denied_next(t, end, t[s:e]):
+            tok.decoy = True  # "linear is at 55.9 now." "no, 55.9 is the MLP row": taken back
         if integer and not unit and (_OF_COUNT_AFTER.match(t, end)
                                      or _OF_COUNT_BEFORE.search(t, max(0, start - 12), start)):
             tok.decoy = True  # "Review round: 1 of 2", "page 3 of 10": a place in a count, no result
@@ -785,7 +813,7 @@ def tokenize(t: str) -> list[Token]:
             else _WORD_NUMBERS[w.group(0).lower()]
         tok = Token(w.start(), w.end(), float(value), 0, "", t[w.end() : w.end() + 40], True, word=True)
         _role(t, tok, [])
-        if tok.role in ("n", "seeds_needed") and not tok.decoy:
+        if tok.role in ("n", "seeds_needed", "configurations") and not tok.decoy:
             tokens.append(tok)
     spoken: list[tuple[int, int]] = []
     for w in _WORD_DECIMAL_RE.finditer(t):  # "ninety-eight point four percent", "by one point three"
@@ -851,6 +879,11 @@ def tokenize(t: str) -> list[Token]:
         _role(t, tok, [])
         if tok.statement and not tok.decoy and tok.role == "value":
             tokens.append(tok)
+    for w in _BY_A_FRACTION_RE.finditer(t):  # "cuts the error by roughly a third": a relative change
+        share = _FRACTIONS[re.sub(r"\s+", " ", w.group("frac").lower())]
+        tok = Token(w.start("frac"), w.end(), round(100 * share, 1), 0, "%", t[w.end() : w.end() + 40], False,
+                    word=True, approximate=True)
+        tokens.append(tok)
     for w in _AND_A_HALF_RE.finditer(t):  # "by a point and a half", "about ninety-six and a half percent"
         if not (w.group("points") or w.group("percent")):
             continue
@@ -884,6 +917,16 @@ _ONE_IN_RE = re.compile(r"(?P<about>\b(?:about|roughly|around|nearly|almost|some
 
 
 #: A half in words before a unit: "half a point", "one and a half points", "two and a half RMSE".
+#: A share in words after "by": "cuts the error by roughly a third", "lowers it by half".
+_FRACTIONS = {"half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3,
+              "two thirds": 2 / 3, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75,
+              "a fifth": 0.2, "one fifth": 0.2, "a tenth": 0.1, "one tenth": 0.1}
+_BY_A_FRACTION_RE = re.compile(r"\b(?:cuts?|cut|reduces?|reduced|lowers?|lowered|shrinks?|shrank|drops?|dropped"
+                               r"|raises?|raised|increases?|increased|improves?|improved)\b[^.;]{0,50}?\bby\s+"
+                               r"(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|some\s+|over\s+)?"
+                               r"(?P<frac>(?:a|one)\s+(?:half|third|quarter|fifth|tenth)|two\s+thirds"
+                               r"|three\s+quarters|half)\b(?!\s+(?:an?\s|of\s+an?\s|points?|percent|pp\b|seeds?|runs?))",
+                               re.I)
 _WORD_HALF_RE = re.compile(r"\b(?:half\s+an?|(?P<whole>one|two|three|four|five|six|seven|eight|nine|ten)"
                            r"\s+and\s+a\s+half)(?=\s)", re.I)
 #: A half after its unit or a compound number: "a point and a half", "two points and a half",
@@ -971,11 +1014,42 @@ def _word_token(t: str, w: re.Match[str], value: float, decimals: int) -> Token 
 _TO_SIGNED = re.compile(r"[\s\u00a0]*to[\s\u00a0]*(?:[+−-]|(?:minus|plus)\b)", re.I)
 
 
+#: "The interval of the MLP's improvement over linear regression runs from 0.2 to 4.5": an
+#: interval named further back than the window, then how it runs.
+_INTERVAL_RUNS = re.compile(r"\b(?:CIs?|intervals?)\b[^.;:]{0,110}?\b(?:runs?|ran|goes|went|extends?|spans?"
+                            r"|stretches|reaches)\s+from\s*$", re.I)
+
+
+#: After a count: configurations, of a sweep where it says so ("twelve configurations in the sweep").
+_SWEEP_SIZE_AFTER = re.compile(r"[\s\u00a0]+(?:(?:hyper-?parameter|learning-rate|lr|random|grid|different"
+                               r"|distinct|sweep)\s+){0,2}(?:configurations?|configs?|trials|combinations"
+                               r"|grid\s+points)\b(?P<sweep>[^.;:]{0,30}?\b(?:in|of|for)\s+(?:the|our|its|a|this|that)"
+                               r"\s+(?:[\w-]+\s+)?(?:sweep|search|grid)\b)?", re.I)
+#: Before it: the sweep that holds them ("the sweep has", "a grid of", "the search covered all").
+_SWEEP_BEFORE = re.compile(r"\b(?:sweep|search|grid)\b[^.;:]{0,40}?\b(?:has|had|holds?|held|of|with|covers?"
+                           r"|covered|spans?|spanned|ran|runs|trained|tried|evaluated|explored|includes?"
+                           r"|included|comprises?|comprised|is|was)\s+(?:all\s+|only\s+|just\s+)?$", re.I)
+#: A result's label that says where it stands: "Shuffled-label control at chance: 11.2%".
+_AT_CHANCE_LABEL = re.compile(r"\b(?:control|model|baseline)\s+(?:is\s+|scores?\s+|sits\s+)?at\s+chance"
+                              r"\s*:\s*$", re.I)
+#: A sweep still to be run ("try a sweep with 32 configurations on the spare node"): no claim's.
+_PLANNED_SWEEP = re.compile(r"\b(?:try|trying|run|launch|plan\w*|next|could|should|would|will|want)\b"
+                            r"[^.;]{0,25}\ba\s+(?:\w+\s+)?(?:sweep|search|grid)\b", re.I)
+#: Right before it: the budget of an expected maximum, not the sweep's size ("trying 4 configurations").
+_BUDGET_CUE_BEFORE = re.compile(r"\b(?:trying|try|tries|best\s+of|budget\s+of|k\s*=|at|first|only)\s+$",
+                                re.I)
+
+
 def _role(t: str, tok: Token, tokens: list[Token]) -> None:
     """What the number states: an interval end, a count of seeds, a probability, or a value."""
     s, end = tok.start, tok.end
     window = t[max(0, s - 60) : s]
     if tok.integer and not tok.unit:
+        if (size := _SWEEP_SIZE_AFTER.match(t, end)) is not None \
+                and (size.group("sweep") or _SWEEP_BEFORE.search(window)) \
+                and not _BUDGET_CUE_BEFORE.search(window) and not _PLANNED_SWEEP.search(window):
+            tok.role = "configurations"  # "the sweep has 16 configurations", "twelve configs in the sweep"
+            return
         if re.search(r"\bn\s*=\s*$", window) and _COUNT_NOUNS.match(t, end):
             tok.statement = False  # n = 360 test images: a count of things
             return
@@ -988,6 +1062,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                 _NEEDED_CUE.search(sentence) or (tok.approximate and _PER_MODEL.search(sentence)))
             if needed and _TOO_FEW_AFTER.match(t, end):
                 needed = None  # "five seeds cannot resolve it": the seeds that were run, too few
+            if needed and not tok.approximate and _RAN_VERB_BEFORE.search(window) \
+                    and not _NEEDED_CUE.search(_PER_GROUP_CUE.sub(" ", sentence)):
+                needed = None  # "Each comparison pairs four seeds per group": the count that was run
             if needed and not _NEEDED_CUE.search(_NOT_RESOLVED.sub(" ", sentence)) \
                     and not re.search(r"\b(?:fewer|less|more)\s+than\s*$|\bat\s+least\s*$", left, re.I):
                 needed = None  # "is not resolved by 5 seeds", "with 5 seeds ... not resolved": too few
@@ -1081,7 +1158,8 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                 or _CI_BEFORE.search(window) is not None
                 or re.search(r"[–—…]|--|-(?=\s*\d)|\.\.", sep) is not None)  # "−22.6 … −10.2": a range
     to_range = "to" in sep and (re.search(r"\b(?:CIs?|intervals?|confidence|credible)\b", window, re.I)
-                                or (tok.signed and _TO_SIGNED.match(sep)))
+                                or (tok.signed and _TO_SIGNED.match(sep))
+                                or _INTERVAL_RUNS.search(t, max(0, s - 160), s))
     if to_range:
         interval = True  # "the interval runs from 0.2 to 3.5", "+0.2 to +2.5"
     elif _SPREAD_FROM.search(window) and "to" in sep:
