@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evidence.deliver.reconcile import hand_typed_numbers
 from test_reconcile_classes import CLAIMS, HOUSE_CLAIMS, all_kinds, failing
+
+from evidence.deliver.reconcile import hand_typed_numbers
 
 
 def test_a_seed_count_said_of_every_model_is_every_results() -> None:
@@ -65,7 +66,8 @@ def test_the_sweeps_number_of_configurations_is_checked_and_a_planned_sweep_is_n
     assert failing("docs/a.md", "The sweep has 16 configurations.\n") == []
     assert failing("docs/a.md", "Next: try a sweep with 32 configurations on the spare node.\n") == []
     # the budget of the expected maximum is not the sweep's size
-    assert failing("docs/a.md", "Trying four configurations of the sweep, the best to expect is 95.4%.\n") == []
+    assert failing("docs/a.md", "Trying four configurations of the sweep, the best to expect is "
+                                "95.4%.\n") == []
 
 
 def test_a_label_at_chance_is_the_controls_result_not_the_chance_level() -> None:

@@ -741,7 +741,8 @@ def tokenize(t: str) -> list[Token]:
                 tok.statement = False  # "the seed-to-seed SD is 0.15": a spread over seeds, no result
         # a siunitx wrapper is no word: "(lr \num{1.0})" names its setting as "(lr 1.0)" does
         # and a line break is a space: "a learning\nrate of \num{1.0}" names its setting
-        window = re.sub(r"\s+", " ", re.sub(r"\\?\b(?:num|SI|qty)\s*\{?\s*$", "", t[max(0, start - 60) : start]))
+        window = re.sub(r"\\?\b(?:num|SI|qty)\s*\{?\s*$", "", t[max(0, start - 60) : start])
+        window = re.sub(r"\s+", " ", window)
         if unit == "%" and _LEVEL_AFTER.match(t, end):
             tok.decoy = True  # a 95% CI, 80% power: a level, not a result
         elif unit == "%" and value in _LEVELS and _LEVEL_BEFORE.search(t, max(0, start - 30), start) \
@@ -921,8 +922,8 @@ _ONE_IN_RE = re.compile(r"(?P<about>\b(?:about|roughly|around|nearly|almost|some
 _FRACTIONS = {"half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3,
               "two thirds": 2 / 3, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75,
               "a fifth": 0.2, "one fifth": 0.2, "a tenth": 0.1, "one tenth": 0.1}
-_BY_A_FRACTION_RE = re.compile(r"\b(?:cuts?|cut|reduces?|reduced|lowers?|lowered|shrinks?|shrank|drops?|dropped"
-                               r"|raises?|raised|increases?|increased|improves?|improved)\b[^.;]{0,50}?\bby\s+"
+_BY_A_FRACTION_RE = re.compile(r"\b(?:cuts?|cut|reduces?|reduced|lowers?|lowered|shrinks?|shrank|drops?"
+                               r"|dropped|raises?|raised|increases?|increased|improves?|improved)\b[^.;]{0,50}?\bby\s+"
                                r"(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|some\s+|over\s+)?"
                                r"(?P<frac>(?:a|one)\s+(?:half|third|quarter|fifth|tenth)|two\s+thirds"
                                r"|three\s+quarters|half)\b(?!\s+(?:an?\s|of\s+an?\s|points?|percent|pp\b|seeds?|runs?))",
