@@ -615,9 +615,9 @@ _AS_FRACTION = re.compile(r"\s*\(?(?:as an? )?(?:fraction|proportion|share)s?\b"
 
 
 #: A verb that states a level right before a number: "sits at", "scores", "reaches".
-_LEVEL_VERB = re.compile(r"(?:\b(?:sits?|sat|stands?|stood|lands?|landed|comes?\s+in|came\s+in|is\s+now|now"
+LEVEL_VERB = re.compile(r"(?:\b(?:sits?|sat|stands?|stood|lands?|landed|comes?\s+in|came\s+in|is\s+now|now"
                          r"|(?:is|was|are|were)(?:\s+now)?)"
-                         r"\s+at|\b(?:scores?|scored|reach(?:es|ed)?|gets?|got|hits?|achieves?|achieved))"
+                         r"\s+at|\b(?:scores?|scored|reach(?:es|ed)?|gets?|got|hits?|achieves?|achieved|attains?|attained))"
                          r"\s*(?:about|around|roughly|~|≈)?\s*$", re.I)
 
 
@@ -632,7 +632,7 @@ def _level_stated(claim: ClaimQuantity, quantity: Quantity, tok: Token, t: str, 
     if not (quantity.form == "measure" and quantity.format.percent and not claim.comparison and tok.unit == ""
             and not tok.integer and 1 <= abs(tok.value) <= 100 and not header):
         return []
-    verb = _LEVEL_VERB.search(t, max(seg.start, tok.start - 24), tok.start)
+    verb = LEVEL_VERB.search(t, max(seg.start, tok.start - 24), tok.start)
     before = [m for m in mentions if m.end <= (verb.start() if verb else tok.start) and m.start >= seg.start]
     if verb is None or not before or before[-1].subject not in {g[0] for g in claim.subjects} \
             or (verb.start() - before[-1].end > 12
@@ -1030,9 +1030,7 @@ def candidates(t: str, seg: Segment, tok: Token, claims: Sequence[ClaimQuantity]
             elif claim.comparison and len(sides) < 2 and tok.role == "n" \
                     and not LOCAL_DIFF_CUE.search(t, seg.start, tok.start):
                 fit -= 2  # "today's linear RMSE, over 3 seeds": one subject's count, not a comparison's
-            if _pair_labelled(t, seg, tok, claim, mentions) or re.search(
-                    r"(?<![\w-])" + re.escape(claim.id) + r"`?\s*(?:=|:|is|was)\s*(?:about\s+|~\s*)?$",
-                    t[max(seg.start, tok.start - len(claim.id) - 12) : tok.start]):
+            if _pair_labelled(t, seg, tok, claim, mentions) or _named_by_id(t, seg, tok, claim.id):
                 fit += 10  # "MLP over linear 16.4", "gbm_beats_ridge = 9.17": named as this claim, more
                 # than any keyword
             if claim.comparison and quantity.form == "measure" and not difference_shaped(t, seg, tok) \
@@ -1327,6 +1325,15 @@ def _respective_position(claim: ClaimQuantity, order: dict[str, int]) -> int | N
         return order.get(_pair_key(g[0] for g in claim.subjects))
     places = [order[g[0]] for g in claim.subjects if g[0] in order]
     return places[0] if len(places) == 1 else None
+
+
+def _named_by_id(t: str, seg: Segment, tok: Token, claim_id: str) -> bool:
+    """"gbm_beats_ridge = 9.17": the number given right after its claim's id."""
+    before = t[max(seg.start, tok.start - len(claim_id) - 12) : tok.start]
+    if claim_id not in before:
+        return False  # the usual case, without a pattern built for the id
+    return re.search(r"(?<![\w-])" + re.escape(claim_id) + r"`?\s*(?:=|:|is|was)\s*(?:about\s+|~\s*)?$",
+                     before) is not None
 
 
 def difference_shaped(t: str, seg: Segment, tok: Token) -> bool:

@@ -47,6 +47,7 @@ from evidence.core.readers import read_text
 from evidence.deliver import prose as prose_module
 from evidence.deliver.attribution import (
     DIFF_CUE,
+    LEVEL_VERB,
     Candidate,
     Mention,
     candidates,
@@ -2078,7 +2079,8 @@ def _other_in_clause(masked: str, doc: prose_module.Prose, pos: int, claim: Clai
             "another model's result"), (meant[0] if len(meant) == 1 else None)
 
 
-#: Between two subjects: words that compare them ("the wide MLP adds ... over the default one").
+#: Between two subjects: words that compare them ("the wide MLP adds ... over the default one");
+#: narrower than attribution's DIFF_CUE, whose "by" or "higher" a list of two subjects also holds.
 _COMPARED_BETWEEN = re.compile(r"\b(?:over|than|vs|versus|against|compared|relative to|beats?|outperforms?"
                                r"|trails?|ahead of|behind)\b", re.I)
 
@@ -2182,11 +2184,6 @@ def _possessor(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuant
                  and c.metric == claim.metric), None)
 
 
-#: Right before a value: a verb that gives one subject's level, not a change.
-_LEVEL_VERB = re.compile(r"\b(?:reach(?:es|ed)?|scores?|scored|gets?|got|achieves?|achieved|attains?"
-                         r"|attained|is at|was at|sits at|stands at|lands at|comes in at)\s*$", re.I)
-
-
 def _level_cited_as_comparison(masked: str, doc: prose_module.Prose, pos: int, claim: ClaimQuantity,
                                claims: Sequence[ClaimQuantity]) -> ClaimQuantity | None:
     """"Linear test RMSE for the abstract: {{ claim('linear_beats_control') }}": a comparison cited
@@ -2202,7 +2199,7 @@ def _level_cited_as_comparison(masked: str, doc: prose_module.Prose, pos: int, c
     # ("Linear regression itself reaches {{ claim('linear_beats_control') }} test RMSE")
     after = min(seg.end, pos + 80)
     if not any(word_regex(w).search(masked, before[-1].end, pos) for w in claim.metric) and not (
-            _LEVEL_VERB.search(masked, max(before[-1].end, pos - 30), pos)
+            LEVEL_VERB.search(masked, max(before[-1].end, pos - 30), pos)
             and not DIFF_CUE.search(masked, pos, seg.end)
             and any(word_regex(w).search(masked, pos, after) for w in claim.metric)):
         return None

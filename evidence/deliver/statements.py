@@ -529,13 +529,17 @@ _NOT_A_RESULT_LATER = re.compile(r"(?:[^.\n]|\n(?![ \t]*\n)){0,160}?\b(?:it|this
                                  re.I)
 
 
+#: A number taken back in the lines right after it: "no, 55.9 is the MLP row".
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_NO_THEN_NUMBER = re.compile(r"\bno\s*[,:;.!]\s*(?:the\s+)?([-+−]?\d+\.\d+)(?!\d)", re.I)
+
+
 def _denied_next(t: str, end: int, digits: str) -> bool:
     """The same number taken back right after: "linear regression is at 55.9 test RMSE now."
-    "no, 55.9 is the MLP row"."""
-    if not re.fullmatch(r"[-+−]?\d+\.\d+", digits):
-        return False  # an integer or a bare digit recurs for other reasons
-    return re.match(r"(?:[^\n]|\n(?![ \t]*\n)){0,160}?\bno\s*[,:;.!]\s*(?:the\s+)?" + re.escape(digits)
-                    + r"(?!\d)", t[end : end + 200], re.I) is not None
+    "no, 55.9 is the MLP row" (a decimal only: an integer recurs for other reasons)."""
+    paragraph = _BLANK_LINE.search(t, end, end + 200)
+    return any(m.group(1) == digits for m in _NO_THEN_NUMBER.finditer(
+        t, end, paragraph.start() if paragraph else min(len(t), end + 200)))
 
 
 _EXPECTED_AFTER = re.compile(r"[\s\u00a0]+(?:is\s+|was\s+)?expected\s*(?=[).,;:|\n]|$)", re.I)
@@ -561,6 +565,9 @@ _CHANCE_BEFORE = re.compile(r"\bchance(?: level| accuracy| rate| performance| sc
                             r"(?: (?:on|for|with|among|over) (?![^.;,]{0,30}\bto\b)[^.;,]{0,30})?"
                             r"\s*(?:is|of|=|:|,|equals|would be|corresponds to|level)?\s*[(~≈]?\s*"
                             r"(?:\\?\b(?:qty|SI|num)\s*\{?\s*)?$", re.I)  # "chance (\qty{10}{\percent})"
+#: A result's label that says where it stands: "Shuffled-label control at chance: 11.2%".
+_AT_CHANCE_LABEL = re.compile(r"\b(?:control|model|baseline)\s+(?:is\s+|scores?\s+|sits\s+)?at\s+chance"
+                              r"\s*:\s*$", re.I)
 _BOUND_BEFORE = re.compile(r"(?:(?:≥|>|>=|\\geq?|\bover|\babove|\bmore than|\bat least"
                            r"|\bexceed(?:s|ing)?|\bbetter than|\bhigher than)"
                            r"|(?P<below>≤|<|<=|\\leq?|\bbelow|\bunder|\bless than"
@@ -1030,9 +1037,6 @@ _SWEEP_SIZE_AFTER = re.compile(r"[\s\u00a0]+(?:(?:hyper-?parameter|learning-rate
 _SWEEP_BEFORE = re.compile(r"\b(?:sweep|search|grid)\b[^.;:]{0,40}?\b(?:has|had|holds?|held|of|with|covers?"
                            r"|covered|spans?|spanned|ran|runs|trained|tried|evaluated|explored|includes?"
                            r"|included|comprises?|comprised|is|was)\s+(?:all\s+|only\s+|just\s+)?$", re.I)
-#: A result's label that says where it stands: "Shuffled-label control at chance: 11.2%".
-_AT_CHANCE_LABEL = re.compile(r"\b(?:control|model|baseline)\s+(?:is\s+|scores?\s+|sits\s+)?at\s+chance"
-                              r"\s*:\s*$", re.I)
 #: A sweep still to be run ("try a sweep with 32 configurations on the spare node"): no claim's.
 _PLANNED_SWEEP = re.compile(r"\b(?:try|trying|run|launch|plan\w*|next|could|should|would|will|want)\b"
                             r"[^.;]{0,25}\ba\s+(?:\w+\s+)?(?:sweep|search|grid)\b", re.I)
