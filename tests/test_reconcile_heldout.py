@@ -444,7 +444,9 @@ LATER_FLOORS = {("example", 3): (70, 0), ("proj2", 3): (43, 1),
                 ("example", 19): (63, 0), ("proj2", 19): (40, 0),
                 # corpus 20 as found (engine 7c268ff, after 19's fixes): 87/103, 6/173; its
                 # causes fixed since (101/103, 0/173)
-                ("example", 20): (60, 0), ("proj2", 20): (41, 0)}
+                ("example", 20): (60, 0), ("proj2", 20): (41, 0),
+                # corpus 21 as found (engine 7aa9b79, after 20's fixes): 96/121, 20/223
+                ("example", 21): (47, 14), ("proj2", 21): (49, 6)}
 LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile_heldout5",
               6: Path(__file__).parent / "data" / "reconcile_heldout6",
               7: Path(__file__).parent / "data" / "reconcile_heldout7",
@@ -460,7 +462,8 @@ LATER_DATA = {3: DATA3, 4: DATA4, 5: Path(__file__).parent / "data" / "reconcile
               17: Path(__file__).parent / "data" / "reconcile_heldout17",
               18: Path(__file__).parent / "data" / "reconcile_heldout18",
               19: Path(__file__).parent / "data" / "reconcile_heldout19",
-              20: Path(__file__).parent / "data" / "reconcile_heldout20"}
+              20: Path(__file__).parent / "data" / "reconcile_heldout20",
+              21: Path(__file__).parent / "data" / "reconcile_heldout21"}
 
 
 @pytest.mark.slow
