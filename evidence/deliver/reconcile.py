@@ -1637,6 +1637,43 @@ def _run_by_every_result(tok: Token, claims: Sequence[ClaimQuantity],
     return next((c for c in levels if c.subjects[0][0] in about), levels[0])
 
 
+#: A row or column label that names which quantity its cells state ("| mlp_beats_linear, P(better) |
+#: 0.96 |", "| Seeds needed | 26 |", "| n (seeds) | 5 |").
+_PROB_LABEL = re.compile(r"\bP\s*\(|\bprobabilit|\bprob\.?\s*(?:better|superior)", re.I)
+_NEEDED_LABEL = re.compile(r"\bseeds?\s+(?:per\s+(?:group|model|arm)\s+)?(?:needed|required|to\s+settle)\b",
+                           re.I)
+_N_LABEL = re.compile(r"^\W*(?:n|seeds|runs|#\s*seeds|number of (?:seeds|runs))\b(?!\s*(?:needed|required))",
+                      re.I)
+
+
+#: A table row that says its own number is wrong: an audit's "[!] typo in the draft".
+_ROW_REFUTED = re.compile(r"\b(?:typo|transposed(?:\s+digits)?|misprint|decimal slip|copy-paste error)\b"
+                          r"|\[!\][^|&\n]*\b(?:stale|wrong|outdated|mistake|error)\b", re.I)
+
+
+def _cell_role(t: str, seg: prose_module.Segment, tok: Token) -> None:
+    """A table cell's number takes the quantity its row or column label names: "P(better)" in
+    the row "| B4 | mlp_beats_linear, P(better) | 0.69 |" makes its 0.69 a probability, not the
+    difference (the row's label: its cells before the first one with a number)."""
+    cell = seg.cell(tok.start)
+    if cell is None or tok.role != "value" or tok.decoy:
+        return
+    before = t[seg.start : cell.start]
+    row_label = re.split(r"[|&]\s*[-−+]?\d", before, maxsplit=1)[0]
+    for label in (row_label, cell.column):
+        if not label:
+            continue
+        if _PROB_LABEL.search(label) and (tok.unit == "%" or (not tok.unit and 0 <= tok.value <= 1)):
+            tok.role = "prob_better"
+        elif _NEEDED_LABEL.search(label) and not tok.unit and tok.decimals == 0:
+            tok.role = "seeds_needed"
+        elif _N_LABEL.search(label) and not tok.unit and tok.decimals == 0 and not tok.signed:
+            tok.role = "n"
+        else:
+            continue
+        return
+
+
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
                       claims: Sequence[ClaimQuantity], mentions: list[Any],
                       starts: list[int], context: Sequence[Any] = (),
@@ -1656,6 +1693,8 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         tokens = [tok for tok in tokens if not _cited_number(text, seg, tok, citations)]
     if _HYPOTHETICAL.search(text, seg.start, seg.end):
         return []  # "Two fictional models score 90.0% and 91.5%": an exercise's numbers, no claim's
+    if seg.kind == "row" and _ROW_REFUTED.search(text, seg.start, seg.end):
+        return []  # "| B4 | P(better) | 0.69 | 0.96 | [!] transposed digits in the draft |": flagged
     if seg.kind == "row" and _ONE_SEED.search(text, seg.start, seg.end):
         return []  # a table row of one seed ("linear, seed 3 & 57.20"): a run's values, no claim's
     if seg.kind == "row":
@@ -1669,6 +1708,9 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
     if _PER_SEED.search(text, seg.start, seg.end) and sum(tok.role == "value" for tok in tokens) >= 3:
         # "Seeds 0–4 give RMSEs of 57.19, 57.37, 57.05, 57.30 and 57.11": one value per seed
         tokens = [tok for tok in tokens if tok.role != "value"]
+    if seg.kind == "row":
+        for tok in tokens:
+            _cell_role(t, seg, tok)
     order = respectively_order(t, seg, tokens, mentions)
     chosen: list[tuple[Token, Any, bool]] = []
     stated: str | None = None  # the claim whose value was stated last: an interval after it is its
@@ -1882,8 +1924,15 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
 
 
 #: An explicit citation of a claim in Markdown that reads well on GitHub: ``[98.6%](#claim:id)``.
-BOUND_RE = re.compile(r"\[([^\]\n]{1,80})\]\(#claim:([A-Za-z0-9_.\-]+)\)")
+#: ``[98.7%](#claim:id)``; the text may hold one bracketed interval: ``[[−0.006, +1.1] points](#claim:id)``.
+BOUND_RE = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]{0,40}\]){1,80})\]\(#claim:([A-Za-z0-9_.\-]+)\)")
 _BOUND_NUMBER = re.compile(r"^\s*([-−+]?\d+(?:\.\d+)?)\s*(\\?%|percent|per cent|points?|pp|pts?)?\s*$", re.I)
+#: A number of a link text that states more than one ("[0.84 (95% CI 0.47 to 0.97)](#claim:x)").
+_LABEL_NUMBER = re.compile(r"(?<![\w.])([-−+]?\d+(?:\.\d+)?)\s*(\\?%|percent|per cent|points?|pp|pts?\b)?",
+                           re.I)
+#: A confidence level inside a link text ("95% CI", "Newcombe 95% interval"): not a quantity.
+_LABEL_LEVEL = re.compile(r"(?<![\w.])(?:68|80|90|95|99)(?:\.\d+)?\s*(?:\\?%|percent)\s*(?=(?:CI|C\.I\.|"
+                          r"confidence|credible|interval|bootstrap)\b)", re.I)
 
 
 def _blank_bound(prose: str, plain: str) -> str:
@@ -1938,8 +1987,9 @@ def _bound_findings(file: str, text: str, doc: prose_module.Prose, plain: str, m
             finding = Finding(file, line, col, claim_id, label, math.nan, "(no such claim)", "drift",
                               bound=True, why="cites a claim id that EVIDENCE.json does not declare")
         elif number is None:
-            finding = Finding(file, line, col, claim_id, label, math.nan, claim.expected, "drift",
-                              bound=True, why="the link text is not one number")
+            finding = _label_finding(file, line, col, claim, label)
+            other = _other_subject(masked, doc, m.start(), claim, claims) if finding.kind == "match" else None
+            finding = replace(finding, kind="drift", why=other) if other else finding
         else:
             value = float(number.group(1).replace("−", "-"))
             decimals = len(number.group(1).partition(".")[2])
@@ -1961,6 +2011,31 @@ def _bound_findings(file: str, text: str, doc: prose_module.Prose, plain: str, m
                     f"{supported}: write {expected}"))
         findings.append(finding)
     return findings
+
+
+def _label_finding(file: str, line: int, col: int, claim: ClaimQuantity, label: str) -> Finding:
+    """A link text that states several of its claim's numbers, or one among words: "[[−0.006,
+    +1.1] points](#claim:x)", "[0.84 (Newcombe 95% CI 0.47 to 0.97)](#claim:x)", "[about 10
+    seeds per group](#claim:x)". Every number must be one of the claim's quantities (a unit
+    written once covers the interval it ends); a confidence level is not a number of the claim."""
+    blanked = _LABEL_LEVEL.sub(lambda m: " " * len(m.group(0)), label)
+    numbers = [(m.group(1), bool(m.group(2))) for m in _LABEL_NUMBER.finditer(blanked)]
+    if not numbers:
+        return Finding(file, line, col, claim.id, label, math.nan, claim.expected, "drift",
+                       bound=True, why="the link text states no number")
+    unit = any(has for _, has in numbers)
+    hits = []
+    for digits, _ in numbers:
+        value = float(digits.replace("−", "-"))
+        hit, _fraction = _bound_quantity(claim, digits, value, len(digits.partition(".")[2]), unit)
+        if hit is None:
+            return Finding(file, line, col, claim.id, label.strip(), value, claim.expected, "drift",
+                           bound=True, why=f"cited explicitly as {claim.id}: {digits} in "
+                           f"{label.strip()!r} is none of its numbers (value {claim.expected})")
+        hits.append(hit)
+    return Finding(file, line, col, claim.id, label.strip(), float(numbers[0][0].replace("−", "-")),
+                   _expected(claim, hits[0], False), "match", bound=True, quantity=hits[0].name,
+                   why="cited explicitly")
 
 
 #: A claim cited by a paper template's helpers: ``{{ claim("id") }}``, ``ci``, ``n``, ``statement``.
@@ -2345,6 +2420,10 @@ _OTHER_SPLIT_NAMED = re.compile(r"\b(?:validation|val|dev|training|train)"
                                 r"\b(?![-\s]*(?:and|or|/)\s+test\b)", re.I)
 
 
+_SPLIT_AFTER = re.compile(r"[\s}]*(?:on|of|for)\s+(?:the\s+)?(?:validation|val|dev|training|train)\b"
+                          r"(?![-\s]*(?:and|or|/)\s+test\b)", re.I)
+
+
 def _another_splits_number(masked: str, tok: Token, claims: Sequence[ClaimQuantity],
                            doc: prose_module.Prose) -> bool:
     """A number named, in its clause or by its table column, as a split's that no claim about its
@@ -2362,6 +2441,10 @@ def _another_splits_number(masked: str, tok: Token, claims: Sequence[ClaimQuanti
         lo += breaks[-1] if breaks else 0
         named = _OTHER_SPLIT_NAMED.search(masked, lo, tok.start)
         subjects = {m.subject for m in subject_mentions(masked, lo, tok.start, claims)}
+    if named is None:  # "the best configuration reaches 97.2% on validation": named right after
+        named = _SPLIT_AFTER.match(masked, tok.end)
+        if named is not None and not subjects:
+            return True
     if named is None:
         return False
     split = "val" if named.group(0).lower().startswith(("val", "dev")) else "train"
@@ -2407,7 +2490,8 @@ def hand_typed_numbers(path: Path, text: str,
                      or _one_run_named(doc.masked, doc, tok)):  # its seed before decoys are masked
             continue  # "On the validation split the CNN averages 97.8%": no claim's split; "its SD over
             # seeds is 5.1 points": no claim renders an SD; nothing to bind either way
-        out.append(HandTypedNumber(path.as_posix(), line, col, text[tok.start : tok.end].strip()))
+        stated = re.sub(r"\}\{\\percent$", "%", text[tok.start : tok.end].strip())  # \SI{97.2}{\percent}
+        out.append(HandTypedNumber(path.as_posix(), line, col, stated))
     if prose_module.dialect(path.as_posix()) == "tex":  # a claim macro redefined by hand types its number
         seen = {(h.line, h.column) for h in out}
         for o in macro_overrides(text, claims or ()):

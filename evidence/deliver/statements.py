@@ -516,13 +516,22 @@ def _mask_one_run(t: str) -> str:
 #: After a number: named as the expectation it is compared with ("11.2% vs. 10% expected").
 #: After a number: the text refutes it as a slip ("bo's 58.9 came from a stale build folder",
 #: "the 61.2 in the draft was a typo"): a wrong number quoted to correct it, no statement of it.
-_REFUTED_AFTER = re.compile(r"[\s\u00a0]*(?:%|points?|pp)?"
-                            r"(?:[\s\u00a0]+(?:in|on)(?:[\s\u00a0]+[\w'`./-]+){1,3}"
+_REFUTED_AFTER = re.compile(r"\}?[\s\u00a0]*(?:%|points?|pp)?"
+                            r"(?:[\s\u00a0]+(?:in|on|for)(?:[\s\u00a0]+[\w'`./-]+){1,3}"
                             r"|,[\s\u00a0]*which)?"
-                            r"[\s\u00a0]+(?:(?:came|comes|was|is)[\s\u00a0]+from"
-                            r"[\s\u00a0]+(?:an?|the)[\s\u00a0]+(?:stale|old|outdated|broken|buggy|wrong)\b"
+                            r"(?:[\s\u00a0]+(?:(?:came|comes|was|is)[\s\u00a0]+from"
+                            r"[\s\u00a0]+(?:an?|the)[\s\u00a0]+(?:stale|old|outdated|broken|buggy|wrong|pre-release"
+                            r"|preliminary)\b"
                             r"|(?:was|is)[\s\u00a0]+(?:just[\s\u00a0]+)?(?:an?[\s\u00a0]+)?"
-                            r"(?:typo|mistake|misprint|wrong|stale|outdated|copy-paste error)\b)", re.I)
+                            r"(?:typo|mistake|misprint|wrong|stale|outdated|copy-paste error"
+                            r"|(?:pre-release|preliminary|stale|old|outdated)[\s\u00a0]+(?:build|run|version|number"
+                            r"|value|result))\b"
+                            r"|(?:was|is)[\s\u00a0]+from[\s\u00a0]+(?:an?|the)\b[^.;\n]{0,60}?"
+                            r"\b(?:and|which)[\s\u00a0]+(?:is|has been)[\s\u00a0]+"
+                            r"(?:gone|removed|deleted|retracted)\b)"
+                            # "\num{-1.64}, a decimal slip that this version corrects"
+                            r"|,[\s\u00a0]*(?:an?[\s\u00a0]+)?(?:decimal[\s\u00a0]+|transcription[\s\u00a0]+)?"
+                            r"(?:slip|typo|misprint|mistake)[\s\u00a0]+(?:that|which)\b)", re.I)
 #: Later in its sentence: "the 61.83 is with the leaky split (...), so it is not a result".
 _NOT_A_RESULT_LATER = re.compile(r"(?:[^.\n]|\n(?![ \t]*\n)){0,160}?\b(?:it|this|that|which)\s+(?:is|was)\s+"
                                  r"(?:not|n't|never)\s+(?:a|an|our)\s+(?:real\s+|valid\s+|actual\s+)?result\b",
