@@ -250,7 +250,9 @@ _MORE_SEEDS_AFTER = re.compile(r"[\s\u00a0]+(?:more|additional|extra|further)\s+
 _PLANNED_BEFORE = re.compile(r"\b(?:re-?run|re-?train|repeat|(?:will|shall|should|plan(?:s|ned)? to|intend to"
                              r"|going to|need to|needs to)\s+(?:re-?)?(?:run|use|train|add|try)"
                              r"|to be (?:re-?)?run"
-                             r"|schedul\w*|queue\w*)\b(?:\s+(?:it|them|this|everything|all|the \w+))?"
+                             r"|schedul\w*|queue\w*)\b(?:\s+(?:it|them|this|everything|all|the \w+"
+                             # "Rerun CNN vs MLP with 12 seeds each": what is rerun, named
+                             r"|[\w-]+\s+(?:vs\.?|versus|and|against)\s+[\w-]+))?"
                              r"(?:\s+(?:with|on|over|using|for|at))?\s*(?:about|around|some|~)?\s*$", re.I)
 #: Before a number: a hyper-parameter or a setting named in words.
 _SETTING_BEFORE = re.compile(
@@ -304,6 +306,16 @@ _SEEDS_AFTER = re.compile(r"[\s\u00a0-]*(?:(?!(?:because|since|as|its|their|whos
 _NEEDED_CUE = re.compile(r"\b(?:need(?:s|ed)?|required?|requires|would take|estimat\w*|more seeds"
                          r"|per (?:group|arm|side)|each side"
                          r"|detect\w*|resolve[sd]?|settle[sd]?|to show|power)\b", re.I)
+#: A margin declared for a test, in any unit: "an equivalence margin of 0.5 points", "a ROPE of ±1".
+_MARGIN_BEFORE = re.compile(r"\b(?:equivalence|non-inferiority|practical[- ]equivalence|smallest effect)"
+                            r"(?:\s+(?:margin|bound|threshold))?\s*(?:of|=|:|at|is)?\s*[±]?\s*$"
+                            r"|\bROPE\s*(?:of|=|:)?\s*[±]?\s*$", re.I)
+#: Before a count of seeds: the seeds on which one side wins, ties or loses, no n of a claim.
+_TALLY_BEFORE = re.compile(r"\b(?:ahead|behind|better|worse|wins?|won|loses?|lost|tied|ties|leads?|trails?)"
+                           r"\s+(?:on|in)\s+(?:only\s+|just\s+)?$", re.I)
+#: The seeds that were run called too few: "with 5 per group the test has little power".
+_LOW_POWER = re.compile(r"\b(?:little|low|limited|no|insufficient|not much)\s+(?:statistical\s+)?power\b",
+                        re.I)
 #: Right before a count of seeds: it was run ("pairs four seeds per group", "uses 5 per arm").
 _RAN_VERB_BEFORE = re.compile(r"\b(?:pairs|paired|uses|used|ran|runs|trains|trained|has|had|with|over|on)"
                               r"\s+$", re.I)
@@ -358,6 +370,13 @@ _CHANCE_AFTER = re.compile(r"[\s\u00a0]*(?:(?:of|for|from|by|under)\s+(?:random\
 _DATA_RANGE_BEFORE = re.compile(r"\b(?:scale|range|span|spread|values?)\s+of\s+(?:the\s+|its\s+)?(?:outcomes?"
                                 r"|targets?|response|labels?|inputs?|features?|variable|data|values)\b"
                                 r"(?:\s+(?:is|was|are|were|runs?|goes))?\W{0,4}(?:from\s+)?$", re.I)
+#: After a number: the axis or scale it bounds ("on its own 0–30% axis", "a 0-100% y-axis").
+_AXIS_AFTER = re.compile(r"[\s\u00a0]*(?:[xy]-?\s*)?(?:axis|axes|scale bar|colou?r ?bar)\b", re.I)
+#: Before a number: what one item of the test set is worth ("360 test images, so one image is 0.28
+#: points"): a unit of the metric, no result.
+_ONE_ITEM_IS = re.compile(r"\b(?:one|a single|each)\s+(?:test\s+)?(?:image|digit|example|sample|item|point"
+                          r"|question|patient|prediction)\s+(?:is|=|equals|is worth|counts for|corresponds to"
+                          r"|moves (?:it|the \w+) by)\s*(?:about\s+|~\s*)?$", re.I)
 #: Before a number in its sentence: an expectation held before the results ("we expected the CNN
 #: to lead by about 1%").
 _EXPECTED_BEFORE = re.compile(r"\b(?:we|I|they|the authors)\s+(?:had\s+)?(?:expected|predicted"
@@ -772,7 +791,8 @@ def tokenize(t: str) -> list[Token]:
             re.search(r"\bP\s*=\s*$", window) is not None and _PROBABILITY_NAMED.search(t, max(0, s - 130), s)
             is not None) or paired > 0
         # a setting is never signed nor in points: "its width is +0.4 points" is a difference
-        setting = _SETTING_BEFORE.search(window) is not None and not (tok.signed or unit == "pts")
+        setting = (_SETTING_BEFORE.search(window) is not None and not (tok.signed or unit == "pts")) \
+            or _MARGIN_BEFORE.search(window) is not None  # "an equivalence margin of 0.5 points"
         if setting and _ON_THE_SPLIT.search(window):
             setting = False  # "its RMSE on the held-out split is 56.2": where it was measured, no share
         # "Shuffled-label control at chance: 11.2%": a result's label, not the chance level
@@ -787,6 +807,8 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = True  # "fine by the 2-point rule": a threshold set beforehand, no result
         if unit == "pts" and _FROM_STATED_LEVEL.match(t, end):
             tok.decoy = True  # "1.2 points above 10%": a distance from a stated number, no claim's
+        if _AXIS_AFTER.match(t, end) or _ONE_ITEM_IS.search(window):
+            tok.decoy = tok.setting = True  # "its own 0–30% axis", "one image is 0.28 points": a scale
         if _DATA_RANGE_BEFORE.search(window):
             tok.decoy = tok.setting = True  # "the scale of the outcome (25–346)": the data, no result
         if _REFUTED_AFTER.match(t, end) or _NOT_A_RESULT_LATER.match(t, end):
@@ -1067,6 +1089,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
         if re.search(r"\bn\s*=\s*$", window) and _COUNT_NOUNS.match(t, end):
             tok.statement = False  # n = 360 test images: a count of things
             return
+        if _SEEDS_AFTER.match(t, end) and _TALLY_BEFORE.search(window):
+            tok.decoy = True  # "the CNN is ahead on three seeds and tied on two": a tally of seeds
+            return
         if _SEEDS_AFTER.match(t, end) or re.search(r"\bn\s*=\s*$", window) or _PER_GROUP_AFTER.match(t, end):
             left = t[max(0, s - 80) : s]
             left = re.split(r"[;.!?]\s|[;:]", left)[-1]
@@ -1077,8 +1102,9 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
             if needed and _TOO_FEW_AFTER.match(t, end):
                 needed = None  # "five seeds cannot resolve it": the seeds that were run, too few
             if needed and not tok.approximate and _RAN_VERB_BEFORE.search(window) \
-                    and not _NEEDED_CUE.search(_PER_GROUP_CUE.sub(" ", sentence)):
-                needed = None  # "Each comparison pairs four seeds per group": the count that was run
+                    and not _NEEDED_CUE.search(_LOW_POWER.sub(" ", _PER_GROUP_CUE.sub(" ", sentence))):
+                needed = None  # "Each comparison pairs four seeds per group", "with 5 per group the
+                # test has little power": the count that was run
             if needed and not _NEEDED_CUE.search(_NOT_RESOLVED.sub(" ", sentence)) \
                     and not re.search(r"\b(?:fewer|less|more)\s+than\s*$|\bat\s+least\s*$", left, re.I):
                 needed = None  # "is not resolved by 5 seeds", "with 5 seeds ... not resolved": too few

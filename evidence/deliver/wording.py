@@ -64,7 +64,8 @@ NO_DIFFERENCE = re.compile(
     r"|(?:statistically\s+)?(?:insignificant|non-?significant))\b", re.I)
 SAMENESS = re.compile(
     # "no difference is shown" reports an absence of evidence, no sameness
-    r"\b(?:equivalent|equivalence|no difference(?!\s+(?:is|was|has been|could be|can be)\s+"
+    r"\b(?:equivalent|equivalence(?![\s-]+(?:margin|test|bounds?|region|threshold|criterion|TOST)\b)"
+    r"|no difference(?!\s+(?:is|was|has been|could be|can be)\s+"
     r"(?:shown|found|detected|established|demonstrated|resolved))"
     r"|on par|par with|match(?:es|ed)?|indistinguishable|"
     r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical|"
