@@ -68,11 +68,12 @@ SAMENESS = re.compile(
     r"|no difference(?!\s+(?:is|was|has been|could be|can be)\s+"
     r"(?:shown|found|detected|established|demonstrated|resolved))"
     r"|on par|par with|match(?:es|ed)?|indistinguishable|"
-    r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical|"
+    r"the same as|as good as|as accurate as|just as accurate|comparable(?: to| with)?|identical(?:ly)?|"
     r"performs? equally|equally (?:well|good|accurate)|no better (?:or|nor) worse|makes no difference|"
     r"does(?:n't| not) matter|no effect|perform(?:s|ed)? the same|do(?:es)? the same|the same performance"
     r"|no (?:real )?difference between|(?:is|are) useless|(?:is|are) pointless|buys nothing"
     r"|perform(?:s|ed)? (?:comparably|similarly|alike)|on a par"
+    r"|(?:is|was|are|were)\s+(?:just|only|merely|pure|simply)\s+(?:seed\s+|run-to-run\s+)?noise"
     r"|(?<=\s)(?:tie|(?:are|were)\s+(?:statistically\s+|essentially\s+|effectively\s+|practically\s+)?tied"
     r"|draw)(?=\s*(?:[.,;:!?\"”')]|$|on\b|in\b)))\b", re.I)
 HEDGE = re.compile(
@@ -197,6 +198,8 @@ def _assertions(t: str, seg: Segment, pattern: re.Pattern[str], mentions: list[M
         window = t[clause : m.end() + after.start() if after else min(seg.end, m.end() + 14)]
         if pattern is SAMENESS and m.group(0).lower().startswith("no "):
             window = t[clause : m.start()]
+        elif pattern is SAMENESS and HEDGE.search(m.group(0)):  # "does not matter": its own "not"
+            window = t[clause : m.start()] + " " + t[m.end() : m.end() + (after.start() if after else 14)]
         # a win per seed pair is a fact of its own clause ("beats it in 84% of the seed pairs"),
         # not of the next ("clearly beats the MLP: over pairs of seeds, it wins the head-to-head")
         clause_end = re.search(r"[;:]", t[m.end() : seg.end])
@@ -266,7 +269,7 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
         if not claim.comparison or len(claim.subjects) < 2 or claim.classification is None:
             continue
         sides = frozenset(g[0] for g in claim.subjects[:2])
-        both = _both_named(t, seg, claim)
+        both = _both_named(t, seg, claim) or _change_named(seg, claim, every)
         # "the two MLPs": the collective names both sides; the "MLPs" inside it is not a third mention
         mentions = every if both is None else sorted(
             [*(x for x in every if not (both[0].start <= x.start and x.end <= both[0].end)), *both],
@@ -377,6 +380,25 @@ def _both_named(t: str, seg: Segment, claim: ClaimQuantity) -> list[Mention] | N
     for m in _COLLECTIVE.finditer(t, seg.start, seg.end):
         if m.group(1).lower() in words:
             return [Mention(m.start(), m.end(), g[0], m.group(0)) for g in claim.subjects[:2]]
+    return None
+
+
+_MODEL_NOUN = re.compile(r"\b(?:model|network|net|one|variant|mlp|cnn|classifier|regressor)s?$", re.I)
+
+
+def _change_named(seg: Segment, claim: ClaimQuantity, mentions: list[Mention]) -> list[Mention] | None:
+    """A comparison of a variant with its base named by the change alone: "width does not matter",
+    "widening buys nothing" for the wide MLP against the MLP (a name of the variant that is no
+    model's name: the change between the two). Only for a variant of the other side (its name
+    extends the other's: ``mlp_wide`` of ``mlp``), where the change is all that differs."""
+    a, b = (g[0] for g in claim.subjects[:2])
+    base, variant = (a, b) if b.startswith(a + "_") else (b, a) if a.startswith(b + "_") else (None, None)
+    if base is None or any(m.subject == base for m in mentions if seg.start <= m.start < seg.end):
+        return None
+    for m in mentions:
+        if seg.start <= m.start < seg.end and m.subject == variant \
+                and base not in m.words.lower() and not _MODEL_NOUN.search(m.words):
+            return [Mention(m.start, m.end, g[0], m.words) for g in claim.subjects[:2]]
     return None
 
 
