@@ -1086,7 +1086,8 @@ def _role(t: str, tok: Token, tokens: list[Token]) -> None:
                 and not _BUDGET_CUE_BEFORE.search(window) and not _PLANNED_SWEEP.search(window):
             tok.role = "configurations"  # "the sweep has 16 configurations", "twelve configs in the sweep"
             return
-        if re.search(r"\bn\s*=\s*$", window) and _COUNT_NOUNS.match(t, end):
+        if re.search(r"\bn\s*=\s*$", window) and _COUNT_NOUNS.match(t, end) \
+                and not _SEEDS_AFTER.match(t, end):
             tok.statement = False  # n = 360 test images: a count of things
             return
         if _SEEDS_AFTER.match(t, end) and _TALLY_BEFORE.search(window):
