@@ -153,3 +153,6 @@ def test_a_variants_comparison_named_by_the_change_alone() -> None:
     # hedged, or a comparison of models that are no variant of each other: nothing
     assert all_kinds("docs/a.md", "It is unclear whether width matters for this task.\n") == []
     assert all_kinds("docs/a.md", "The convnet does not matter here; the data do.\n") == []
+    # the width of something else (docs/contracts.md says this of bootstrap intervals)
+    assert all_kinds("docs/a.md", "Never a zero-width one: the IQM of identical runs is undefined.\n") == []
+    assert all_kinds("docs/a.md", "The width of both intervals is identical.\n") == []

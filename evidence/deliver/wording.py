@@ -269,7 +269,7 @@ def wording_issues(t: str, seg: Segment, claims: Sequence[ClaimQuantity],
         if not claim.comparison or len(claim.subjects) < 2 or claim.classification is None:
             continue
         sides = frozenset(g[0] for g in claim.subjects[:2])
-        both = _both_named(t, seg, claim) or _change_named(seg, claim, every)
+        both = _both_named(t, seg, claim) or _change_named(t, seg, claim, every)
         # "the two MLPs": the collective names both sides; the "MLPs" inside it is not a third mention
         mentions = every if both is None else sorted(
             [*(x for x in every if not (both[0].start <= x.start and x.end <= both[0].end)), *both],
@@ -383,10 +383,14 @@ def _both_named(t: str, seg: Segment, claim: ClaimQuantity) -> list[Mention] | N
     return None
 
 
+#: After a change word: it is another thing's ("the width of the interval", "width-first search");
+#: before it, a hyphen ("a zero-width interval").
+_OTHER_THINGS_CHANGE = re.compile(r"[-‑]|\s+of\b", re.I)
 _MODEL_NOUN = re.compile(r"\b(?:model|network|net|one|variant|mlp|cnn|classifier|regressor)s?$", re.I)
 
 
-def _change_named(seg: Segment, claim: ClaimQuantity, mentions: list[Mention]) -> list[Mention] | None:
+def _change_named(t: str, seg: Segment, claim: ClaimQuantity,
+                  mentions: list[Mention]) -> list[Mention] | None:
     """A comparison of a variant with its base named by the change alone: "width does not matter",
     "widening buys nothing" for the wide MLP against the MLP (a name of the variant that is no
     model's name: the change between the two). Only for a variant of the other side (its name
@@ -397,7 +401,8 @@ def _change_named(seg: Segment, claim: ClaimQuantity, mentions: list[Mention]) -
         return None
     for m in mentions:
         if seg.start <= m.start < seg.end and m.subject == variant \
-                and base not in m.words.lower() and not _MODEL_NOUN.search(m.words):
+                and base not in m.words.lower() and not _MODEL_NOUN.search(m.words) \
+                and not _OTHER_THINGS_CHANGE.match(t, m.end) and t[m.start - 1 : m.start] not in "-‑":
             return [Mention(m.start, m.end, g[0], m.words) for g in claim.subjects[:2]]
     return None
 
