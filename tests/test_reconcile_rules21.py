@@ -98,6 +98,9 @@ def test_a_hand_typed_number_named_as_validations_right_after_it_is_no_result() 
     text = "The MLP reaches \\SI{98.1}{\\percent} on test.\n"
     typed = hand_typed_numbers(Path("paper/a.tex"), text, CLAIMS)
     assert [h.text for h in typed] == ["98.1%"]
+    # a finding shows siunitx's percentage as written, not the macro's inside
+    assert [f.stated for f in all_kinds("paper/a.tex", "The CNN reaches \\SI{97.2}{\\percent} test "
+                                                       "accuracy.\n")] == ["97.2%"]
 
 
 # ----------------------------------------------------------------- counts of seeds
@@ -146,6 +149,7 @@ def test_an_axis_range_and_what_one_item_is_worth_are_no_results() -> None:
 
 def test_a_variants_comparison_named_by_the_change_alone() -> None:
     for text in ("This confirms that width does not matter for this task.\n",
+                 "Width does not matter for this task.\n",  # at the document's very start
                  "The two widths perform identically.\n",
                  "The wide MLP's gap to the MLP is just seed noise.\n"):
         assert [(f.kind, f.claim_id) for f in all_kinds("docs/a.md", text)] == \

@@ -66,7 +66,7 @@ from evidence.deliver.attribution import (
 )
 from evidence.deliver.overrides import macro_overrides
 from evidence.deliver.quantities import ClaimQuantity, NumberFormat, Quantity, half_unit
-from evidence.deliver.statements import SPREAD_BEFORE, Token, mask_decoys, tokenize
+from evidence.deliver.statements import PROBABILITY_NAMED, SPREAD_BEFORE, Token, mask_decoys, tokenize
 from evidence.deliver.wording import MENTIONED, wording_issues
 
 __all__ = [
@@ -1638,14 +1638,15 @@ def _run_by_every_result(tok: Token, claims: Sequence[ClaimQuantity],
 
 
 #: A row or column label that names which quantity its cells state ("| mlp_beats_linear, P(better) |
-#: 0.96 |", "| Seeds needed | 26 |", "| n (seeds) | 5 |").
-_PROB_LABEL = re.compile(r"\bP\s*\(|\bprobabilit|\bprob\.?\s*(?:better|superior)", re.I)
+#: 0.96 |" (:data:`PROBABILITY_NAMED`), "| Seeds needed | 26 |", "| n (seeds) | 5 |").
 _NEEDED_LABEL = re.compile(r"\bseeds?\s+(?:per\s+(?:group|model|arm)\s+)?(?:needed|required|to\s+settle)\b",
                            re.I)
 _N_LABEL = re.compile(r"^\W*(?:n|seeds|runs|#\s*seeds|number of (?:seeds|runs))\b(?!\s*(?:needed|required))",
                       re.I)
 
 
+#: Where a row's label ends: the first cell that opens with a number.
+_FIRST_NUMBER_CELL = re.compile(r"[|&]\s*[-−+]?\d")
 #: A table row that says its own number is wrong: an audit's "[!] typo in the draft".
 _ROW_REFUTED = re.compile(r"\b(?:typo|transposed(?:\s+digits)?|misprint|decimal slip|copy-paste error)\b"
                           r"|\[!\][^|&\n]*\b(?:stale|wrong|outdated|mistake|error)\b", re.I)
@@ -1659,11 +1660,11 @@ def _cell_role(t: str, seg: prose_module.Segment, tok: Token) -> None:
     if cell is None or tok.role != "value" or tok.decoy:
         return
     before = t[seg.start : cell.start]
-    row_label = re.split(r"[|&]\s*[-−+]?\d", before, maxsplit=1)[0]
+    row_label = _FIRST_NUMBER_CELL.split(before, maxsplit=1)[0]
     for label in (row_label, cell.column):
         if not label:
             continue
-        if _PROB_LABEL.search(label) and (tok.unit == "%" or (not tok.unit and 0 <= tok.value <= 1)):
+        if PROBABILITY_NAMED.search(label) and (tok.unit == "%" or (not tok.unit and 0 <= tok.value <= 1)):
             tok.role = "prob_better"
         elif _NEEDED_LABEL.search(label) and not tok.unit and tok.decimals == 0:
             tok.role = "seeds_needed"
@@ -1672,6 +1673,15 @@ def _cell_role(t: str, seg: prose_module.Segment, tok: Token) -> None:
         else:
             continue
         return
+
+
+_SIUNITX_PERCENT = re.compile(r"\}\{\\percent$")
+
+
+def _as_written(text: str, tok: Token) -> str:
+    r"""A number as a finding shows it: its text, with siunitx's ``\SI{97.2}{\percent}`` shown
+    as ``97.2%`` (the token ends inside the macro's arguments)."""
+    return _SIUNITX_PERCENT.sub("%", text[tok.start : tok.end].strip())
 
 
 def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, tokens: list[Token],
@@ -1896,7 +1906,7 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
         line, col = _line_col(starts, tok.start)
         claim, quantity = best.claim, _oriented(best.claim, best.quantity, tok)
         expected = _expected(claim, quantity, best.fraction)
-        stated = text[tok.start : tok.end].strip()
+        stated = _as_written(text, tok)
         words = ", ".join(f"'{w}'" for w in best.words) or "its words"
         where = "row" if seg.kind == "row" else "sentence"
         what = _QUANTITY_WORDS[quantity.name]
@@ -1926,13 +1936,10 @@ def _segment_findings(file: str, text: str, t: str, seg: prose_module.Segment, t
 #: An explicit citation of a claim in Markdown that reads well on GitHub: ``[98.6%](#claim:id)``.
 #: ``[98.7%](#claim:id)``; the text may hold one bracketed interval: ``[[−0.006, +1.1] points](#claim:id)``.
 BOUND_RE = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]{0,40}\]){1,80})\]\(#claim:([A-Za-z0-9_.\-]+)\)")
-_BOUND_NUMBER = re.compile(r"^\s*([-−+]?\d+(?:\.\d+)?)\s*(\\?%|percent|per cent|points?|pp|pts?)?\s*$", re.I)
+_LINK_NUMBER = r"([-−+]?\d+(?:\.\d+)?)\s*(\\?%|percent|per cent|points?\b|pp\b|pts?\b)?"
+_BOUND_NUMBER = re.compile(r"^\s*" + _LINK_NUMBER + r"\s*$", re.I)
 #: A number of a link text that states more than one ("[0.84 (95% CI 0.47 to 0.97)](#claim:x)").
-_LABEL_NUMBER = re.compile(r"(?<![\w.])([-−+]?\d+(?:\.\d+)?)\s*(\\?%|percent|per cent|points?|pp|pts?\b)?",
-                           re.I)
-#: A confidence level inside a link text ("95% CI", "Newcombe 95% interval"): not a quantity.
-_LABEL_LEVEL = re.compile(r"(?<![\w.])(?:68|80|90|95|99)(?:\.\d+)?\s*(?:\\?%|percent)\s*(?=(?:CI|C\.I\.|"
-                          r"confidence|credible|interval|bootstrap)\b)", re.I)
+_LABEL_NUMBER = re.compile(r"(?<![\w.])" + _LINK_NUMBER, re.I)
 
 
 def _blank_bound(prose: str, plain: str) -> str:
@@ -2017,8 +2024,9 @@ def _label_finding(file: str, line: int, col: int, claim: ClaimQuantity, label: 
     """A link text that states several of its claim's numbers, or one among words: "[[−0.006,
     +1.1] points](#claim:x)", "[0.84 (Newcombe 95% CI 0.47 to 0.97)](#claim:x)", "[about 10
     seeds per group](#claim:x)". Every number must be one of the claim's quantities (a unit
-    written once covers the interval it ends); a confidence level is not a number of the claim."""
-    blanked = _LABEL_LEVEL.sub(lambda m: " " * len(m.group(0)), label)
+    written once covers the interval it ends); a confidence level (:data:`_STATED_LEVEL`) is
+    not a number of the claim."""
+    blanked = _STATED_LEVEL.sub(lambda m: " " * len(m.group(0)), label)
     numbers = [(m.group(1), bool(m.group(2))) for m in _LABEL_NUMBER.finditer(blanked)]
     if not numbers:
         return Finding(file, line, col, claim.id, label, math.nan, claim.expected, "drift",
@@ -2415,13 +2423,13 @@ _DERIVED = RESULT_QUANTITIES | {"seeds_needed"}
 
 
 #: A split no test claim is measured on, named before a number: its value is no claim's.
-_OTHER_SPLIT_NAMED = re.compile(r"\b(?:validation|val|dev|training|train)"
-                                r"(?:\s+(?:split|set|accuracy|acc\.?|loss|rmse|error))?"
-                                r"\b(?![-\s]*(?:and|or|/)\s+test\b)", re.I)
-
-
-_SPLIT_AFTER = re.compile(r"[\s}]*(?:on|of|for)\s+(?:the\s+)?(?:validation|val|dev|training|train)\b"
-                          r"(?![-\s]*(?:and|or|/)\s+test\b)", re.I)
+_OTHER_SPLIT = r"(?:validation|val|dev|training|train)"
+_NOT_AND_TEST = r"(?![-\s]*(?:and|or|/)\s+test\b)"  # "validation and test": the test split too
+_OTHER_SPLIT_NAMED = re.compile(r"\b" + _OTHER_SPLIT
+                                + r"(?:\s+(?:split|set|accuracy|acc\.?|loss|rmse|error))?\b" + _NOT_AND_TEST,
+                                re.I)
+#: The split named right after a number: "reaches \SI{97.2}{\percent} on validation".
+_SPLIT_AFTER = re.compile(r"[\s}]*(?:on|of|for)\s+(?:the\s+)?" + _OTHER_SPLIT + r"\b" + _NOT_AND_TEST, re.I)
 
 
 def _another_splits_number(masked: str, tok: Token, claims: Sequence[ClaimQuantity],
@@ -2490,8 +2498,7 @@ def hand_typed_numbers(path: Path, text: str,
                      or _one_run_named(doc.masked, doc, tok)):  # its seed before decoys are masked
             continue  # "On the validation split the CNN averages 97.8%": no claim's split; "its SD over
             # seeds is 5.1 points": no claim renders an SD; nothing to bind either way
-        stated = re.sub(r"\}\{\\percent$", "%", text[tok.start : tok.end].strip())  # \SI{97.2}{\percent}
-        out.append(HandTypedNumber(path.as_posix(), line, col, stated))
+        out.append(HandTypedNumber(path.as_posix(), line, col, _as_written(text, tok)))
     if prose_module.dialect(path.as_posix()) == "tex":  # a claim macro redefined by hand types its number
         seen = {(h.line, h.column) for h in out}
         for o in macro_overrides(text, claims or ()):

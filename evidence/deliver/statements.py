@@ -572,7 +572,7 @@ def _denied_next(t: str, end: int, digits: str) -> bool:
 
 _EXPECTED_AFTER = re.compile(r"[\s\u00a0]+(?:is\s+|was\s+)?expected\s*(?=[).,;:|\n]|$)", re.I)
 #: A probability named before a bare "P = 0.87": the P is that probability, not a p-value.
-_PROBABILITY_NAMED = re.compile(r"probabilit|(?<![A-Za-z])P\s*\(", re.I)
+PROBABILITY_NAMED = re.compile(r"probabilit|(?<![A-Za-z])P\s*\(", re.I)
 _PROB_AFTER = re.compile(r"[\s\u00a0]*(?:%[ \u00a0]*)?(?:probability|chance that|likelihood|posterior"
                          # "a 14% chance linear is better": "that" left out before its subject
                          r"|chance\s+(?!(?:level|accuracy|rate|performance|score|baseline)\b)"
@@ -788,7 +788,7 @@ def tokenize(t: str) -> list[Token]:
             tok.decoy = True  # the same 20% test split, 70% of the data: a share, not a result
         probability = _PROB_BEFORE.search(t, max(0, s - 130), s) is not None \
             or _PROB_AFTER.match(t, e) is not None or (
-            re.search(r"\bP\s*=\s*$", window) is not None and _PROBABILITY_NAMED.search(t, max(0, s - 130), s)
+            re.search(r"\bP\s*=\s*$", window) is not None and PROBABILITY_NAMED.search(t, max(0, s - 130), s)
             is not None) or paired > 0
         # a setting is never signed nor in points: "its width is +0.4 points" is a difference
         setting = (_SETTING_BEFORE.search(window) is not None and not (tok.signed or unit == "pts")) \

@@ -385,7 +385,7 @@ def _both_named(t: str, seg: Segment, claim: ClaimQuantity) -> list[Mention] | N
 
 #: After a change word: it is another thing's ("the width of the interval", "width-first search");
 #: before it, a hyphen ("a zero-width interval").
-_OTHER_THINGS_CHANGE = re.compile(r"[-‑]|\s+of\b", re.I)
+_OTHER_THINGS_CHANGE = re.compile(r"[-‑]|\s+of\b")
 _MODEL_NOUN = re.compile(r"\b(?:model|network|net|one|variant|mlp|cnn|classifier|regressor)s?$", re.I)
 
 
@@ -402,7 +402,7 @@ def _change_named(t: str, seg: Segment, claim: ClaimQuantity,
     for m in mentions:
         if seg.start <= m.start < seg.end and m.subject == variant \
                 and base not in m.words.lower() and not _MODEL_NOUN.search(m.words) \
-                and not _OTHER_THINGS_CHANGE.match(t, m.end) and t[m.start - 1 : m.start] not in "-‑":
+                and not _OTHER_THINGS_CHANGE.match(t, m.end) and t[m.start - 1 : m.start] not in ("-", "‑"):
             return [Mention(m.start, m.end, g[0], m.words) for g in claim.subjects[:2]]
     return None
 
