@@ -71,6 +71,17 @@ def test_a_row_label_names_its_cells_quantity() -> None:
         {("gbm_beats_ridge", "prob_better")}
 
 
+def test_a_count_column_names_a_cells_only_number() -> None:
+    head = "| Interval | Value | n | Method |\n|---|---|---|---|\n"
+    row = "| claim `cnn_beats_mlp`: diff | +[0.6](#claim:cnn_beats_mlp) points | {} | Welch |\n"
+    assert failing("build/checklist/checklist.md", head + row.format("3")) == \
+        [(3, "cnn_beats_mlp", "n", "drift")]
+    assert failing("build/checklist/checklist.md", head + row.format("3 + 3")) == \
+        [(3, "cnn_beats_mlp", "n", "drift"), (3, "cnn_beats_mlp", "n", "drift")]
+    # the two sides' unequal counts (the checklist writes them so): no one n to check
+    assert failing("build/checklist/checklist.md", head + row.format("4 and 5 seeds")) == []
+
+
 def test_a_row_that_flags_its_own_number_as_a_typo_states_nothing() -> None:
     head = "| Item | Claim | Paper says | claims.json | Status |\n|---|---|---|---|---|\n"
     flagged = head + "| B4 | gbm_beats_ridge | 1.97 | 9.17 | [!] transposed digits in the draft |\n"

@@ -1645,6 +1645,7 @@ _N_LABEL = re.compile(r"^\W*(?:n|seeds|runs|#\s*seeds|number of (?:seeds|runs))\
                       re.I)
 
 
+_ANY_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 #: Where a row's label ends: the first cell that opens with a number.
 _FIRST_NUMBER_CELL = re.compile(r"[|&]\s*[-−+]?\d")
 #: A table row that says its own number is wrong: an audit's "[!] typo in the draft".
@@ -1661,14 +1662,17 @@ def _cell_role(t: str, seg: prose_module.Segment, tok: Token) -> None:
         return
     before = t[seg.start : cell.start]
     row_label = _FIRST_NUMBER_CELL.split(before, maxsplit=1)[0]
+    # a count is the cell's one number, or one per side alike ("3 + 3"); "5 and 2 seeds" under "n"
+    # are two sides' unequal counts, no one n of the claim
+    alone = len(set(map(float, _ANY_NUMBER.findall(t, cell.start, cell.end)))) == 1
     for label in (row_label, cell.column):
         if not label:
             continue
         if PROBABILITY_NAMED.search(label) and (tok.unit == "%" or (not tok.unit and 0 <= tok.value <= 1)):
             tok.role = "prob_better"
-        elif _NEEDED_LABEL.search(label) and not tok.unit and tok.decimals == 0:
+        elif _NEEDED_LABEL.search(label) and alone and not tok.unit and tok.decimals == 0:
             tok.role = "seeds_needed"
-        elif _N_LABEL.search(label) and not tok.unit and tok.decimals == 0 and not tok.signed:
+        elif _N_LABEL.search(label) and alone and not tok.unit and tok.decimals == 0 and not tok.signed:
             tok.role = "n"
         else:
             continue
