@@ -345,3 +345,15 @@ def test_generated_caption_sentences_read_as_sentences(source: pd.DataFrame) -> 
     assert " split by epoch. Thick lines" in curves
     points = make_plot(source, SPECS["points"]).caption
     assert points.startswith("Final ") and " on the " in points and " split by group." in points
+
+
+def test_figures_use_the_dejavu_matplotlib_ships_not_a_system_copy() -> None:
+    """A system DejaVu (Debian's fonts-dejavu-core) numbers its glyphs unlike the wheel's, and
+    glyph numbers are in the PDF and SVG bytes: a figure must not depend on which is installed."""
+    from matplotlib import font_manager
+
+    from evidence.present.plotting import figure_style
+
+    with figure_style():
+        found = Path(font_manager.findfont("DejaVu Sans", fallback_to_default=False))
+    assert found.parent == Path(mpl.get_data_path()) / "fonts" / "ttf", found

@@ -102,9 +102,31 @@ METADATA: dict[str, dict[str, Any]] = {
 }
 
 
+def _bundled_fonts_only() -> None:
+    """Resolve DejaVu to the files matplotlib ships, never a system copy of the same family.
+
+    Why: with glyphs written as paths, a figure's bytes still name each glyph by its index in the
+    font file, and a system's DejaVu (``fonts-dejavu-core`` 2.37 on Debian 12) numbers its glyphs
+    differently from the one in matplotlib's wheel (2.35): the same figure rendered on a machine
+    with that package and on one without differed in its PDF and SVG bytes (``./repro.sh``
+    reported 14 of 18 figure files identical). The wheel's copy is pinned by requirements.lock.
+    """
+    from matplotlib import font_manager
+
+    bundled = Path(mpl.get_data_path()) / "fonts" / "ttf"
+    manager = font_manager.fontManager
+    if any(f.name.startswith("DejaVu") and not f.fname.startswith(str(bundled)) for f in manager.ttflist):
+        manager.ttflist = [f for f in manager.ttflist if not f.name.startswith("DejaVu")]
+        for path in sorted(bundled.glob("DejaVu*.ttf")):
+            manager.addfont(str(path))
+        manager._findfont_cached.cache_clear()  # type: ignore[attr-defined]  # answers before the filter
+
+
 @contextmanager
 def figure_style() -> Iterator[None]:
-    """matplotlib's default rcParams plus :data:`STYLE`, restored on exit."""
+    """matplotlib's default rcParams plus :data:`STYLE`, restored on exit; DejaVu from
+    matplotlib's own files (:func:`_bundled_fonts_only`)."""
+    _bundled_fonts_only()
     with mpl.rc_context():
         mpl.rcdefaults()
         mpl.rcParams.update(STYLE)
